@@ -1,0 +1,120 @@
+"""The data model: samples, attempts, verdicts.
+
+Data flows one way: a `Sample` is sent as a request, the normalised reply becomes an `Attempt`
+(immutable once journalled), and a scorer turns an attempt into a `Verdict`. Verdicts are always
+derivable from attempts, so re-scoring a run never calls the model again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+SCHEMA_VERSION = 1
+
+Status = Literal["correct", "wrong", "no_answer", "empty", "unfinished"]
+STATUSES: tuple[Status, ...] = ("correct", "wrong", "no_answer", "empty", "unfinished")
+# Samples with these fixed verdicts get the single adaptive retry at the larger budget.
+RETRY_STATUSES: frozenset[str] = frozenset({"empty", "unfinished"})
+
+Phase = Literal["fixed", "retry"]
+PHASES: tuple[Phase, ...] = ("fixed", "retry")
+
+ScorerName = Literal["strict", "lenient"]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One benchmark question: a stable id, the chat messages to send and the gold answer.
+
+    `id` is stable across filtering (`gsm8k/17`, `boolq/42`, `ceval/law/3`), never a list position.
+    """
+
+    id: str
+    task: str
+    messages: tuple[dict[str, str], ...]
+    gold: str
+    subset: str | None = None  # C-Eval subject; None for single-subset tasks
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a scorer concluded from one reply.
+
+    `status` is one of `correct`, `wrong`, `no_answer`, `empty`, `unfinished`; `answer` is the
+    extracted final answer as a string (None when none was found); `rule` names the pattern that
+    matched, for auditing (e.g. `"the answer is"`, `"boxed"`, `"last-number"`).
+    """
+
+    status: Status
+    answer: str | None = None
+    rule: str | None = None
+
+    @property
+    def is_correct(self) -> bool:
+        return self.status == "correct"
+
+
+class Usage(BaseModel):
+    """Token counts as reported by the server (None where it reported nothing)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+class Reply(BaseModel):
+    """A normalised chat-completion reply, the same across vLLM eras, SGLang and OpenAI."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    usage: Usage = Usage()
+    http_status: int | None = None
+    served_model: str | None = None
+
+
+class Attempt(BaseModel):
+    """One journalled request for one sample at one budget, and what came back.
+
+    `error` is set for transport or HTTP failures left after the client's retries; such an attempt
+    is never scored as the model's answer and the sample is asked again when the run is resumed.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    model: str
+    task: str
+    sample_id: str
+    phase: Phase
+    budget: int
+    max_tokens: int
+    clamped_from: int | None = None  # the budget, when max_model_len forced a smaller max_tokens
+    request: dict[str, Any] = {}
+    content: str | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    usage: Usage = Usage()
+    http_status: int | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    endpoint: str | None = None
+    tries: int = 1
+    started_at: float = 0.0  # unix time the first try was sent
+    latency_s: float | None = None  # last try, send to last byte
+    ttft_s: float | None = None  # streaming only: send to first output token
+    shard: str | None = None
+    verdict: Status | None = None
+    answer: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,180 @@
+"""The `thinkeval` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+
+from . import __version__
+from .errors import ThinkevalError
+
+EXIT_OK = 0
+EXIT_ERRORS_LEFT = 1  # the run finished but some requests failed: run again to retry them
+
+_RUN_EXAMPLE = """\
+examples:
+  thinkeval run examples/compare.yaml              # runs/<run>/, resumes if it exists
+  thinkeval run examples/compare.yaml --model qwen3-8b --task gsm8k
+  thinkeval run examples/compare.yaml --output /data/runs/try1
+
+exit status: 0 all recorded; 1 finished but some requests failed (run again to retry
+only those); 2 bad input (config, dataset, server); 130 stopped (run again to resume)."""
+
+
+def _console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .protocol import Shard
+    from .rundir import run_dir_for
+    from .runner import RunOptions, run_evaluation
+    from .terminal import results_table
+
+    config = load_config(args.config)
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+    except ValueError as exc:
+        raise ThinkevalError(str(exc)) from None
+    run_dir = run_dir_for(config, args.output)
+    options = RunOptions(
+        only_model=args.model,
+        only_task=args.task,
+        shard=shard,
+        allow_model_mismatch=args.allow_model_mismatch,
+    )
+    console = _console()
+    console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
+    summary = asyncio.run(run_evaluation(config, run_dir, options, console))
+    Console().print(results_table(summary))
+    errors = sum(r.fixed.error + r.retry.error for r in summary.results)
+    console.print(f"summary: {run_dir / 'summary.json'}")
+    if errors:
+        console.print(
+            f"[yellow]{errors} request(s) failed after retries and are counted as errors; "
+            "run the same command again to retry only those.[/]"
+        )
+        return EXIT_ERRORS_LEFT
+    return EXIT_OK
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    from .sim.cli import run
+
+    return run(args)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args)
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "run",
+        help="evaluate the models of a config (fixed budget, then one adaptive retry)",
+        description=textwrap.dedent(
+            """\
+            Run the strict two-phase protocol: every sample once at budgets[0]; samples whose
+            reply was empty or cut off by the token limit once more at budgets[1]. Every
+            finished attempt is journalled; running the same command again resumes."""
+        ),
+        epilog=_RUN_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("config", help="YAML run config (see docs/configuration.md)")
+    parser.add_argument("--output", metavar="DIR", help="run directory (default: runs/<run>)")
+    parser.add_argument("--model", metavar="NAME", help="run only this model of the config")
+    parser.add_argument("--task", metavar="NAME", help="run only this task of the config")
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only shard I of N (stable split by sample id); shards write their own journal",
+    )
+    parser.add_argument(
+        "--allow-model-mismatch",
+        action="store_true",
+        help="run even if /v1/models does not list the configured model id",
+    )
+    parser.set_defaults(func=cmd_run)
+
+
+def _add_sim(sub: argparse._SubParsersAction) -> None:
+    from .sim.cli import add_arguments
+
+    parser = sub.add_parser(
+        "sim",
+        help="start a vLLM-faithful simulated server on 127.0.0.1 (for tests and the demo)",
+        description="Serve a simulated thinking model with vLLM's wire format. Not a real LLM.",
+        epilog="example:\n  thinkeval sim --port 8006 --profile vllm-0.10 --p-long 0.2 --seed 7",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser)
+    parser.set_defaults(func=cmd_sim)
+
+
+def _add_demo(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "demo",
+        help="run the full protocol on all three real datasets against two simulated models",
+        description=textwrap.dedent(
+            """\
+            Start two simulated models (clearly labelled: not real LLMs) in the background and
+            evaluate them on C-Eval, BoolQ and GSM8K with the full protocol."""
+        ),
+        epilog="example:\n  thinkeval demo --output runs/demo",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--output", metavar="DIR", default="runs/demo", help="run directory")
+    parser.add_argument("--data-dir", metavar="DIR", help="datasets folder (default: auto)")
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="only the first N samples of each task"
+    )
+    parser.set_defaults(func=cmd_demo)
+
+
+ADDERS: list[Callable[[argparse._SubParsersAction], None]] = [_add_run, _add_sim, _add_demo]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="thinkeval",
+        description=(
+            "Strict fixed-then-adaptive evaluation of thinking models behind OpenAI-compatible "
+            "APIs (vLLM, SGLang, OpenAI)."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"thinkeval {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in ADDERS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except ThinkevalError as exc:
+        _console().print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _console().print("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

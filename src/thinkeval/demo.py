@@ -1,0 +1,150 @@
+"""The demo: the full protocol on the three real datasets against two simulated models.
+
+Each simulated model is a `thinkeval sim` process on 127.0.0.1, started in the background and
+stopped at the end, so the demo exercises the same HTTP path as a real vLLM server. The numbers
+show the protocol at work, not the quality of any real LLM, and every output says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from .config import parse_config
+from .errors import ThinkevalError
+from .runner import run_evaluation
+from .tasks import TASKS, resolve_data_dir
+from .terminal import results_table
+
+BANNER = "SIMULATED MODELS: these numbers demonstrate the protocol, not any real LLM."
+
+
+@dataclass(frozen=True)
+class SimulatedModel:
+    name: str
+    profile: str
+    seed: int
+    p_long: float
+    p_never: float
+    p_wrong: float
+
+
+# A BF16 original and a slightly worse, more verbose quantized copy, on two vLLM eras.
+DEMO_MODELS = (
+    SimulatedModel("sim-qwen3-8b-bf16", "vllm-latest", 1, 0.15, 0.02, 0.10),
+    SimulatedModel("sim-qwen3-8b-w8a8", "vllm-0.10", 2, 0.19, 0.03, 0.12),
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout_s: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ThinkevalError(f"the simulator exited with status {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.2)
+    raise ThinkevalError(f"the simulator at {url} did not become healthy in {timeout_s:.0f} s")
+
+
+@contextmanager
+def simulators(models: tuple[SimulatedModel, ...], data_dir: Path) -> Iterator[dict[str, str]]:
+    """Start one simulator process per model; yield {model name: base_url}."""
+    processes: list[subprocess.Popen[bytes]] = []
+    urls: dict[str, str] = {}
+    try:
+        for model in models:
+            port = free_port()
+            command = [
+                sys.executable, "-m", "thinkeval", "sim",
+                "--port", str(port),
+                "--model", model.name,
+                "--profile", model.profile,
+                "--seed", str(model.seed),
+                "--p-long", str(model.p_long),
+                "--p-never", str(model.p_never),
+                "--p-wrong", str(model.p_wrong),
+                "--data-dir", str(data_dir),
+            ]  # fmt: skip
+            process = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
+            )
+            processes.append(process)
+            urls[model.name] = f"http://127.0.0.1:{port}"
+        for model in models:
+            wait_healthy(urls[model.name], processes[models.index(model)])
+        yield {name: f"{url}/v1" for name, url in urls.items()}
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    console = Console(stderr=True, highlight=False)
+    data_dir = resolve_data_dir(args.data_dir)
+    if data_dir is None:
+        raise ThinkevalError(
+            "the demo reads the real datasets from a data directory: pass --data-dir DIR or set "
+            "THINKEVAL_DATA_DIR (the layout of shared/datasets)"
+        )
+    run_dir = Path(args.output)
+    console.print(f"[bold yellow]{BANNER}[/]")
+    console.print(f"starting {len(DEMO_MODELS)} simulated vLLM servers on 127.0.0.1 …")
+    with simulators(DEMO_MODELS, data_dir) as urls:
+        tasks: list[str | dict[str, object]] = list(TASKS)
+        if args.limit:
+            tasks = [{"name": task, "limit": args.limit} for task in TASKS]
+        config = parse_config(
+            {
+                "run": run_dir.name or "demo",
+                "data_dir": str(data_dir),
+                "budgets": [2048, 8192],
+                "tasks": tasks,
+                "models": [
+                    {
+                        "name": model.name,
+                        "base_url": urls[model.name],
+                        "concurrency": 64,
+                        "retry_backoff_s": 0.2,
+                        "generation": {
+                            "temperature": 0.0,
+                            "chat_template_kwargs": {"enable_thinking": True},
+                        },
+                    }
+                    for model in DEMO_MODELS
+                ],
+            },
+            source="demo config",
+        )
+        summary = asyncio.run(run_evaluation(config, run_dir, console=console))
+    Console().print(results_table(summary, title=f"thinkeval demo · {BANNER}"))
+    console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
+    return 0

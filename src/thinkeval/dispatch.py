@@ -1,0 +1,148 @@
+"""The policy above the endpoints: retries with backoff, the request rate, endpoint choice.
+
+Every request of a model goes through one `Dispatcher`, so retry rules and limits live in one
+place whatever server sits behind. Concurrency is bounded by the caller's workers; the connection
+pool is sized to match so requests never queue inside aiohttp.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from .config import ModelConfig, redact_url
+from .endpoint import Endpoint, RequestFailed, Timed
+
+
+@dataclass
+class Outcome:
+    """The result of one logical request after all its tries."""
+
+    timed: Timed | None
+    failure: RequestFailed | None
+    tries: int
+    endpoint: str
+    started_at: float
+
+
+class RateLimiter:
+    """Spaces request starts at least `1 / rate` seconds apart (no bursts: servers see an even
+    stream, which is what a rate cap is for)."""
+
+    def __init__(self, rate: float) -> None:
+        self._interval = 1.0 / rate
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self._lock:
+            now = time.monotonic()
+            delay = self._next - now
+            self._next = max(now, self._next) + self._interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+class Dispatcher:
+    """Sends chat requests for one model with retries, a rate cap and least-loaded endpoints.
+
+    Retries happen on connection errors, timeouts, malformed replies, 408, 429 and 5xx only,
+    with exponential backoff and full jitter that honours Retry-After. A failing endpoint is
+    rested (skipped while others are healthy) with its own backoff.
+    """
+
+    def __init__(self, config: ModelConfig, *, seed: int | None = None) -> None:
+        self.config = config
+        self._api_key = config.api_key()
+        self._rng = random.Random(seed)
+        self._rate = RateLimiter(config.request_rate) if config.request_rate else None
+        self._session: aiohttp.ClientSession | None = None
+        self.endpoints: list[Endpoint] = []
+        self._rested_until: dict[str, float] = {}
+        self._failures: dict[str, int] = {}
+
+    async def __aenter__(self) -> Dispatcher:
+        connector = aiohttp.TCPConnector(
+            limit=self.config.concurrency + 8, limit_per_host=0, keepalive_timeout=120
+        )
+        # Timeouts are per request (Endpoint); the session itself never times out.
+        self._session = aiohttp.ClientSession(
+            connector=connector, timeout=aiohttp.ClientTimeout(total=None)
+        )
+        self.endpoints = [
+            Endpoint(
+                self._session, url, self._api_key, self.config.timeout_s, self.config.stream
+            )
+            for url in self.config.base_urls
+        ]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    def _choose(self) -> Endpoint:
+        now = time.monotonic()
+        healthy = [e for e in self.endpoints if self._rested_until.get(e.base_url, 0.0) <= now]
+        pool = healthy or self.endpoints
+        return min(pool, key=lambda e: e.outstanding)
+
+    def _backoff(self, attempt: int, failure: RequestFailed) -> float:
+        cap = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**attempt)
+        delay = self._rng.uniform(0, cap)
+        if failure.retry_after_s is not None:
+            delay = max(delay, failure.retry_after_s)
+        return delay
+
+    def _mark(self, endpoint: Endpoint, failure: RequestFailed | None) -> None:
+        url = endpoint.base_url
+        if failure is None or not failure.retryable or failure.kind.startswith("http_4"):
+            self._failures.pop(url, None)
+            self._rested_until.pop(url, None)
+            return
+        count = self._failures.get(url, 0) + 1
+        self._failures[url] = count
+        if len(self.endpoints) > 1:
+            rest = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**count)
+            self._rested_until[url] = time.monotonic() + rest
+
+    async def chat(self, body: dict[str, Any]) -> Outcome:
+        """Send `body`, retrying what can be retried; never raises for transport problems."""
+        started_at = time.time()
+        failure: RequestFailed | None = None
+        endpoint = self._choose()
+        for attempt in range(self.config.max_retries + 1):
+            if attempt:
+                await asyncio.sleep(self._backoff(attempt - 1, failure))  # type: ignore[arg-type]
+            endpoint = self._choose()
+            if self._rate is not None:
+                await self._rate.wait()
+            try:
+                timed = await endpoint.chat(body)
+            except RequestFailed as exc:
+                failure = exc
+                self._mark(endpoint, exc)
+                if not exc.retryable:
+                    break
+                continue
+            self._mark(endpoint, None)
+            return Outcome(timed, None, attempt + 1, redact_url(endpoint.base_url), started_at)
+        assert failure is not None
+        tries = attempt + 1
+        return Outcome(None, failure, tries, redact_url(endpoint.base_url), started_at)
+
+    async def models(self) -> tuple[Endpoint, list[dict[str, Any]]]:
+        """The `/v1/models` cards of the first endpoint that answers."""
+        last: RequestFailed | None = None
+        for endpoint in self.endpoints:
+            try:
+                return endpoint, await endpoint.models()
+            except RequestFailed as exc:
+                last = exc
+        assert last is not None
+        raise last

@@ -1,0 +1,157 @@
+"""The append-only journal of attempts: the one durable record of a run.
+
+Each finished attempt is one JSON line, written with a single `write(2)` on an `O_APPEND` file
+descriptor before it counts as done: once `append` returns, the line survives a SIGKILL of this
+process. Each writer process (the main run, or one shard) has its own file under `journal/`, so
+shards on several machines never interleave. A line torn by a crash or a full disk is cut off
+when the file is next opened; everything before it is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+
+from .errors import JournalError
+from .records import Attempt
+
+JOURNAL_DIR = "journal"
+# fsync at most this often: flushing to the OS already survives a killed process; fsync guards
+# against a lost machine without paying a disk flush per request.
+FSYNC_INTERVAL_S = 2.0
+
+
+def journal_files(run_dir: Path) -> list[Path]:
+    """All journal files of a run, in a stable order."""
+    folder = run_dir / JOURNAL_DIR
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+def _parse(path: Path, number: int, line: bytes) -> Attempt:
+    try:
+        return Attempt.model_validate_json(line)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(line)"
+        raise JournalError(
+            f"{path}:{number}: not a valid attempt record ({where}: {first['msg']}); "
+            "move the file aside or fix that line"
+        ) from None
+
+
+def iter_attempts(run_dir: Path) -> Iterator[Attempt]:
+    """Every recorded attempt of a run, file by file, in write order.
+
+    A last line without its newline is a write torn by a crash and is skipped; a broken line
+    anywhere else is corruption and raises `JournalError` naming the file and line.
+    """
+    for path in journal_files(run_dir):
+        try:
+            handle = path.open("rb")
+        except OSError as exc:
+            raise JournalError(f"{path}: cannot read the journal: {exc.strerror}") from None
+        with handle:
+            for number, line in enumerate(handle, 1):
+                if not line.endswith(b"\n"):
+                    break  # torn tail: the attempt never counted as done
+                if line.strip():
+                    yield _parse(path, number, line)
+
+
+class Journal:
+    """One writer's journal file, locked against a second writer.
+
+    >>> with Journal(run_dir, "main") as journal:
+    ...     journal.append(attempt)
+    """
+
+    def __init__(self, run_dir: Path, writer: str = "main") -> None:
+        self.path = run_dir / JOURNAL_DIR / f"{writer}.jsonl"
+        self._fd: int | None = None
+        self._last_sync = 0.0
+
+    def __enter__(self) -> Journal:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise JournalError(
+                f"{self.path}: cannot open the journal for writing: {exc.strerror}"
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise JournalError(
+                f"{self.path}: another thinkeval process is writing this run; stop it first "
+                "(thinkeval stop RUN_DIR) or use --shard for parallel writers"
+            ) from None
+        self._fd = fd
+        self._repair_tail()
+
+    def _repair_tail(self) -> None:
+        """Cut a torn last line so the next record starts on a line of its own."""
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        if size == 0:
+            return
+        keep = size
+        chunk = 4096
+        while keep > 0:
+            start = max(0, keep - chunk)
+            data = os.pread(self._fd, keep - start, start)
+            if keep == size and data.endswith(b"\n"):
+                return
+            cut = data.rfind(b"\n")
+            if cut >= 0:
+                keep = start + cut + 1
+                break
+            keep = start
+        os.ftruncate(self._fd, keep)
+
+    def append(self, attempt: Attempt) -> None:
+        """Write one attempt; when this returns, it is recorded."""
+        if self._fd is None:
+            raise JournalError(f"{self.path}: journal is not open")
+        line = orjson.dumps(attempt.model_dump(mode="json")) + b"\n"
+        before = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            written = os.write(self._fd, line)
+            while written < len(line):  # rare short write: finish the line
+                written += os.write(self._fd, line[written:])
+        except OSError as exc:
+            # Leave no half line behind (a full disk often allows a partial write).
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, before)
+            reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
+            raise JournalError(
+                f"{self.path}: cannot write the journal ({reason}); everything recorded before "
+                "is intact; free space and run the same command again to resume"
+            ) from None
+        now = time.monotonic()
+        if now - self._last_sync > FSYNC_INTERVAL_S:
+            self._last_sync = now
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+        os.close(fd)  # also releases the lock

@@ -1,0 +1,66 @@
+"""Benchmark tasks: GSM8K, BoolQ and C-Eval rows as `Sample`s carrying AISBench's exact prompts.
+
+>>> from thinkeval.tasks import load_samples, resolve_data_dir
+>>> samples = load_samples("gsm8k", resolve_data_dir())
+>>> samples[0].id, samples[0].gold
+('gsm8k/0', '18')
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from thinkeval.errors import DatasetError
+from thinkeval.records import Sample
+from thinkeval.tasks._hub import load_hub
+from thinkeval.tasks._local import load_local
+
+__all__ = ["DATA_DIR_ENV", "TASKS", "load_samples", "resolve_data_dir"]
+
+TASKS: tuple[str, ...] = ("ceval", "boolq", "gsm8k")
+DATA_DIR_ENV = "THINKEVAL_DATA_DIR"
+
+
+def resolve_data_dir(configured: str | Path | None = None) -> Path | None:
+    """The local data dir to read the tasks from, or None to load them from the hub.
+
+    In order: `configured` if given, then the `THINKEVAL_DATA_DIR` environment variable (either
+    must be an existing directory), then `../shared/datasets` relative to the current directory
+    when it exists. An empty string counts as not given. The result is absolute.
+
+    >>> resolve_data_dir("/nonexistent")
+    Traceback (most recent call last):
+    thinkeval.errors.DatasetError: data_dir /nonexistent does not exist or is not a directory
+    """
+    if configured is not None and str(configured) != "":
+        return _existing_dir(Path(configured), "data_dir")
+    from_env = os.environ.get(DATA_DIR_ENV, "")
+    if from_env:
+        return _existing_dir(Path(from_env), DATA_DIR_ENV)
+    beside_checkout = Path.cwd().parent / "shared" / "datasets"
+    if beside_checkout.is_dir():
+        return beside_checkout.resolve()
+    return None
+
+
+def load_samples(task: str, data_dir: Path | None = None) -> list[Sample]:
+    """All samples of `task` in a stable order, read from `data_dir` or, when None, the hub.
+
+    Raises `DatasetError` for an unknown task or a missing or malformed dataset, naming the
+    file and line.
+
+    >>> [s.id for s in load_samples("ceval", resolve_data_dir())[:2]]
+    ['ceval/college_economics/0', 'ceval/college_economics/1']
+    """
+    if task not in TASKS:
+        raise DatasetError(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")
+    if data_dir is None:
+        return load_hub(task)
+    return load_local(task, Path(data_dir))
+
+
+def _existing_dir(path: Path, source: str) -> Path:
+    if not path.expanduser().is_dir():
+        raise DatasetError(f"{source} {path} does not exist or is not a directory")
+    return path.expanduser().resolve()

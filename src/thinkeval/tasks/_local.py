@@ -1,0 +1,138 @@
+"""Reading the tasks from a local data dir laid out like `shared/datasets`.
+
+The files are `gsm8k/test.jsonl`, `boolq/validation.jsonl` and `ceval/val/<subject>_val.csv`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from thinkeval.errors import DatasetError
+from thinkeval.records import Sample
+from thinkeval.tasks._rows import (
+    CEVAL_COLUMNS,
+    CEVAL_SUBJECTS,
+    boolq_sample,
+    ceval_sample,
+    gsm8k_sample,
+    unique_samples,
+)
+
+GSM8K_FILE = "gsm8k/test.jsonl"
+BOOLQ_FILE = "boolq/validation.jsonl"
+
+
+def ceval_file(subject: str) -> str:
+    """The path of one C-Eval subject's validation CSV, relative to the data dir."""
+    return f"ceval/val/{subject}_val.csv"
+
+
+def load_local(task: str, data_dir: Path) -> list[Sample]:
+    """All samples of `task` read from `data_dir`, in file order."""
+    if not data_dir.is_dir():
+        raise DatasetError(f"data dir {data_dir} does not exist or is not a directory")
+    if task == "gsm8k":
+        rows = read_jsonl(data_dir / GSM8K_FILE, data_dir)
+        return unique_samples(
+            (where, gsm8k_sample(row, line - 1, where)) for line, where, row in rows
+        )
+    if task == "boolq":
+        rows = read_jsonl(data_dir / BOOLQ_FILE, data_dir)
+        return unique_samples((where, boolq_sample(row, where)) for _, where, row in rows)
+    samples: list[Sample] = []
+    for subject in CEVAL_SUBJECTS:
+        records = read_csv(data_dir / ceval_file(subject), data_dir, CEVAL_COLUMNS)
+        samples += unique_samples(
+            (where, ceval_sample(record, subject, where)) for _, where, record in records
+        )
+    return samples
+
+
+def read_jsonl(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """`(line, where, object)` for each JSON object of a JSON Lines file; blank lines skipped.
+
+    `line` is 1-based and `where` names the file and line for error messages.
+    """
+    # Split on "\n" only: str.splitlines would also break at U+2028 inside a JSON string.
+    for number, text in enumerate(_read_text(path, data_dir).split("\n"), start=1):
+        if not text.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                f"{where}: invalid JSON ({exc.msg} at column {exc.colno});"
+                " the line may be torn or truncated"
+            ) from exc
+        if not isinstance(row, dict):
+            raise DatasetError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        yield number, where, row
+
+
+def read_csv(
+    path: Path, data_dir: Path, columns: Sequence[str]
+) -> Iterator[tuple[int, str, dict[str, str]]]:
+    """`(line, where, record)` for each record of a CSV file with a header naming `columns`.
+
+    `line` is the 1-based line the record starts on; quoted fields may span lines.
+    """
+    # newline="" lets the csv module parse CRLF and quoted multi-line fields itself.
+    reader = csv.reader(io.StringIO(_read_text(path, data_dir), newline=""), strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise DatasetError(f"{path} line 1: empty file, expected a header row")
+        missing = [name for name in columns if name not in header]
+        if missing:
+            raise DatasetError(
+                f"{path} line 1: missing column {', '.join(map(repr, missing))}"
+                f" (header: {', '.join(header)})"
+            )
+        end = reader.line_num
+        for record in reader:
+            start, end = end + 1, reader.line_num
+            if not record:
+                continue
+            where = f"{path} line {start}"
+            if len(record) != len(header):
+                raise DatasetError(f"{where}: {len(record)} fields, the header has {len(header)}")
+            yield (
+                start,
+                where,
+                {
+                    name: _universal_newlines(value)
+                    for name, value in zip(header, record, strict=True)
+                },
+            )
+    except csv.Error as exc:
+        raise DatasetError(f"{path} line {reader.line_num}: malformed CSV ({exc})") from exc
+
+
+def _universal_newlines(value: str) -> str:
+    # AISBench opens the CSVs without newline="", so line breaks inside quoted fields reach the
+    # prompt as "\n"; do the same to stay byte-exact.
+    return value.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _read_text(path: Path, data_dir: Path) -> str:
+    """The whole file decoded as UTF-8 without a BOM (the files are a few MB at most)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise DatasetError(
+            f"{path}: file not found (data dir {data_dir}; expected"
+            f" {path.relative_to(data_dir)} inside it)"
+        ) from exc
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DatasetError(f"{path} line {line}: not valid UTF-8 ({exc.reason})") from exc

@@ -1,0 +1,46 @@
+"""The end-of-run table: fixed vs adaptive accuracy per model and task, with the gain."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from .results import Summary
+
+
+def cell(correct: int, total: int) -> str:
+    """`185/233 = 79.40%`."""
+    percent = 100.0 * correct / total if total else 0.0
+    return f"{correct}/{total} = {percent:.2f}%"
+
+
+def gain(fixed: int, adaptive: int, total: int) -> str:
+    """`+9.44 pp`: the adaptive minus the fixed accuracy, in percentage points."""
+    points = 100.0 * (adaptive - fixed) / total if total else 0.0
+    return f"{points:+.2f} pp"
+
+
+def results_table(summary: Summary, title: str | None = None) -> Table:
+    b1, b2 = summary.budgets
+    table = Table(title=title or f"thinkeval · {summary.run}", title_justify="left")
+    table.add_column("model")
+    table.add_column("task")
+    table.add_column(f"fixed {b1}", justify="right")
+    table.add_column(f"adaptive {b1}→{b2}", justify="right")
+    table.add_column("gain", justify="right")
+    table.add_column("retried", justify="right")
+    table.add_column("lenient fixed", justify="right")
+    table.add_column("errors", justify="right")
+    for row in summary.results:
+        errors = row.fixed.error + row.retry.error
+        pending = row.fixed.pending + row.retry.pending
+        table.add_row(
+            row.model,
+            row.task,
+            cell(row.fixed.correct, row.total),
+            cell(row.adaptive.correct, row.total),
+            gain(row.fixed.correct, row.adaptive.correct, row.total),
+            f"{row.retry.candidates}",
+            f"{100 * row.lenient.fixed_accuracy:.2f}%",
+            f"{errors}" + (f" (+{pending} pending)" if pending else ""),
+        )
+    return table

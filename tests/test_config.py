@@ -1,0 +1,124 @@
+"""Config validation: every mistake names the file and the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from thinkeval.config import load_config, parse_config, redact_url
+from thinkeval.errors import ConfigError
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "compare.yaml"
+
+
+def minimal(**overrides: object) -> dict:
+    data: dict = {
+        "run": "r1",
+        "models": [{"name": "m", "base_url": "http://127.0.0.1:8000/v1"}],
+    }
+    data.update(overrides)
+    return data
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "run.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_example_config_loads() -> None:
+    config = load_config(EXAMPLE)
+    assert config.budgets == (2048, 8192)
+    assert [t.name for t in config.tasks] == ["ceval", "boolq", "gsm8k"]
+    assert config.models[0].served_model == "qwen3-8b-w8a8"
+    assert config.models[1].served_model == "qwen3-8b-bf16"  # defaults to the name
+    assert config.models[2].base_urls == ["http://127.0.0.1:8008/v1", "http://127.0.0.1:8009/v1"]
+
+
+def test_defaults() -> None:
+    config = parse_config(minimal())
+    model = config.models[0]
+    assert config.budgets == (2048, 8192)
+    assert [t.name for t in config.tasks] == ["ceval", "boolq", "gsm8k"]
+    assert (model.concurrency, model.max_retries, model.timeout_s) == (64, 10, 3600.0)
+    assert model.stream is False
+
+
+def test_task_entries_select_samples() -> None:
+    config = parse_config(
+        minimal(tasks=["ceval", {"name": "gsm8k", "limit": 3}, {"name": "boolq", "range": "2:5"}])
+    )
+    items = list(range(10))
+    assert config.tasks[0].select(items) == items
+    assert config.tasks[1].select(items) == [0, 1, 2]
+    assert config.tasks[2].select(items) == [2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("run: r\nmodels: []\nbogus: 1\n", "bogus: unknown key"),
+        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurency: 3}\n",
+         "models[0].concurency: unknown key"),
+        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: many}\n",
+         "models[0].concurrency: Input should be a valid integer"),
+        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: 0}\n",
+         "models[0].concurrency: Input should be greater than 0"),
+        ("run: r\nmodels:\n  - {base_url: 'http://h/v1'}\n",
+         "models[0].name: required key is missing"),
+        ("models:\n  - {name: m, base_url: 'http://h/v1'}\n", "run: required key is missing"),
+        ("run: r\nbudgets: [8192, 2048]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
+         "budgets: budgets must increase"),
+        ("run: r\nbudgets: [2048]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n", "budgets"),
+        ("run: r\nmodels:\n  - {name: m, base_url: 'localhost:8000'}\n",
+         "is not an http(s) URL with a host"),
+        ("run: r\ntasks: [mmlu]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
+         "tasks[0].name: unknown task 'mmlu'"),
+        ("run: r\ntasks: [{name: gsm8k, range: '5:2'}]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
+         "is empty"),
+        ("run: r\ntasks: [{name: gsm8k, limit: 2, range: '1:3'}]\nmodels:\n"
+         "  - {name: m, base_url: 'http://h/v1'}\n", "either limit or range"),
+        ("run: ../escape\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n", "run: run name"),
+        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', generation: {max_tokens: 5}}\n",
+         "max_tokens cannot be set in generation"),
+        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', generation: {stop: ['Q:']}}\n",
+         "stop sequences are not sent"),
+        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n  - {name: m, base_url: 'http://h/v1'}\n",
+         "model 'm' is listed twice"),
+        ("run: r\nmodels: [\n", "not valid YAML"),
+        ("- just\n- a list\n", "must be a YAML mapping"),
+    ],
+)
+def test_bad_config_names_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert str(path) in message
+    assert expected in message
+
+
+def test_missing_file() -> None:
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config("/nonexistent/run.yaml")
+
+
+def test_api_key_read_from_environment_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = parse_config(
+        minimal(models=[{"name": "m", "base_url": "http://h/v1", "api_key_env": "TE_KEY"}])
+    )
+    monkeypatch.delenv("TE_KEY", raising=False)
+    with pytest.raises(ConfigError, match="TE_KEY"):
+        config.models[0].api_key()
+    monkeypatch.setenv("TE_KEY", "sk-secret-123")
+    assert config.models[0].api_key() == "sk-secret-123"
+    assert "sk-secret-123" not in str(config.public_dict())
+
+
+def test_credentials_in_urls_are_redacted() -> None:
+    url = "http://user:hunter2@10.0.0.5:8000/v1"
+    assert redact_url(url) == "http://***@10.0.0.5:8000/v1"
+    config = parse_config(minimal(models=[{"name": "m", "base_url": url}]))
+    assert "hunter2" not in str(config.public_dict())
+    assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"

@@ -116,6 +116,12 @@ def test_api_key_read_from_environment_only(monkeypatch: pytest.MonkeyPatch) -> 
     assert "sk-secret-123" not in str(config.public_dict())
 
 
+def test_url_credentials_and_api_key_exclude_each_other() -> None:
+    with pytest.raises(ConfigError, match="only one Authorization header"):
+        parse_config(minimal(models=[{"name": "m", "base_url": "http://u:p@h/v1",
+                                      "api_key_env": "K"}]))
+
+
 def test_credentials_in_urls_are_redacted() -> None:
     url = "http://user:hunter2@10.0.0.5:8000/v1"
     assert redact_url(url) == "http://***@10.0.0.5:8000/v1"

@@ -143,6 +143,15 @@ class ModelConfig(_Strict):
             )
         return value
 
+    @model_validator(mode="after")
+    def _one_authorization(self) -> ModelConfig:
+        if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
+            raise ValueError(
+                "base_url carries credentials and api_key_env is set: only one Authorization "
+                "header can be sent; keep one of them"
+            )
+        return self
+
     @property
     def served_model(self) -> str:
         """The model id sent in requests."""

@@ -132,6 +132,8 @@ class ModelRun:
         self._queue: asyncio.PriorityQueue[WorkItem] = asyncio.PriorityQueue()
         self._seq = itertools.count()
         self._fatal: BaseException | None = None
+        self.in_flight = 0
+        self.last_error: str | None = None
 
     def plan(self) -> dict[tuple[str, Phase], int]:
         """Queue the work not yet recorded; return how much per (task, phase)."""
@@ -246,7 +248,11 @@ class ModelRun:
             try:
                 if self.stop.is_set():
                     continue
-                attempt = await self._ask(item, dispatcher)
+                self.in_flight += 1
+                try:
+                    attempt = await self._ask(item, dispatcher)
+                finally:
+                    self.in_flight -= 1
                 if _model_gone(attempt):
                     raise ServerError(
                         f"{redact_url(attempt.endpoint or '')} no longer serves "
@@ -255,6 +261,8 @@ class ModelRun:
                         "and run the same command again to resume"
                     )
                 self.journal.append(attempt)
+                if attempt.error is not None:
+                    self.last_error = f"{attempt.sample_id}: {attempt.error}"
                 self.observer(attempt)
                 if (
                     attempt.phase == "fixed"

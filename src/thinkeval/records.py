@@ -112,6 +112,7 @@ class Attempt(BaseModel):
     latency_s: float | None = None  # last try, send to last byte
     ttft_s: float | None = None  # streaming only: send to first output token
     shard: str | None = None
+    imported_from: str | None = None  # e.g. "aisbench": finish_reason unknown, judged from text
     verdict: Status | None = None
     answer: str | None = None
 

@@ -6,6 +6,7 @@ runs/<run>/
   samples/<task>.jsonl the samples asked: id, messages, gold (so reports never reload datasets)
   models/<model>.json  each model's /v1/models card as seen at start
   journal/*.jsonl      one append-only attempt log per writer (see journal.py)
+  status/<writer>.json each live writer's heartbeat: pid, state, requests in flight, last error
   summary.json         the results (results.py)
 ```
 Small files are written atomically (temp file + rename), so a crash never leaves half a file.
@@ -28,6 +29,7 @@ CONFIG_FILE = "config.json"
 SUMMARY_FILE = "summary.json"
 SAMPLES_DIR = "samples"
 MODELS_DIR = "models"
+STATUS_DIR = "status"
 # Settings that change what a recorded attempt means: a resumed run must keep them.
 _FROZEN_KEYS = ("budgets",)
 _FROZEN_MODEL_KEYS = ("model", "generation", "stream")

@@ -7,9 +7,14 @@ model all tasks share one work queue. Running the same command again resumes fro
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import signal
-from dataclasses import dataclass
+import socket
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -21,7 +26,14 @@ from .progress import RunProgress
 from .protocol import ModelRun, Shard, check_identity, resume_state
 from .records import Sample
 from .results import Summary, write_summary
-from .rundir import check_resumable, write_config, write_model_card, write_samples
+from .rundir import (
+    STATUS_DIR,
+    check_resumable,
+    write_config,
+    write_json,
+    write_model_card,
+    write_samples,
+)
 from .tasks import load_samples, resolve_data_dir
 
 
@@ -29,6 +41,52 @@ class Interrupted(ThinkevalError):
     """The run was stopped by a signal; everything finished so far is recorded."""
 
     exit_code = 130
+
+
+HEARTBEAT_S = 2.0
+
+
+@dataclass
+class Heartbeat:
+    """This process's live state, written to `status/<writer>.json` for `thinkeval status`."""
+
+    path: Path
+    progress: RunProgress
+    started_at: float = field(default_factory=time.time)
+    state: str = "starting"
+    model_run: ModelRun | None = None
+    error: str | None = None
+
+    def write(self) -> None:
+        rows = [
+            {
+                "model": model,
+                "task": task,
+                "done": row.done,
+                "total": row.total,
+                "rate_per_s": row.done / max(time.monotonic() - row.started, 1e-9),
+            }
+            for (model, task), row in self.progress.rows.items()
+        ]
+        run = self.model_run
+        data: dict[str, Any] = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "state": self.state,
+            "started_at": self.started_at,
+            "updated_at": time.time(),
+            "model": run.model.name if run else None,
+            "in_flight": run.in_flight if run else 0,
+            "last_error": (run.last_error if run else None) or self.error,
+            "rows": rows,
+        }
+        write_json(self.path, data)
+
+    async def beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            with contextlib.suppress(ThinkevalError):
+                self.write()
 
 
 @dataclass(frozen=True)
@@ -78,8 +136,14 @@ async def run_evaluation(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     progress = RunProgress(console)
+    writer = shard.writer if shard else "main"
+    heartbeat = Heartbeat(run_dir / STATUS_DIR / f"{writer}.json", progress)
+    beating: asyncio.Task[None] | None = None
     try:
-        with Journal(run_dir, shard.writer if shard else "main") as journal, progress.shown():
+        with Journal(run_dir, writer) as journal, progress.shown():
+            heartbeat.state = "running"
+            heartbeat.write()
+            beating = asyncio.create_task(heartbeat.beat())
             for model in models:
                 if stop.is_set():
                     break
@@ -110,10 +174,21 @@ async def run_evaluation(
                             for s in items
                         )
                         progress.add(model.name, task, queued, already_done=recorded)
+                    heartbeat.model_run = model_run
                     await model_run.run(dispatcher)
+        heartbeat.state = "stopped" if stop.is_set() else "finished"
+    except ThinkevalError as exc:
+        heartbeat.state, heartbeat.error = "failed", str(exc)
+        raise
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+        if beating is not None:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ThinkevalError):
+                await beating
+            with contextlib.suppress(ThinkevalError):
+                heartbeat.write()
     summary = write_summary(run_dir)
     if stop.is_set():
         raise Interrupted(

@@ -1,0 +1,109 @@
+"""Shared fixtures: the real datasets, and simulators served over real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from thinkeval.records import Sample
+from thinkeval.sim.behaviour import answer_key_from_samples
+from thinkeval.sim.config import SimConfig
+from thinkeval.sim.server import serve
+from thinkeval.tasks import TASKS, load_samples, resolve_data_dir
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    found = resolve_data_dir()
+    assert found is not None, (
+        "the real datasets are needed: run the tests from the repository root with "
+        "../shared/datasets beside it, or set THINKEVAL_DATA_DIR"
+    )
+    return found
+
+
+@pytest.fixture(scope="session")
+def all_samples(data_dir: Path) -> dict[str, list[Sample]]:
+    return {task: load_samples(task, data_dir) for task in TASKS}
+
+
+@pytest.fixture(scope="session")
+def answer_key(all_samples: dict[str, list[Sample]]) -> dict[str, tuple[str, str]]:
+    return answer_key_from_samples(s for items in all_samples.values() for s in items)
+
+
+class ThreadedSim:
+    """A simulator running in its own thread and event loop, reachable over real HTTP."""
+
+    def __init__(self, config: SimConfig, answer_key: dict[str, tuple[str, str]]) -> None:
+        self.config = config
+        self.answer_key = answer_key
+        self.base_url = ""
+        self._ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._main, daemon=True)
+        self._error: BaseException | None = None
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self._serve())
+        except BaseException as exc:  # surfaced by start()
+            self._error = exc
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        self._stop = asyncio.Event()
+        async with serve(self.config, self.answer_key) as url:
+            self.base_url = url
+            self._ready.set()
+            await self._stop.wait()
+
+    def start(self) -> ThreadedSim:
+        self._thread.start()
+        self._ready.wait(30)
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+
+@pytest.fixture
+def sim(answer_key: dict[str, tuple[str, str]]) -> Iterator[Callable[..., ThreadedSim]]:
+    """Start simulators: `sim(model="m", seed=1, ...)` → a running `ThreadedSim`."""
+    started: list[ThreadedSim] = []
+
+    def start(**knobs: Any) -> ThreadedSim:
+        server = ThreadedSim(SimConfig(port=0, **knobs), answer_key).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@contextmanager
+def running_sim(config: SimConfig, answer_key: dict[str, tuple[str, str]]) -> Iterator[str]:
+    server = ThreadedSim(config, answer_key).start()
+    try:
+        yield server.base_url
+    finally:
+        server.stop()
+
+
+def write_config(path: Path, data: dict[str, Any]) -> Path:
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path

@@ -35,7 +35,9 @@ CASES = [
     ("boolq", "A", None, "A", "correct", "A"),
     ("boolq", "the answer is B. Because", None, "B", "correct", "B"),
     ("boolq", "Yes", None, "A", "wrong", "Y"),
-    ("boolq", "A", "Okay, the passage says yes.", "A", "wrong", "O"),
+    # AISBench strips everything up to </think>: a finished reply is scored on its content.
+    ("boolq", "A", "Okay, the passage says yes.", "A", "correct", "A"),
+    ("boolq", "\n\nNo, it is not.", "Okay, the passage says yes.", "B", "wrong", "N"),
     ("boolq", None, "hmm, Based on the passage", "B", "correct", "B"),
     ("boolq", "no capitals at all.", None, "B", "no_answer", None),
     # C-Eval: the last standalone letter A-D anywhere
@@ -86,8 +88,10 @@ def test_lenient_ignores_finish_reason(finish: str | None) -> None:
     assert (verdict.status, verdict.answer, verdict.rule) == ("correct", "18", "last-number")
 
 
-def test_lenient_text_joins_reasoning_and_content() -> None:
-    assert lenient_text("18", "R") == "R</think>18"
+def test_lenient_text_is_what_aisbench_keeps_after_think() -> None:
+    assert lenient_text("18", "R") == "18"
+    assert lenient_text("\n\nThe answer is 18.\n", "R") == "The answer is 18."
+    assert lenient_text("  ", "R 12") == "R 12"
     assert lenient_text(None, "R") == "R"
     assert lenient_text("", "R") == "R"
     assert lenient_text("18", None) == "18"

@@ -30,13 +30,12 @@ only those); 2 bad input (config, dataset, server); 130 stopped (run again to re
 def _console() -> Console:
     return Console(stderr=True, highlight=False)
 
-
 def cmd_run(args: argparse.Namespace) -> int:
     from .config import load_config
     from .protocol import Shard
     from .rundir import run_dir_for
     from .runner import RunOptions, run_evaluation
-    from .terminal import results_table
+    from .terminal import results_table, stdout_console
 
     config = load_config(args.config)
     try:
@@ -53,7 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = _console()
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     summary = asyncio.run(run_evaluation(config, run_dir, options, console))
-    Console().print(results_table(summary))
+    stdout_console().print(results_table(summary))
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
     if errors:

@@ -27,7 +27,7 @@ from .config import parse_config
 from .errors import ThinkevalError
 from .runner import run_evaluation
 from .tasks import TASKS, resolve_data_dir
-from .terminal import results_table
+from .terminal import results_table, stdout_console
 
 BANNER = "SIMULATED MODELS: these numbers demonstrate the protocol, not any real LLM."
 
@@ -145,6 +145,6 @@ def run_demo(args: argparse.Namespace) -> int:
             source="demo config",
         )
         summary = asyncio.run(run_evaluation(config, run_dir, console=console))
-    Console().print(results_table(summary, title=f"thinkeval demo · {BANNER}"))
+    stdout_console().print(results_table(summary, title=f"thinkeval demo · {BANNER}"))
     console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
     return 0

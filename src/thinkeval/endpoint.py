@@ -257,7 +257,11 @@ class Endpoint:
 
 async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
     if resp.content_length is not None and resp.content_length > MAX_REPLY_BYTES:
-        raise RequestFailed("too_large", f"reply of {resp.content_length} bytes refused", False)
+        raise RequestFailed(
+            "too_large",
+            f"reply larger than {MAX_REPLY_BYTES} bytes ({resp.content_length} bytes) refused",
+            False,
+        )
     raw = await resp.content.read(MAX_REPLY_BYTES + 1)
     if len(raw) > MAX_REPLY_BYTES:
         raise RequestFailed("too_large", f"reply larger than {MAX_REPLY_BYTES} bytes", False)

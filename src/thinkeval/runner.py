@@ -119,6 +119,8 @@ async def run_evaluation(
     """Run (or resume) every selected model on every selected task; write `summary.json`."""
     console = console or Console(stderr=True)
     models = [config.model_named(options.only_model)] if options.only_model else config.models
+    for model in models:
+        model.api_key()  # a missing key variable stops the run before anything starts
     check_resumable(run_dir, config)
     samples = load_selected_samples(config, options.only_task)
     for task, items in samples.items():

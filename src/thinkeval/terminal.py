@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+
+from rich.console import Console
 from rich.table import Table
 
 from .results import Summary
+
+
+def stdout_console() -> Console:
+    """Tables on stdout; wide enough to stay readable when piped to a file or a log."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
 
 
 def cell(correct: int, total: int) -> str:

@@ -2,7 +2,7 @@
 
 It reproduces their postprocessors: GSM8K takes the last number before any `Question:`,
 BoolQ the first capital letter, C-Eval the last standalone letter A-D. It reads the reasoning
-too and ignores `finish_reason`, so it never says `unfinished`.
+when the content is empty and ignores `finish_reason`, so it never says `unfinished`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,21 @@ _TAIL_WINDOW = 512
 
 
 def lenient_text(content: str | None, reasoning: str | None) -> str:
-    """The text a default harness scores: reasoning and content joined by `</think>`."""
-    if reasoning and content:
-        return f"{reasoning}</think>{content}"
-    return content or reasoning or ""
+    """The text AISBench scores by default.
+
+    AISBench's prediction is `reasoning + "</think>" + content`, or the reasoning alone when the
+    content is empty; its chat model configs then apply `extract_non_reasoning_content`, which
+    keeps what follows the last `</think>`. So a finished reply is scored on its content, and a
+    reply cut off inside the reasoning on the reasoning itself: that is where the inflation
+    comes from.
+    """
+    if content and content.strip():
+        joined = f"{reasoning}</think>{content}" if reasoning else content
+    else:
+        joined = reasoning or ""
+    if "</think>" in joined:
+        return joined.rsplit("</think>", 1)[1].strip()
+    return joined
 
 
 def lenient_verdict(task: str, content: str | None, reasoning: str | None, gold: str) -> Verdict:

@@ -1,0 +1,324 @@
+"""What the simulated model does with a prompt: a deterministic plan, then the generated tokens.
+
+A `Plan` depends only on (seed, prompt key) and the answer key, never on the request's budget,
+so the fixed and the retry phase see the same model: a "long" prompt is cut at a small budget and
+finishes at a large one, exactly like a real thinking model with the same sampling seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from thinkeval.records import Sample
+from thinkeval.sim.config import SimConfig
+from thinkeval.sim.text import (
+    EOS,
+    OPENERS,
+    POOL_TOKENS,
+    answer_text,
+    conclusion,
+    format_slot,
+    malformed_text,
+    pool,
+    tokenize,
+)
+
+Outcome = Literal["correct", "wrong", "malformed", "empty", "never"]
+SimTask = Literal["gsm8k", "boolq", "ceval", "generic"]
+
+_FLAVOUR: dict[str, str] = {"gsm8k": "math", "generic": "math", "boolq": "yesno", "ceval": "choice"}
+# Share of prompts whose reasoning restates an answer midway: with it, the last number of a cut
+# think block is sometimes the gold (a lenient scorer's realistic inflation), usually not.
+_MENTION_SHARE = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything the simulated model will say for one prompt, whatever the budget.
+
+    `outcome` is the fate of the final answer; `long` marks an answered prompt whose reasoning
+    overruns the first budget. `reasoning_len` counts the tokens inside `<think>...</think>`
+    (None: the think block never ends). `answer` follows `</think>\\n\\n` ("" stops right after
+    `</think>`); `plain_answer` is the whole reply when thinking is off.
+    """
+
+    key: str
+    task: SimTask
+    gold: str
+    outcome: Outcome
+    long: bool
+    reasoning_len: int | None
+    answer: str
+    plain_answer: str
+    final: str | None  # the value the reasoning concludes with
+    mention: str | None  # the value restated in the reasoning's slots from `mention_at` on
+    mention_at: int
+    offset: int  # where the reasoning starts in the flavour's pool
+
+    @property
+    def label(self) -> str:
+        """One of correct, wrong, malformed, empty, long, never."""
+        return "long" if self.long else self.outcome
+
+    @property
+    def flavour(self) -> str:
+        """The reasoning pool the plan draws its words from."""
+        return _FLAVOUR[self.task]
+
+
+@dataclass(slots=True)
+class Generation:
+    """The tokens one request produced after the limit was applied.
+
+    `reasoning` holds the kept tokens strictly inside the think block; `content` the kept tokens
+    after `</think>` (or the whole reply when thinking is off), EOS included.
+    """
+
+    thinking: bool
+    reasoning: list[str]
+    content: list[str]
+    closed: bool  # `</think>` was generated
+    completion_tokens: int
+    finish_reason: str
+
+    @property
+    def reasoning_text(self) -> str:
+        return "".join(self.reasoning)
+
+    @property
+    def content_text(self) -> str:
+        return "".join(self.content)
+
+
+def content_text(content: Any) -> str:
+    """The text of a chat message's `content`, joining OpenAI-style text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def last_user_text(messages: Sequence[Any]) -> str:
+    """The content of the last user message (the last message when no user spoke)."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return content_text(message.get("content"))
+    last = messages[-1] if messages else None
+    return content_text(last.get("content")) if isinstance(last, dict) else ""
+
+
+def prompt_key(text: str) -> str:
+    """The key of a prompt: sha1 hex of its last user message."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def prompt_tokens(messages: Sequence[Any]) -> int:
+    """A deterministic token estimate: UTF-8 bytes / 4 plus 10 per message for the template.
+
+    Bytes rather than characters so that Chinese costs about a token per character, as it does
+    with Qwen's tokenizer.
+    """
+    total = 0
+    for message in messages:
+        text = content_text(message.get("content")) if isinstance(message, dict) else ""
+        total += len(text.encode("utf-8")) // 4 + 10
+    return total
+
+
+def answer_key_from_samples(samples: Iterable[Sample]) -> dict[str, tuple[str, str]]:
+    """Map each sample's prompt key to (task, gold), so the simulator knows the right answers.
+
+    >>> s = Sample("gsm8k/0", "gsm8k", ({"role": "user", "content": "2+2?"},), "4")
+    >>> answer_key_from_samples([s])[prompt_key("2+2?")]
+    ('gsm8k', '4')
+    """
+    return {prompt_key(last_user_text(s.messages)): (s.task, s.gold) for s in samples}
+
+
+def infer_task(text: str) -> SimTask:
+    """Guess the task from the prompt wording, for prompts missing from the answer key."""
+    if "Let's think step by step" in text:
+        return "gsm8k"
+    if "A. Yes\nB. No" in text:
+        return "boolq"
+    if "answer:$letter" in text.lower():
+        return "ceval"
+    return "generic"
+
+
+def _rng(seed: int, purpose: str, key: str) -> random.Random:
+    digest = hashlib.blake2b(f"{seed}\x1f{purpose}\x1f{key}".encode(), digest_size=8).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def unit(seed: int, *parts: object) -> float:
+    """A deterministic uniform number in [0, 1) for (seed, parts)."""
+    text = "\x1f".join(str(part) for part in (seed, *parts))
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2.0**64
+
+
+def _task_of(name: str) -> SimTask:
+    return cast(SimTask, name) if name in ("gsm8k", "boolq", "ceval") else "generic"
+
+
+def _normalise_gold(task: SimTask, gold: str) -> str:
+    gold = str(gold).strip()
+    if task == "boolq":
+        lowered = gold.lower()
+        if lowered in ("true", "yes"):
+            return "A"
+        if lowered in ("false", "no"):
+            return "B"
+        return gold.upper()
+    return gold.upper() if task == "ceval" else gold
+
+
+def _invented_gold(task: SimTask, rng: random.Random) -> str:
+    if task == "boolq":
+        return rng.choice("AB")
+    if task == "ceval":
+        return rng.choice("ABCD")
+    return str(rng.randint(2, 500))
+
+
+def _wrong_value(task: SimTask, gold: str, rng: random.Random) -> str:
+    if task == "boolq":
+        return "B" if gold == "A" else "A"
+    if task == "ceval":
+        return rng.choice([letter for letter in "ABCD" if letter != gold])
+    try:
+        value = round(float(gold.replace(",", "")))
+    except ValueError:
+        value = 0
+    wrong = value + rng.choice((1, 2, 3, 5, 10, -1, -2, -5, value, -(value // 2)))
+    if wrong < 0 or str(wrong) == gold:
+        wrong = value + 7
+    return str(wrong)
+
+
+def _log_uniform(bounds: tuple[int, int], u: float) -> int:
+    low, high = bounds
+    return round(low * (high / low) ** u)
+
+
+def plan_for(
+    config: SimConfig,
+    key: str,
+    prompt_text: str,
+    answer_key: Mapping[str, tuple[str, str]] | None = None,
+) -> Plan:
+    """The plan for a prompt; deterministic for (config.seed, key) and the key's answer entry."""
+    entry = answer_key.get(key) if answer_key else None
+    if entry is not None:
+        task = _task_of(entry[0])
+        gold = _normalise_gold(task, entry[1])
+    else:
+        task = infer_task(prompt_text)
+        gold = _invented_gold(task, _rng(config.seed, "gold", key))
+
+    rng = _rng(config.seed, "plan", key)
+    # Draw every number up front, in a fixed order, so that one knob never shifts another's draw.
+    u_outcome, u_wrong, u_length = rng.random(), rng.random(), rng.random()
+    form = rng.randrange(12)
+    offset = rng.randrange(POOL_TOKENS)
+    u_mention, mention_frac = rng.random(), rng.uniform(0.2, 0.6)
+    numbers = (rng.randint(2, 60), rng.randint(2, 30))
+    wrong_value = _wrong_value(task, gold, rng)
+
+    malformed_edge = config.p_never + config.p_malformed
+    empty_edge = malformed_edge + config.p_empty
+    long = False
+    if u_outcome < config.p_never:
+        outcome: Outcome = "never"
+    elif u_outcome < malformed_edge:
+        outcome = "malformed"
+    elif u_outcome < empty_edge:
+        outcome = "empty"
+    else:
+        long = u_outcome < empty_edge + config.p_long
+        share = config.answered_share
+        outcome = "wrong" if share > 0 and u_wrong < config.p_wrong / share else "correct"
+
+    final = {"correct": gold, "wrong": wrong_value, "empty": gold}.get(outcome)
+    if outcome == "never":
+        reasoning_len = None
+        # Early enough that a first-budget cut often falls after the first restatement.
+        mention_at = round(mention_frac * config.short_tokens[1])
+    else:
+        reasoning_len = _log_uniform(config.long_tokens if long else config.short_tokens, u_length)
+        mention_at = round(mention_frac * reasoning_len)
+    malformed = malformed_text(task, form, numbers)
+    if outcome in ("correct", "wrong"):
+        answer = answer_text(task, final or gold, form)
+        plain = answer
+    elif outcome == "malformed":
+        answer = plain = malformed
+    elif outcome == "empty":
+        answer = plain = ""
+    else:  # never: the think block never ends; without thinking it rambles without an answer
+        answer, plain = "", malformed
+    return Plan(
+        key=key,
+        task=task,
+        gold=gold,
+        outcome=outcome,
+        long=long,
+        reasoning_len=reasoning_len,
+        answer=answer,
+        plain_answer=plain,
+        final=final,
+        mention=(final or gold) if u_mention < _MENTION_SHARE else None,
+        mention_at=mention_at,
+        offset=offset,
+    )
+
+
+def reasoning_tokens(plan: Plan, count: int) -> list[str]:
+    """The first `count` tokens inside the think block of `plan`."""
+    if count <= 0:
+        return []
+    flavour = plan.flavour
+    head = ["\n", OPENERS[flavour]]
+    n = plan.reasoning_len
+    closing = conclusion(flavour, plan.final) if plan.final is not None else []
+    body_len = count if n is None else n - len(head) - len(closing) - 1
+    mention = format_slot(flavour, plan.mention) if plan.mention is not None else ""
+    body = pool(flavour).take(
+        plan.offset,
+        max(0, min(body_len, count - len(head))),
+        plan.mention_at - len(head) if plan.mention is not None else None,
+        mention,
+    )
+    tokens = head + body
+    if n is not None and count > len(tokens):
+        tokens += [*closing, "\n"]
+    del tokens[count:]
+    return tokens
+
+
+def generate(plan: Plan, thinking: bool, limit: int) -> Generation:
+    """Apply a generation limit to the plan: cut the token list, as the engine would.
+
+    With thinking the list is `<think>`, reasoning, `</think>`, `\\n\\n`, answer, EOS (no `\\n\\n`
+    and no answer for an empty reply); without thinking it is the answer and EOS.
+    """
+    if not thinking:
+        tokens = [*tokenize(plan.plain_answer), EOS]
+        kept = tokens[:limit]
+        finish = "length" if len(tokens) > limit else "stop"
+        return Generation(False, [], kept, False, len(kept), finish)
+    n = plan.reasoning_len
+    tail = ["\n\n", *tokenize(plan.answer), EOS] if plan.answer else [EOS]
+    total = None if n is None else n + 2 + len(tail)
+    kept = limit if total is None else min(limit, total)
+    reasoning = reasoning_tokens(plan, kept - 1 if n is None else min(n, kept - 1))
+    closed = n is not None and kept >= n + 2
+    content = tail[: kept - n - 2] if closed and n is not None else []
+    finish = "stop" if kept == total else "length"
+    return Generation(True, reasoning, content, closed, kept, finish)

@@ -1,0 +1,139 @@
+"""`thinkeval sim`: serve the simulator until SIGINT/SIGTERM.
+
+Every `SimConfig` field is a `--kebab-case` flag with the same default, plus `--data-dir` for the
+answer key (the golds the simulated model answers from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Mapping
+from dataclasses import fields
+
+from aiohttp import web
+
+from thinkeval.sim.behaviour import answer_key_from_samples
+from thinkeval.sim.config import PROFILES, SimConfig, parse_token_range
+from thinkeval.sim.server import build_app, make_runner
+
+_HELP: dict[str, str] = {
+    "host": "interface to listen on",
+    "port": "port to listen on; 0 picks a free one",
+    "model": "served model name",
+    "root": "model card `root` (default: the model name)",
+    "max_model_len": "context length in tokens",
+    "profile": "wire format to mimic",
+    "seed": "seed of every per-prompt and per-request decision",
+    "p_long": "share of prompts whose reasoning overruns the first budget but fits the second",
+    "p_never": "share of prompts whose reasoning never ends within any budget",
+    "p_wrong": "share of prompts answered wrongly",
+    "p_malformed": "share of prompts that finish without a legal final answer",
+    "p_empty": "share of prompts that stop right after </think> (content null)",
+    "short_tokens": "reasoning length range LOW-HIGH, or a median, of ordinary prompts",
+    "long_tokens": "reasoning length range LOW-HIGH, or a median, of long prompts",
+    "ttft_s": "time to first token, seconds",
+    "per_token_s": "seconds per generated token",
+    "latency_s": "fixed extra seconds per request",
+    "max_num_seqs": "requests generated at once; the rest queue",
+    "fault_500": "share of requests answered 500",
+    "fault_429": "share of requests answered 429 with Retry-After",
+    "fault_reset": "share of requests whose connection is closed without a response",
+    "fault_timeout": "share of requests held without an answer for --stall-s",
+    "fault_malformed": "share of requests answered 200 with truncated JSON",
+    "retry_after_s": "Retry-After of a 429, seconds (may be fractional)",
+    "stall_s": "how long a stalled request is held, seconds",
+    "switch_model_after": "after N chat requests serve --switch-to instead (a redeployment)",
+    "switch_to": "model id after the switch (default: <model>-switched)",
+    "stream_chunk_tokens": "tokens per SSE chunk; 0: one per token with a per-token delay, else 16",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the simulator's options to `parser` (one flag per `SimConfig` field, plus --data-dir)."""
+    for field in fields(SimConfig):
+        flag = "--" + field.name.replace("_", "-")
+        default = field.default
+        help_text = f"{_HELP[field.name]} (default: %(default)s)"
+        if field.name == "profile":
+            parser.add_argument(flag, choices=PROFILES, default=default, help=help_text)
+        elif field.name in ("short_tokens", "long_tokens"):
+            assert isinstance(default, tuple)
+            parser.add_argument(
+                flag,
+                type=parse_token_range,
+                default=default,
+                metavar="LOW-HIGH",
+                help=f"{_HELP[field.name]} (default: {default[0]}-{default[1]})",
+            )
+        elif field.name in ("root", "switch_to"):
+            parser.add_argument(flag, default=None, help=_HELP[field.name])
+        elif field.name == "switch_model_after":
+            parser.add_argument(flag, type=int, default=None, metavar="N", help=_HELP[field.name])
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=help_text)
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="dataset directory to build the answer key from (default: the tasks' usual lookup)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until SIGINT/SIGTERM; returns the exit code."""
+    try:
+        config = SimConfig(**{field.name: getattr(args, field.name) for field in fields(SimConfig)})
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    answer_key = _load_answer_key(getattr(args, "data_dir", None))
+    try:
+        asyncio.run(_serve_until_signal(config, answer_key))
+    except OSError as exc:
+        print(f"error: cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _load_answer_key(data_dir: str | None) -> dict[str, tuple[str, str]]:
+    """Golds for every local task sample; empty (golds invented per prompt) when unavailable."""
+    try:
+        from thinkeval.tasks import TASKS, load_samples, resolve_data_dir
+
+        directory = resolve_data_dir(data_dir)
+    except Exception as exc:  # the simulator still serves without golds, so never fail here
+        print(f"note: no answer key ({exc}); golds are invented per prompt", file=sys.stderr)
+        return {}
+    if directory is None:
+        print("note: no local data dir; golds are invented per prompt", file=sys.stderr)
+        return {}
+    key: dict[str, tuple[str, str]] = {}
+    for task in TASKS:
+        try:
+            key.update(answer_key_from_samples(load_samples(task, directory)))
+        except Exception as exc:  # one broken task should not take the others' golds away
+            print(f"note: no golds for {task} ({exc})", file=sys.stderr)
+    return key
+
+
+async def _serve_until_signal(config: SimConfig, answer_key: Mapping[str, tuple[str, str]]) -> None:
+    runner = make_runner(build_app(config, answer_key))
+    await runner.setup()
+    site = web.TCPSite(runner, config.host, config.port, backlog=4096)
+    await site.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    port = runner.addresses[0][1]
+    print(
+        "thinkeval simulator (simulated model, not a real LLM) listening on "
+        f"http://{config.host}:{port}/v1",
+        flush=True,
+    )
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()

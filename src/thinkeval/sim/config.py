@@ -1,0 +1,156 @@
+"""Every knob of the simulator in one frozen dataclass, with the defaults the demo uses."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+PROFILES: tuple[str, ...] = ("vllm-0.10", "vllm-0.13", "vllm-latest", "sglang", "openai")
+
+# The smallest reasoning we plan: room for "\n", an opener, a closing sentence and "\n".
+_MIN_REASONING_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """How the simulated server looks on the wire and how its simulated model behaves.
+
+    Shares (`p_*`) are fractions of distinct prompts; the rest of the prompts are answered
+    correctly after a short think. `p_wrong` counts the answered prompts (short or long) whose
+    final answer is wrong. Faults (`fault_*`) are fractions of requests; their sum must stay below
+    1 so that a retried prompt eventually succeeds.
+
+    >>> SimConfig(profile="vllm-0.10", seed=7).served_root
+    'sim-qwen3'
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000  # 0 picks any free port
+    model: str = "sim-qwen3"
+    root: str | None = None  # the `root` of the model card; defaults to `model`
+    max_model_len: int = 40960
+    profile: str = "vllm-latest"
+    seed: int = 0
+    # Behaviour shares, decided once per prompt.
+    p_long: float = 0.15
+    p_never: float = 0.03
+    p_wrong: float = 0.12
+    p_malformed: float = 0.03
+    p_empty: float = 0.01
+    # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.
+    short_tokens: tuple[int, int] = (150, 1500)
+    long_tokens: tuple[int, int] = (2100, 7500)
+    # Latency model.
+    ttft_s: float = 0.0
+    per_token_s: float = 0.0
+    latency_s: float = 0.0
+    max_num_seqs: int = 1024
+    # Faults, decided per request.
+    fault_500: float = 0.0
+    fault_429: float = 0.0
+    fault_reset: float = 0.0
+    fault_timeout: float = 0.0
+    fault_malformed: float = 0.0
+    retry_after_s: float = 1.0
+    stall_s: float = 3600.0
+    # Redeployment: after this many chat requests the served model id changes.
+    switch_model_after: int | None = None
+    switch_to: str | None = None  # defaults to "<model>-switched"
+    # Tokens per SSE chunk; 0 picks one per token when there is a per-token delay, else batches.
+    stream_chunk_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        problems = list(self._problems())
+        if problems:
+            raise ValueError("invalid simulator config: " + "; ".join(problems))
+
+    def _problems(self) -> list[str]:
+        out: list[str] = []
+        if self.profile not in PROFILES:
+            out.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
+        shares = {
+            "p_long": self.p_long,
+            "p_never": self.p_never,
+            "p_wrong": self.p_wrong,
+            "p_malformed": self.p_malformed,
+            "p_empty": self.p_empty,
+        }
+        faults = {
+            "fault_500": self.fault_500,
+            "fault_429": self.fault_429,
+            "fault_reset": self.fault_reset,
+            "fault_timeout": self.fault_timeout,
+            "fault_malformed": self.fault_malformed,
+        }
+        for name, value in {**shares, **faults}.items():
+            if not 0.0 <= value <= 1.0 or math.isnan(value):
+                out.append(f"{name}={value} must be between 0 and 1")
+        planned = self.p_never + self.p_long + self.p_malformed + self.p_empty
+        if planned > 1.0 + 1e-9:
+            out.append(f"p_never + p_long + p_malformed + p_empty = {planned:.3f} exceeds 1")
+        if self.p_wrong > self.answered_share + 1e-9:
+            out.append(
+                f"p_wrong={self.p_wrong} exceeds the share of answered prompts "
+                f"({self.answered_share:.3f})"
+            )
+        if self.fault_share >= 1.0:
+            out.append("the fault_* shares must sum to less than 1 so a retry can succeed")
+        for name, (lo, hi) in (
+            ("short_tokens", self.short_tokens),
+            ("long_tokens", self.long_tokens),
+        ):
+            if not _MIN_REASONING_TOKENS <= lo <= hi:
+                out.append(f"{name}={lo}-{hi} must satisfy {_MIN_REASONING_TOKENS} <= low <= high")
+        if self.max_model_len < 1:
+            out.append("max_model_len must be positive")
+        if self.max_num_seqs < 1:
+            out.append("max_num_seqs must be positive")
+        for name in ("ttft_s", "per_token_s", "latency_s", "retry_after_s", "stall_s"):
+            if getattr(self, name) < 0:
+                out.append(f"{name} must not be negative")
+        if self.switch_model_after is not None and self.switch_model_after < 0:
+            out.append("switch_model_after must not be negative")
+        if self.stream_chunk_tokens < 0:
+            out.append("stream_chunk_tokens must not be negative")
+        return out
+
+    @property
+    def answered_share(self) -> float:
+        """Share of prompts that end with a legal final answer (correct or wrong)."""
+        return max(0.0, 1.0 - self.p_never - self.p_malformed - self.p_empty)
+
+    @property
+    def fault_share(self) -> float:
+        """Share of requests answered with some fault."""
+        return (
+            self.fault_500
+            + self.fault_429
+            + self.fault_reset
+            + self.fault_timeout
+            + self.fault_malformed
+        )
+
+    @property
+    def served_root(self) -> str:
+        """The `root` shown on the model card."""
+        return self.root or self.model
+
+    @property
+    def switched_model(self) -> str:
+        """The model id served after the switch."""
+        return self.switch_to or f"{self.model}-switched"
+
+
+def parse_token_range(text: str) -> tuple[int, int]:
+    """Parse `LOW-HIGH`, or a single median `M` meaning a decade around it (M/√10 to M·√10).
+
+    >>> parse_token_range("150-1500"), parse_token_range("474")
+    ((150, 1500), (150, 1499))
+    """
+    text = text.strip()
+    if "-" in text:
+        low, _, high = text.partition("-")
+        return int(low), int(high)
+    median = float(text)
+    spread = math.sqrt(10.0)
+    return round(median / spread), round(median * spread)

@@ -1,0 +1,612 @@
+"""The simulated OpenAI-compatible server: routes, validation, faults, queueing and statistics.
+
+Request flow for `POST /v1/chat/completions`: parse and validate as the profile's server would
+(404 unknown model, 400 bad body or context overflow), count the prompt, maybe inject a fault,
+then plan and generate the reply, wait for one of `max_num_seqs` slots (excess requests queue,
+as in vLLM's scheduler), spend the simulated latency holding the slot, and answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import os
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from thinkeval.sim.behaviour import (
+    Generation,
+    Plan,
+    generate,
+    last_user_text,
+    plan_for,
+    prompt_key,
+    prompt_tokens,
+    unit,
+)
+from thinkeval.sim.config import SimConfig
+from thinkeval.sim.profiles import ErrorReply, get_profile
+from thinkeval.sim.text import FLAVOURS, pool
+
+FAULT_KINDS: tuple[str, ...] = ("500", "429", "reset", "timeout", "malformed")
+_TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _ChatRequest:
+    """A validated chat request: what the reply depends on."""
+
+    model: str  # echoed in the reply
+    text: str  # the last user message
+    key: str  # its sha1
+    prompt_tokens: int
+    limit: int  # tokens the engine may generate
+    thinking: bool
+    stream: bool
+    include_usage: bool
+
+
+class Stats:
+    """Counters behind `/sim/stats` and `/metrics`."""
+
+    def __init__(self) -> None:
+        self.requests = 0  # chat requests received
+        self.completed = 0  # chat replies fully sent with a well-formed body
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.running = 0  # holding one of the max_num_seqs slots
+        self.max_running = 0
+        self.waiting = 0  # queued for a slot
+        self.max_waiting = 0
+        self.stalled = 0
+        self.by_status: Counter[int] = Counter()
+        self.faults: Counter[str] = Counter({kind: 0 for kind in FAULT_KINDS})
+        self.finished: Counter[str] = Counter()
+        self.prompts_asked: dict[str, int] = {}
+        self.prompt_tokens = 0
+        self.generation_tokens = 0
+        self.ttft_counts = [0] * (len(_TTFT_BUCKETS) + 1)
+        self.ttft_sum = 0.0
+
+    def observe_ttft(self, seconds: float) -> None:
+        self.ttft_counts[bisect.bisect_left(_TTFT_BUCKETS, seconds)] += 1
+        self.ttft_sum += seconds
+
+    def as_json(self, detail: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "requests": self.requests,
+            "completed": self.completed,
+            "in_flight": self.in_flight,
+            "max_in_flight": self.max_in_flight,
+            "running": self.running,
+            "max_running": self.max_running,
+            "waiting": self.waiting,
+            "max_waiting": self.max_waiting,
+            "stalled": self.stalled,
+            "by_status": {str(status): n for status, n in sorted(self.by_status.items())},
+            "faults": dict(self.faults),
+            "finish_reasons": dict(self.finished),
+            "distinct_prompts": len(self.prompts_asked),
+            "max_asks_per_prompt": max(self.prompts_asked.values(), default=0),
+            "prompt_tokens": self.prompt_tokens,
+            "generation_tokens": self.generation_tokens,
+        }
+        if detail:
+            out["prompts_asked"] = dict(self.prompts_asked)
+        return out
+
+
+class Simulator:
+    """One simulated server: its config, answer key, queue and statistics."""
+
+    def __init__(
+        self, config: SimConfig, answer_key: Mapping[str, tuple[str, str]] | None = None
+    ) -> None:
+        self.config = config
+        self.profile = get_profile(config.profile)
+        self.answer_key: Mapping[str, tuple[str, str]] = dict(answer_key or {})
+        self.stats = Stats()
+        self.chat_requests = 0
+        self.slots = asyncio.Semaphore(config.max_num_seqs)
+        self.shutting_down = asyncio.Event()
+        self._id_prefix = os.urandom(16).hex()
+        self._id_counter = 0
+        if config.stream_chunk_tokens:
+            self.chunk_tokens = config.stream_chunk_tokens
+        else:
+            # One token per chunk when a delay separates them, as vLLM sends; batches otherwise,
+            # which keeps a zero-latency stream cheap without changing what the chunks mean.
+            self.chunk_tokens = 1 if config.per_token_s > 0 else 16
+
+    # Helpers -----------------------------------------------------------------------------
+
+    def served_model(self, index: int | None = None) -> str:
+        """The model id served for the `index`-th chat request (default: the next one)."""
+        after = self.config.switch_model_after
+        index = self.chat_requests if index is None else index
+        if after is not None and index >= after:
+            return self.config.switched_model
+        return self.config.model
+
+    def plan(self, key: str, text: str) -> Plan:
+        return plan_for(self.config, key, text, self.answer_key)
+
+    def _next_id(self, request: web.Request) -> str:
+        forwarded = request.headers.get("X-Request-Id")
+        if forwarded:
+            return forwarded
+        self._id_counter += 1
+        # A random prefix and a counter: unique within the run without a uuid per request.
+        return f"{self._id_prefix}{self._id_counter:08x}"[-self.profile.id_hex :]
+
+    def _reply(
+        self, status: int, body: Any, headers: Mapping[str, str] | None = None
+    ) -> web.Response:
+        """A JSON reply to a chat request, counted in `by_status`."""
+        self.stats.by_status[status] += 1
+        return _json(status, body, headers)
+
+    def _error(self, reply: ErrorReply, headers: Mapping[str, str] | None = None) -> web.Response:
+        status, body = reply
+        return self._reply(status, body, headers)
+
+    def _fault(self, key: str, asked_before: int) -> str | None:
+        """The fault for this ask of this prompt, or None.
+
+        Hashing (seed, prompt, number of earlier asks) makes a run reproducible while letting the
+        next ask of the same prompt draw afresh, so retries eventually get through.
+        """
+        config = self.config
+        if config.fault_share <= 0:
+            return None
+        u = unit(config.seed, "fault", key, asked_before)
+        for kind, share in zip(
+            FAULT_KINDS,
+            (
+                config.fault_500,
+                config.fault_429,
+                config.fault_reset,
+                config.fault_timeout,
+                config.fault_malformed,
+            ),
+            strict=True,
+        ):
+            if u < share:
+                return kind
+            u -= share
+        return None
+
+    async def _acquire_slot(self) -> float:
+        """Queue for a running slot; returns the seconds spent waiting."""
+        stats = self.stats
+        if self.slots.locked():
+            started = time.monotonic()
+            stats.waiting += 1
+            stats.max_waiting = max(stats.max_waiting, stats.waiting)
+            try:
+                await self.slots.acquire()
+            finally:
+                stats.waiting -= 1
+            waited = time.monotonic() - started
+        else:
+            await self.slots.acquire()
+            waited = 0.0
+        stats.running += 1
+        stats.max_running = max(stats.max_running, stats.running)
+        return waited
+
+    def _release_slot(self) -> None:
+        self.stats.running -= 1
+        self.slots.release()
+
+    def _record(self, gen: Generation, prompt: int, ttft: float) -> None:
+        stats = self.stats
+        stats.completed += 1
+        stats.prompt_tokens += prompt
+        stats.generation_tokens += gen.completion_tokens
+        stats.finished[gen.finish_reason] += 1
+        stats.observe_ttft(ttft)
+
+    # Routes ------------------------------------------------------------------------------
+
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        """`POST /v1/chat/completions`."""
+        stats = self.stats
+        stats.requests += 1
+        stats.in_flight += 1
+        stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+        try:
+            return await self._chat(request)
+        finally:
+            stats.in_flight -= 1
+
+    def _validate(self, raw: bytes, index: int) -> _ChatRequest | ErrorReply:
+        """Check a chat body as the profile's server does; the request or the error to send."""
+        profile = self.profile
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            return profile.invalid_json(str(exc))
+        if not isinstance(body, dict):
+            return profile.invalid_json("the body must be a JSON object")
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return profile.missing_messages()
+        served = self.served_model(index)
+        model = body.get("model")
+        if model is not None and model != served and profile.checks_model:
+            return profile.not_found(str(model))
+        stream = bool(body.get("stream"))
+        stream_options = body.get("stream_options")
+        if stream_options is not None and not stream:
+            problem = profile.stream_options_without_stream()
+            if problem is not None:
+                return problem
+        requested = body.get("max_completion_tokens")
+        if requested is None:
+            requested = body.get("max_tokens")
+        if requested is not None and (
+            not isinstance(requested, int) or isinstance(requested, bool) or requested < 1
+        ):
+            return profile.invalid_max_tokens(requested)
+        kwargs = body.get("chat_template_kwargs")
+        # Qwen3's template tests `enable_thinking is false`: only a literal false turns it off.
+        thinking = not (isinstance(kwargs, dict) and kwargs.get("enable_thinking") is False)
+        # Thinking off: the template appends "<think>\n\n</think>\n\n" to the prompt (4 tokens).
+        prompt = prompt_tokens(messages) + (0 if thinking else 4)
+        limit = profile.limit(prompt, requested, self.config.max_model_len)
+        if isinstance(limit, tuple):
+            return limit
+        text = last_user_text(messages)
+        include_usage = isinstance(stream_options, dict) and bool(
+            stream_options.get("include_usage", profile.usage_by_default)
+        )
+        return _ChatRequest(
+            model=served if model is None else str(model),
+            text=text,
+            key=prompt_key(text),
+            prompt_tokens=prompt,
+            limit=limit,
+            thinking=thinking,
+            stream=stream,
+            include_usage=include_usage,
+        )
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        config = self.config
+        index = self.chat_requests
+        self.chat_requests += 1
+        chat = self._validate(await request.read(), index)
+        if isinstance(chat, tuple):
+            return self._error(chat)
+
+        asked = self.stats.prompts_asked.get(chat.key, 0)
+        self.stats.prompts_asked[chat.key] = asked + 1
+        fault = self._fault(chat.key, asked)
+        if fault is not None:
+            self.stats.faults[fault] += 1
+        if fault == "500":
+            return self._error(self.profile.server_error())
+        if fault == "429":
+            headers = {"Retry-After": f"{config.retry_after_s:g}"}
+            return self._error(self.profile.rate_limited(config.retry_after_s), headers)
+        if fault == "reset":
+            return self._drop(request)
+        if fault == "timeout":
+            await self._stall()
+            return self._drop(request)
+
+        gen = generate(self.plan(chat.key, chat.text), chat.thinking, chat.limit)
+        rid = self.profile.response_id(self._next_id(request))
+        created = int(time.time())
+        if fault == "malformed":
+            return self._malformed(rid, created, chat, gen)
+        if chat.stream:
+            return await self._stream(request, rid, created, chat, gen)
+        waited = await self._acquire_slot()
+        try:
+            delay = config.latency_s + config.ttft_s + config.per_token_s * gen.completion_tokens
+            if delay > 0:
+                await asyncio.sleep(delay)
+        finally:
+            self._release_slot()
+        body = self.profile.completion(rid, created, chat.model, gen, chat.prompt_tokens)
+        reply = self._reply(200, body)
+        self._record(gen, chat.prompt_tokens, waited + config.latency_s + config.ttft_s)
+        return reply
+
+    async def _stall(self) -> None:
+        """Hold the request without answering, until `stall_s` passes or the server stops."""
+        self.stats.stalled += 1
+        try:
+            await asyncio.wait_for(self.shutting_down.wait(), timeout=self.config.stall_s)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self.stats.stalled -= 1
+
+    def _drop(self, request: web.Request) -> web.Response:
+        """Close the connection without a response, as a crashed proxy or server would."""
+        transport = request.transport
+        if transport is not None:
+            transport.abort()
+        # aiohttp cannot write this to the aborted transport; the client sees a disconnect.
+        return web.Response(status=503)
+
+    def _malformed(
+        self, rid: str, created: int, chat: _ChatRequest, gen: Generation
+    ) -> web.Response:
+        """HTTP 200 whose JSON is cut in half, as a broken proxy or a crashed worker sends."""
+        profile = self.profile
+        self.stats.by_status[200] += 1
+        if chat.stream:
+            head = profile.stream_head(rid, created, chat.model)
+            events = profile.stream(head, gen, chat.prompt_tokens, False, self.chunk_tokens)
+            cut = events[1][1][: len(events[1][1]) // 2]
+            return web.Response(
+                status=200, body=events[0][1] + cut, headers={"Content-Type": "text/event-stream"}
+            )
+        full = orjson.dumps(profile.completion(rid, created, chat.model, gen, chat.prompt_tokens))
+        return web.Response(
+            status=200, body=full[: len(full) // 2], content_type="application/json"
+        )
+
+    async def _stream(
+        self, request: web.Request, rid: str, created: int, chat: _ChatRequest, gen: Generation
+    ) -> web.StreamResponse:
+        """Send the reply as SSE, releasing each chunk when its last token is generated."""
+        config = self.config
+        profile = self.profile
+        head = profile.stream_head(rid, created, chat.model)
+        events = profile.stream(
+            head, gen, chat.prompt_tokens, chat.include_usage, self.chunk_tokens
+        )
+        response = web.StreamResponse(
+            status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        # Like vLLM, the 200 and headers go out before generation starts.
+        await response.prepare(request)
+        self.stats.by_status[200] += 1
+        waited = await self._acquire_slot()
+        try:
+            base = config.latency_s + config.ttft_s
+            per_token = config.per_token_s
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            pending: list[bytes] = []
+            for position, data in events:
+                delay = start + base + per_token * position - loop.time()
+                if delay > 0:
+                    if pending:
+                        await response.write(b"".join(pending))
+                        pending.clear()
+                    await asyncio.sleep(delay)
+                pending.append(data)
+            await response.write(b"".join(pending))
+        finally:
+            self._release_slot()
+        await response.write_eof()
+        self._record(gen, chat.prompt_tokens, waited + base)
+        return response
+
+    async def models(self, request: web.Request) -> web.Response:
+        """`GET /v1/models`."""
+        body = self.profile.model_list(
+            self.served_model(),
+            self.config.served_root,
+            self.config.max_model_len,
+            int(time.time()),
+        )
+        return _json(200, body)
+
+    async def health(self, request: web.Request) -> web.Response:
+        """`GET /health`: 200 with an empty body while the engine is alive."""
+        return web.Response(status=200)
+
+    async def version(self, request: web.Request) -> web.Response:
+        """`GET /version`."""
+        return _json(200, {"version": self.profile.version})
+
+    async def metrics(self, request: web.Request) -> web.Response:
+        """`GET /metrics`: the vLLM engine metrics an eval client reads (§6)."""
+        return web.Response(
+            body=self.metrics_text().encode(),
+            headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"},
+        )
+
+    def metrics_text(self) -> str:
+        """The Prometheus exposition of the current counters."""
+        stats = self.stats
+        labels = f'engine="0",model_name="{self.served_model()}"'
+        lines: list[str] = []
+
+        def metric(name: str, kind: str, help_: str, samples: list[tuple[str, float]]) -> None:
+            lines.append(f"# HELP {name} {help_}")
+            lines.append(f"# TYPE {name} {kind}")
+            for suffix_labels, value in samples:
+                lines.append(f"{name}{suffix_labels} {float(value)}")
+
+        metric(
+            "vllm:num_requests_running",
+            "gauge",
+            "Number of requests in model execution batches.",
+            [(f"{{{labels}}}", stats.running)],
+        )
+        metric(
+            "vllm:num_requests_waiting",
+            "gauge",
+            "Number of requests waiting to be processed.",
+            [(f"{{{labels}}}", stats.waiting)],
+        )
+        metric(
+            "vllm:kv_cache_usage_perc",
+            "gauge",
+            "KV-cache usage. 1 means 100 percent usage.",
+            [(f"{{{labels}}}", min(1.0, stats.running / self.config.max_num_seqs))],
+        )
+        metric(
+            "vllm:prompt_tokens_total",
+            "counter",
+            "Number of prefill tokens processed.",
+            [(f"{{{labels}}}", stats.prompt_tokens)],
+        )
+        metric(
+            "vllm:generation_tokens_total",
+            "counter",
+            "Number of generation tokens processed.",
+            [(f"{{{labels}}}", stats.generation_tokens)],
+        )
+        reasons = sorted(set(stats.finished) | {"stop", "length", "abort"})
+        metric(
+            "vllm:request_success_total",
+            "counter",
+            "Count of successfully processed requests.",
+            [
+                (
+                    f'{{engine="0",finished_reason="{reason}",model_name="{self.served_model()}"}}',
+                    stats.finished[reason],
+                )
+                for reason in reasons
+            ],
+        )
+        metric(
+            "vllm:prefix_cache_queries_total",
+            "counter",
+            "Prefix cache queries, in terms of number of queried tokens.",
+            [(f"{{{labels}}}", stats.prompt_tokens)],
+        )
+        metric(
+            "vllm:prefix_cache_hits_total",
+            "counter",
+            "Prefix cache hits, in terms of number of cached tokens.",
+            [(f"{{{labels}}}", 0)],
+        )
+        buckets: list[tuple[str, float]] = []
+        running_total = 0
+        for bound, count in zip((*_TTFT_BUCKETS, float("inf")), stats.ttft_counts, strict=True):
+            running_total += count
+            le = "+Inf" if bound == float("inf") else repr(bound)
+            buckets.append(
+                (
+                    f'_bucket{{engine="0",le="{le}",model_name="{self.served_model()}"}}',
+                    running_total,
+                )
+            )
+        buckets.append((f"_count{{{labels}}}", running_total))
+        buckets.append((f"_sum{{{labels}}}", stats.ttft_sum))
+        metric(
+            "vllm:time_to_first_token_seconds",
+            "histogram",
+            "Histogram of time to first token in seconds.",
+            buckets,
+        )
+        return "\n".join(lines) + "\n"
+
+    async def sim_stats(self, request: web.Request) -> web.Response:
+        """`GET /sim/stats[?detail=1]`: what the simulator saw, for tests and benchmarks."""
+        detail = request.query.get("detail", "") not in ("", "0", "false")
+        body = self.stats.as_json(detail)
+        body["served_model"] = self.served_model()
+        return _json(200, body)
+
+    async def on_startup(self, app: web.Application) -> None:
+        # Build the reasoning pools now so the first requests are not ~0.1 s slower than the rest.
+        for flavour in FLAVOURS:
+            pool(flavour)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        # Release stalled requests so that a stall never holds the server's shutdown hostage.
+        self.shutting_down.set()
+
+
+def _json(status: int, body: Any, headers: Mapping[str, str] | None = None) -> web.Response:
+    return web.Response(
+        status=status, body=orjson.dumps(body), content_type="application/json", headers=headers
+    )
+
+
+SIMULATOR_KEY = web.AppKey("thinkeval_simulator", Simulator)
+
+
+def build_app(
+    config: SimConfig, answer_key: Mapping[str, tuple[str, str]] | None = None
+) -> web.Application:
+    """The aiohttp application of a simulated server; `app[SIMULATOR_KEY]` is its `Simulator`.
+
+    >>> app = build_app(SimConfig(profile="sglang"))
+    >>> app[SIMULATOR_KEY].profile.name
+    'sglang'
+    """
+    sim = Simulator(config, answer_key)
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app[SIMULATOR_KEY] = sim
+    app.router.add_post("/v1/chat/completions", sim.chat)
+    app.router.add_get("/v1/models", sim.models)
+    app.router.add_get("/health", sim.health)
+    app.router.add_get("/version", sim.version)
+    app.router.add_get("/metrics", sim.metrics)
+    app.router.add_get("/sim/stats", sim.sim_stats)
+    app.on_startup.append(sim.on_startup)
+    app.on_shutdown.append(sim.on_shutdown)
+    return app
+
+
+def make_runner(app: web.Application) -> web.AppRunner:
+    """A runner that cancels a handler when its client disconnects and stops promptly."""
+    return web.AppRunner(app, handler_cancellation=True, shutdown_timeout=0.5, access_log=None)
+
+
+@asynccontextmanager
+async def serve(
+    config: SimConfig,
+    answer_key: Mapping[str, tuple[str, str]] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+) -> AsyncIterator[str]:
+    """Serve a simulator in the running loop; yields its base URL, e.g. `http://127.0.0.1:PORT/v1`.
+
+    Example::
+
+        async with serve(SimConfig(seed=1)) as base_url:
+            async with aiohttp.ClientSession() as session:
+                await session.get(f"{base_url}/models")
+    """
+    runner = make_runner(build_app(config, answer_key))
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, backlog=4096)
+    await site.start()
+    bound_port = runner.addresses[0][1]
+    try:
+        yield f"http://{host}:{bound_port}/v1"
+    finally:
+        await runner.cleanup()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -195,3 +196,34 @@ def test_unreachable_server_is_named(tmp_path: Path) -> None:
     assert "secret" not in proc.stderr
     assert json.loads((tmp_path / "out" / "config.json").read_text())["models"][0][
         "base_url"] == "http://***@127.0.0.1:9/v1"
+
+
+def _make_read_only(root: Path, on: bool) -> None:
+    """Make `root` and everything in it unwritable, for root too (which ignores permissions)."""
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-R", "+i" if on else "-i", str(root)], check=True)
+    else:
+        for path in [root, *root.rglob("*")]:
+            mode = (0o555 if path.is_dir() else 0o444) if on else 0o755
+            path.chmod(mode)
+
+
+def test_read_only_run_directory_is_a_clear_error(tmp_path: Path, sim) -> None:
+    server = sim(model=MODEL, seed=2)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "ro", "tasks": [{"name": "boolq", "limit": 4}],
+        "models": [{"name": MODEL, "base_url": server.base_url}]})
+    run_dir = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+    journal = run_dir / "journal" / "main.jsonl"
+    before = journal.read_bytes()
+    _make_read_only(run_dir, True)
+    try:
+        proc = run_cli("run", str(config), "--output", str(run_dir))
+    finally:
+        _make_read_only(run_dir, False)
+    assert proc.returncode == 2, proc.stderr
+    assert str(run_dir) in proc.stderr
+    assert "Operation not permitted" in proc.stderr or "Permission denied" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert journal.read_bytes() == before

@@ -140,7 +140,33 @@ def _add_demo(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=cmd_demo)
 
 
-ADDERS: list[Callable[[argparse._SubParsersAction], None]] = [_add_run, _add_sim, _add_demo]
+def _module_command(name: str, module_name: str) -> Callable[[argparse._SubParsersAction], None]:
+    """A subcommand whose module provides HELP, DESCRIPTION, EPILOG, add_arguments and run."""
+
+    def add(sub: argparse._SubParsersAction) -> None:
+        import importlib
+
+        module = importlib.import_module(f"thinkeval.{module_name}")
+        parser = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=module.DESCRIPTION,
+            epilog=module.EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(parser)
+        parser.set_defaults(func=module.run)
+
+    return add
+
+
+ADDERS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _add_run,
+    _module_command("check", "check"),
+    _add_demo,
+    _add_sim,
+    _module_command("import-aisbench", "aisbench"),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import __version__
+from .aisbench import imported_status
 from .journal import iter_attempts
 from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Sample
 from .rundir import CONFIG_FILE, SUMMARY_FILE, read_json, read_samples, write_json
@@ -60,7 +61,8 @@ def outcome_of(attempt: Attempt, gold: str) -> Outcome:
         reasoning=attempt.reasoning,
         scorer="lenient",
     )
-    return Outcome(strict.status, lenient.is_correct, attempt.usage.completion_tokens)
+    status = imported_status(attempt, strict)
+    return Outcome(status, lenient.is_correct, attempt.usage.completion_tokens)
 
 
 def fold(

@@ -166,6 +166,7 @@ ADDERS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_demo,
     _add_sim,
     _module_command("import-aisbench", "aisbench"),
+    _module_command("report", "report.cli"),
 ]
 
 

@@ -25,6 +25,7 @@ from rich.console import Console
 
 from .config import parse_config
 from .errors import ThinkevalError
+from .report import build_report, render_html, render_markdown
 from .runner import run_evaluation
 from .tasks import TASKS, resolve_data_dir
 from .terminal import results_table, stdout_console
@@ -146,5 +147,9 @@ def run_demo(args: argparse.Namespace) -> int:
         )
         summary = asyncio.run(run_evaluation(config, run_dir, console=console))
     stdout_console().print(results_table(summary, title=f"thinkeval demo · {BANNER}"))
+    report = build_report([run_dir])
+    (run_dir / "report.md").write_text(render_markdown(report), encoding="utf-8")
+    (run_dir / "report.html").write_text(render_html(report), encoding="utf-8")
     console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
+    console.print(f"report: {run_dir / 'report.html'} (open in a browser), {run_dir / 'report.md'}")
     return 0

@@ -46,6 +46,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
+            os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from teammates
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()

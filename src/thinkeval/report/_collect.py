@@ -1,0 +1,226 @@
+"""Read one or more run directories into per-sample records, and check they can be combined.
+
+This is `results.fold` with the counted attempt kept: the report needs each counted reply's
+tokens, timings and texts, not only its outcome. The selection rule is `fold`'s (first
+successful attempt per phase wins; an error counts while nothing better is recorded) and the
+outcome is `results.outcome_of`'s, so the counts built from these records equal
+`summary.json`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import JournalError, ThinkevalError
+from ..journal import iter_attempts
+from ..records import Attempt, Sample, Verdict
+from ..results import Outcome, SampleResult, outcome_of
+from ..rundir import CONFIG_FILE, read_json, read_samples
+from ..scoring import score
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A counted attempt with both scorers' verdicts (None for a transport error)."""
+
+    attempt: Attempt
+    strict: Verdict | None
+    lenient: Verdict | None
+    outcome: Outcome
+
+
+@dataclass(slots=True)
+class SampleRecord:
+    """The attempts that count for one sample of one model, per phase."""
+
+    fixed: Judged | None = None
+    retry: Judged | None = None
+
+    def result(self) -> SampleResult:
+        """The `results.SampleResult` that `count` and the summary work with."""
+        return SampleResult(
+            fixed=self.fixed.outcome if self.fixed else None,
+            retry=self.retry.outcome if self.retry else None,
+        )
+
+
+@dataclass(frozen=True)
+class RunData:
+    """One run directory's config and samples."""
+
+    path: Path
+    name: str
+    budgets: tuple[int, int]
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    samples: dict[str, list[Sample]]
+
+
+@dataclass
+class ModelTask:
+    """Everything one model did on one task."""
+
+    model: str
+    task: str
+    run: RunData
+    records: dict[str, SampleRecord] = field(default_factory=dict)
+    attempts: list[Attempt] = field(default_factory=list)  # all, errors and duplicates too
+
+    @property
+    def samples(self) -> list[Sample]:
+        return self.run.samples[self.task]
+
+    def results(self, samples: list[Sample] | None = None) -> list[SampleResult | None]:
+        """Per sample (the run's own list unless given), its result; None: nothing recorded."""
+        chosen = self.samples if samples is None else samples
+        return [
+            record.result() if (record := self.records.get(s.id)) is not None else None
+            for s in chosen
+        ]
+
+
+@dataclass(frozen=True)
+class Collection:
+    """The combined runs: one ModelTask per model and task, in a stable order."""
+
+    runs: list[RunData]
+    budgets: tuple[int, int]
+    models: list[str]
+    tasks: list[str]
+    cells: dict[tuple[str, str], ModelTask]
+
+
+def judge(attempt: Attempt, gold: str) -> Judged:
+    """The attempt's outcome, exactly as the summary counts it, and both scorers' verdicts.
+
+    The outcome comes from `results.outcome_of` itself, so any rule it applies (e.g. imported
+    replies without a finish reason) reaches the report unchanged. The verdicts are scored again
+    only for what the sample browser shows beside the status: the extracted answer and the rule.
+    """
+    outcome = outcome_of(attempt, gold)
+    if attempt.error is not None:
+        return Judged(attempt, None, None, outcome)
+    strict = score(attempt.task, attempt.content, attempt.finish_reason, gold)
+    lenient = score(
+        attempt.task,
+        attempt.content,
+        attempt.finish_reason,
+        gold,
+        reasoning=attempt.reasoning,
+        scorer="lenient",
+    )
+    if strict.status != outcome.status:
+        # The results rules overrode the scorer: show the status that counts, and why it differs.
+        rule = f"{strict.rule or 'no rule matched'}; scorer said {strict.status}"
+        strict = Verdict(outcome.status, strict.answer, rule)  # type: ignore[arg-type]
+    return Judged(attempt, strict, lenient, outcome)
+
+
+def read_run(run_dir: Path) -> RunData:
+    """A run directory's config and samples; `JournalError` if it is not a run directory."""
+    if not (run_dir / CONFIG_FILE).is_file():
+        raise JournalError(
+            f"{run_dir}: not a thinkeval run directory (no {CONFIG_FILE}); pass the folder "
+            "that `thinkeval run` wrote, e.g. runs/<run>"
+        )
+    config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
+    try:
+        budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
+        models = tuple(str(m["name"]) for m in config["models"])
+        tasks = tuple(str(t["name"]) for t in config["tasks"])
+        name = str(config["run"])
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise JournalError(
+            f"{run_dir / CONFIG_FILE}: missing or malformed field ({exc!r}); "
+            "it needs run, budgets [B1, B2], models[].name and tasks[].name"
+        ) from None
+    samples = {task: read_samples(run_dir, task) for task in tasks}
+    return RunData(run_dir, name, budgets, models, tasks, samples)
+
+
+def _check_combinable(runs: list[RunData]) -> None:
+    """Refuse runs whose numbers would mean different things side by side."""
+    first = runs[0]
+    given: dict[Path, Path] = {}
+    for run in runs:
+        key = run.path.resolve()
+        if key in given:
+            raise ThinkevalError(
+                f"run directory {run.path} is given twice (also as {given[key]}); give each once"
+            )
+        given[key] = run.path
+    for run in runs[1:]:
+        if run.budgets != first.budgets:
+            raise ThinkevalError(
+                f"cannot combine {first.path} (budgets {list(first.budgets)}) with {run.path} "
+                f"(budgets {list(run.budgets)}): fixed and adaptive accuracy are only comparable "
+                "at the same budgets; report them separately"
+            )
+        if set(run.tasks) != set(first.tasks):
+            raise ThinkevalError(
+                f"cannot combine {first.path} (tasks {', '.join(first.tasks)}) with {run.path} "
+                f"(tasks {', '.join(run.tasks)}): combined runs must cover the same tasks; "
+                "report them separately"
+            )
+    owner: dict[str, Path] = {}
+    for run in runs:
+        for model in run.models:
+            if model in owner:
+                raise ThinkevalError(
+                    f"model {model!r} appears in both {owner[model]} and {run.path}; a combined "
+                    "report needs each model from one run only (drop one of the run directories)"
+                )
+            owner[model] = run.path
+    for task in first.tasks:
+        gold: dict[str, tuple[str, Path]] = {}
+        for run in runs:
+            for sample in run.samples[task]:
+                seen = gold.setdefault(sample.id, (sample.gold, run.path))
+                if seen[0] != sample.gold:
+                    raise ThinkevalError(
+                        f"sample {sample.id} has gold {seen[0]!r} in {seen[1]} but "
+                        f"{sample.gold!r} in {run.path}: the runs asked different questions "
+                        "under the same id and cannot be compared"
+                    )
+
+
+def _read_attempts(run: RunData, cells: dict[tuple[str, str], ModelTask]) -> None:
+    """Fold a run's journal into `cells`, keeping the attempt that counts per sample and phase."""
+    gold = {(task, s.id): s.gold for task, items in run.samples.items() for s in items}
+    for attempt in iter_attempts(run.path):
+        cell = cells.get((attempt.model, attempt.task))
+        if cell is None or cell.run is not run or (attempt.task, attempt.sample_id) not in gold:
+            continue  # a model or sample outside this run's current selection
+        cell.attempts.append(attempt)
+        record = cell.records.setdefault(attempt.sample_id, SampleRecord())
+        current = record.fixed if attempt.phase == "fixed" else record.retry
+        if current is not None and current.outcome.status != "error":
+            continue  # first success wins, as in results.fold
+        try:
+            judged = judge(attempt, gold[(attempt.task, attempt.sample_id)])
+        except ValueError as exc:  # a task the scorers do not know
+            raise ThinkevalError(f"{run.path}: {exc}") from None
+        if attempt.phase == "fixed":
+            record.fixed = judged
+        else:
+            record.retry = judged
+
+
+def collect(run_dirs: list[Path]) -> Collection:
+    """Read and combine run directories; raise `ThinkevalError` if they cannot be combined."""
+    if not run_dirs:
+        raise ThinkevalError("no run directory given")
+    runs = [read_run(Path(d)) for d in run_dirs]
+    _check_combinable(runs)
+    models = [model for run in runs for model in run.models]
+    tasks = list(runs[0].tasks)
+    cells: dict[tuple[str, str], ModelTask] = {}
+    for run in runs:
+        for model in run.models:
+            for task in tasks:
+                cells[(model, task)] = ModelTask(model, task, run)
+    for run in runs:
+        _read_attempts(run, cells)
+    return Collection(runs, runs[0].budgets, models, tasks, cells)

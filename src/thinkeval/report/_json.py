@@ -1,0 +1,19 @@
+"""The report as JSON: the whole `Report` object, minus the per-sample texts."""
+
+from __future__ import annotations
+
+import orjson
+
+from ._model import Report
+
+
+def render_json(report: Report) -> str:
+    """Every number of the report (pairs, curves, usage included) as indented JSON.
+
+    Keys are sorted and there is no timestamp, so the same runs give the same bytes. Values
+    that do not exist (a Wilson bound on zero samples) are `null`.
+
+    >>> text = render_json(build_report([Path("runs/demo")]))  # doctest: +SKIP
+    """
+    data = report.model_dump(mode="json")
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"

@@ -313,3 +313,22 @@ def test_api_key_and_url_credentials_never_reach_the_run_directory(
             assert b"pa55word" not in data, path
     assert "sk-very-secret" not in output.out + output.err
     assert "pa55word" not in output.out + output.err
+
+
+def test_model_and_task_filters_run_only_that_part(tmp_path: Path, sim) -> None:
+    a, b = sim(model="a", seed=16), sim(model="b", seed=17)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "parts", "tasks": small_tasks(10),
+        "models": [model_entry("a", a.base_url), model_entry("b", b.base_url)]})
+    run_dir = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(run_dir), "--model", "b",
+                 "--task", "boolq"]) == 0
+    assert stats(a.base_url)["requests"] == 0
+    assert {(x.model, x.task) for x in iter_attempts(run_dir)} == {("b", "boolq")}
+    assert set(summary_of(run_dir)) == {("a", "boolq"), ("b", "boolq")}
+    assert summary_of(run_dir)["a", "boolq"]["fixed"]["pending"] == 10
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0  # then the rest
+    rows = summary_of(run_dir)
+    assert len(rows) == 6
+    for row in rows.values():
+        assert_counts_add_up(row)

@@ -22,6 +22,7 @@ examples:
   thinkeval run examples/compare.yaml              # runs/<run>/, resumes if it exists
   thinkeval run examples/compare.yaml --model qwen3-8b --task gsm8k
   thinkeval run examples/compare.yaml --output /data/runs/try1
+  thinkeval run examples/compare.yaml --detach     # in the background; see `thinkeval status`
 
 exit status: 0 all recorded; 1 finished but some requests failed (run again to retry
 only those); 2 bad input (config, dataset, server); 130 stopped (run again to resume)."""
@@ -43,6 +44,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ThinkevalError(str(exc)) from None
     run_dir = run_dir_for(config, args.output)
+    if args.detach:
+        from .background import detach, run_argv
+
+        return detach(run_argv(args, run_dir), run_dir)
     options = RunOptions(
         only_model=args.model,
         only_task=args.task,
@@ -102,6 +107,11 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "--allow-model-mismatch",
         action="store_true",
         help="run even if /v1/models does not list the configured model id",
+    )
+    parser.add_argument(
+        "--detach",
+        action="store_true",
+        help="run in the background, detached from this terminal; log in RUN_DIR/run.log",
     )
     parser.set_defaults(func=cmd_run)
 
@@ -167,6 +177,9 @@ ADDERS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_sim,
     _module_command("import-aisbench", "aisbench"),
     _module_command("report", "report.cli"),
+    _module_command("status", "status"),
+    _module_command("stop", "background"),
+    _module_command("verify", "verify"),
 ]
 
 

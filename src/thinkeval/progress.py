@@ -36,6 +36,7 @@ class RowCounts:
     failed: int = 0
     correct: int = 0
     started: float = 0.0
+    resumed: int = 0  # done before this process started: not part of its rate
 
 
 class RunProgress:
@@ -80,6 +81,7 @@ class RunProgress:
             )
         row.total += count + already_done
         row.done += already_done
+        row.resumed += already_done
         self._refresh(key)
 
     def record(self, attempt: Attempt) -> None:
@@ -102,7 +104,7 @@ class RunProgress:
     def _refresh(self, key: tuple[str, str]) -> None:
         row = self.rows[key]
         elapsed = max(time.monotonic() - row.started, 1e-9)
-        rate = f"{row.done / elapsed:.1f}/s" if row.done else ""
+        rate = f"{(row.done - row.resumed) / elapsed:.1f}/s" if row.done > row.resumed else ""
         self._progress.update(
             self._ids[key],
             total=row.total,

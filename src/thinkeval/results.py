@@ -7,6 +7,7 @@ successful attempt counts; an `error` attempt counts only while nothing better i
 
 from __future__ import annotations
 
+import fcntl
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,7 +20,14 @@ from . import __version__
 from .aisbench import imported_status
 from .journal import iter_attempts
 from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Sample
-from .rundir import CONFIG_FILE, SUMMARY_FILE, read_json, read_samples, write_json
+from .rundir import (
+    CONFIG_FILE,
+    SUMMARY_FILE,
+    read_json,
+    read_samples,
+    recorded_tasks,
+    write_json,
+)
 from .scoring import score
 
 OUTCOMES = (*STATUSES, "error")
@@ -196,7 +204,8 @@ def summarize(run_dir: Path) -> Summary:
     config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
     budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
     models = [m["name"] for m in config["models"]]
-    tasks = [t["name"] for t in config["tasks"]]
+    # A task in the config but never started (e.g. `run --task` chose another) has no samples yet.
+    tasks = [t["name"] for t in config["tasks"] if t["name"] in recorded_tasks(run_dir)]
     samples: dict[str, list[Sample]] = {task: read_samples(run_dir, task) for task in tasks}
     gold = {(task, s.id): s.gold for task, items in samples.items() for s in items}
     folded = fold(iter_attempts(run_dir), gold)
@@ -226,6 +235,13 @@ def summarize(run_dir: Path) -> Summary:
 
 
 def write_summary(run_dir: Path) -> Summary:
-    summary = summarize(run_dir)
-    write_json(run_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
+    """Recompute and write `summary.json`.
+
+    Shards finishing together each write it; the lock makes the last writer the one that read
+    every journal last, so the file never ends up older than the journals.
+    """
+    with (run_dir / ".summary.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        summary = summarize(run_dir)
+        write_json(run_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
     return summary

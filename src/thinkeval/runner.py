@@ -64,7 +64,8 @@ class Heartbeat:
                 "task": task,
                 "done": row.done,
                 "total": row.total,
-                "rate_per_s": row.done / max(time.monotonic() - row.started, 1e-9),
+                "rate_per_s": (row.done - row.resumed)
+                / max(time.monotonic() - row.started, 1e-9),
             }
             for (model, task), row in self.progress.rows.items()
         ]

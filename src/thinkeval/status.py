@@ -1,0 +1,391 @@
+"""`thinkeval status RUN_DIR`: where a run stands, from any terminal, while it runs or after.
+
+Counts come from the journal (every writer's file) and the recorded samples, folded exactly as
+`summary.json` folds them (`results.fold` and `results.count`), so the numbers here and there
+agree. Processes come from the heartbeats and pid files (`background.find_writers`).
+
+Rate and ETA come from the journal's timestamps, not from the heartbeats: an attempt finished at
+`started_at + latency_s`, and the rate of a row is the number of attempts that finished in the
+last `RATE_WINDOW_S` seconds divided by that window (or by the time since the earliest of those
+attempts started, when the process has not been running that long). Journal timestamps survive
+restarts and add up across shards, where each heartbeat only knows its own process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .background import FRESH_S, WriterProcess, find_writers
+from .errors import ThinkevalError
+from .journal import iter_attempts
+from .records import Attempt, Phase, Sample
+from .results import Counts, count, fold
+from .rundir import CONFIG_FILE, SAMPLES_DIR, read_json, read_samples
+
+RATE_WINDOW_S = 300.0
+# The shortest span a rate is measured over, so that the first finished requests of a fresh
+# process do not show an absurd rate.
+MIN_RATE_SPAN_S = 5.0
+
+
+@dataclass(frozen=True)
+class PhaseStatus:
+    """One model, task and phase. `ok` = correct + wrong + no_answer; `failed` = error attempts.
+
+    `total` is the number of samples in the fixed phase, and the retry candidates known so far
+    (fixed verdict empty or unfinished) in the retry phase; `done` = total - pending.
+    `rate_per_min` counts finished requests (errors included) over the last `RATE_WINDOW_S`,
+    while a process is alive; `eta_s` is the time left at that rate (for the retry phase it
+    includes the retries expected from the fixed work still pending, at the share seen so far).
+    """
+
+    model: str
+    task: str
+    phase: Phase
+    total: int
+    done: int
+    ok: int
+    correct: int
+    wrong: int
+    no_answer: int
+    truncated: int
+    empty: int
+    failed: int
+    pending: int
+    rate_per_min: float | None = None
+    eta_s: float | None = None
+    last_error: str | None = None
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """The whole picture `thinkeval status` shows, also its `--json` output."""
+
+    run: str | None
+    run_dir: str
+    budgets: list[int] | None
+    checked_at: float
+    state: str
+    alive: bool
+    complete: bool
+    writers: list[WriterProcess]
+    phases: list[PhaseStatus]
+    in_flight: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the `--json` output)."""
+        return asdict(self)
+
+
+@dataclass
+class _Timing:
+    """Finished-attempt timestamps of one row, for its rate."""
+
+    ends: list[float] = field(default_factory=list)
+    starts: list[float] = field(default_factory=list)
+    last_error: tuple[float, str] | None = None
+
+    def add(self, attempt: Attempt) -> None:
+        end = attempt.started_at + (attempt.latency_s or 0.0)
+        self.ends.append(end)
+        self.starts.append(attempt.started_at)
+        if attempt.error is not None and (self.last_error is None or end >= self.last_error[0]):
+            self.last_error = (end, f"{attempt.sample_id}: {attempt.error}")
+
+    def rate_per_s(self, now: float) -> float:
+        recent = [
+            start for start, end in zip(self.starts, self.ends, strict=True)
+            if now - RATE_WINDOW_S <= end <= now
+        ]
+        if not recent:
+            return 0.0
+        span = min(RATE_WINDOW_S, max(MIN_RATE_SPAN_S, now - min(recent)))
+        return len(recent) / span
+
+
+def _timed(
+    attempts: Iterable[Attempt], timings: dict[tuple[str, str, str], _Timing]
+) -> Iterator[Attempt]:
+    # One pass over the journal feeds both the fold and the timings: a journal can be large.
+    for attempt in attempts:
+        timings[attempt.model, attempt.task, attempt.phase].add(attempt)
+        yield attempt
+
+
+def _eta(remaining: float, rate_per_s: float) -> float | None:
+    if remaining <= 0:
+        return 0.0
+    return remaining / rate_per_s if rate_per_s > 0 else None
+
+
+def _phase_rows(
+    model: str,
+    task: str,
+    counts: Counts,
+    timings: dict[tuple[str, str, str], _Timing],
+    now: float | None,
+) -> list[PhaseStatus]:
+    """The fixed and retry rows of one model and task; rates only when `now` is given (alive)."""
+    fixed, retry = counts.fixed, counts.retry
+    answered = counts.total - fixed.pending - fixed.error
+    # Retries still to come from the fixed work pending, at the candidate share seen so far;
+    # unknown before the first fixed answer.
+    expected: float | None = 0.0
+    if fixed.pending:
+        expected = fixed.pending * retry.candidates / answered if answered else None
+    rows = []
+    for phase, block, total, more in (
+        ("fixed", fixed, counts.total, 0.0),
+        ("retry", retry, retry.candidates, expected),
+    ):
+        timing = timings.get((model, task, phase)) or _Timing()
+        rate = None if now is None else timing.rate_per_s(now)
+        eta = None if rate is None or more is None else _eta(block.pending + more, rate)
+        unresolved = timing.last_error if block.error else None
+        rows.append(PhaseStatus(
+            model=model, task=task, phase=phase, total=total, done=total - block.pending,
+            ok=block.correct + block.wrong + block.no_answer,
+            correct=block.correct, wrong=block.wrong, no_answer=block.no_answer,
+            truncated=block.unfinished, empty=block.empty, failed=block.error,
+            pending=block.pending,
+            rate_per_min=None if rate is None else rate * 60.0,
+            eta_s=eta,
+            last_error=unresolved[1] if unresolved else None,
+        ))
+    return rows
+
+
+def _recorded_samples(run_dir: Path, tasks: list[str], notes: list[str]) -> dict[str, list[Sample]]:
+    samples: dict[str, list[Sample]] = {}
+    for task in tasks:
+        if (run_dir / SAMPLES_DIR / f"{task}.jsonl").exists():
+            samples[task] = read_samples(run_dir, task)
+        else:
+            notes.append(f"task {task}: not started yet (no {SAMPLES_DIR}/{task}.jsonl)")
+    return samples
+
+
+def _overall_state(writers: list[WriterProcess], complete: bool) -> str:
+    if any(w.alive for w in writers):
+        return "starting" if all(w.state == "starting" for w in writers if w.alive) else "running"
+    if not writers:
+        return "complete" if complete else "not running"
+    for state in ("failed", "dead", "lost", "unresponsive", "exited", "stopped"):
+        if any(w.state == state for w in writers):
+            return state
+    return "finished"
+
+
+def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
+    """Read where the run in `run_dir` stands: processes, counts per model, task and phase."""
+    now = time.time() if now is None else now
+    writers = find_writers(run_dir, now)
+    alive = any(w.alive for w in writers)
+    notes: list[str] = []
+    config_path = run_dir / CONFIG_FILE
+    if not config_path.exists():
+        if not writers:
+            raise ThinkevalError(
+                f"{run_dir}: no {CONFIG_FILE} and no process; is this a thinkeval run directory?"
+            )
+        notes.append(f"no {CONFIG_FILE} yet: the run has not loaded its config and samples")
+        return RunStatus(
+            run=None, run_dir=str(run_dir), budgets=None, checked_at=now,
+            state=_overall_state(writers, False), alive=alive, complete=False,
+            writers=writers, phases=[], notes=notes,
+        )
+    config: dict[str, Any] = read_json(config_path)
+    budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
+    models = [str(m["name"]) for m in config["models"]]
+    samples = _recorded_samples(run_dir, [str(t["name"]) for t in config["tasks"]], notes)
+    gold = {(task, s.id): s.gold for task, items in samples.items() for s in items}
+    timings: dict[tuple[str, str, str], _Timing] = defaultdict(_Timing)
+    folded = fold(_timed(iter_attempts(run_dir), timings), gold)
+
+    phases: list[PhaseStatus] = []
+    complete = len(samples) == len(config["tasks"])
+    for model in models:
+        for task, items in samples.items():
+            per_sample = folded.get((model, task), {})
+            counts = count([per_sample.get(s.id) for s in items], budgets)
+            complete &= counts.fixed.pending == 0 and counts.retry.pending == 0
+            rate_now = now if alive else None
+            phases += _phase_rows(model, task, counts, timings, rate_now)
+    in_flight: dict[str, int] = {}
+    for writer in writers:
+        if writer.alive and writer.model:
+            in_flight[writer.model] = in_flight.get(writer.model, 0) + writer.in_flight
+    failed = sum(p.failed for p in phases)
+    if failed and not alive:
+        notes.append(
+            f"{failed} request(s) failed after retries; run the same command again to retry "
+            "only those"
+        )
+    for writer in writers:
+        if not writer.alive and writer.state in ("dead", "exited", "failed") and writer.log:
+            notes.append(f"{writer.writer}: {writer.state}; see {writer.log}")
+    return RunStatus(
+        run=str(config.get("run")), run_dir=str(run_dir), budgets=list(budgets), checked_at=now,
+        state=_overall_state(writers, complete), alive=alive, complete=complete,
+        writers=writers, phases=phases, in_flight=in_flight, notes=notes,
+    )
+
+
+def format_duration(seconds: float | None) -> str:
+    """`45s`, `3m10s`, `2h05m`; `-` when unknown."""
+    if seconds is None or math.isinf(seconds):
+        return "-"
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def _clip(text: str | None, width: int = 60) -> str:
+    if not text:
+        return "-"
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_STATE_STYLE = {
+    "running": "green", "starting": "green", "finished": "bold", "complete": "bold",
+    "stopped": "yellow", "failed": "red", "dead": "red", "lost": "red", "unresponsive": "red",
+    "exited": "yellow",
+}
+
+
+def _styled(state: str) -> str:
+    style = _STATE_STYLE.get(state)
+    return f"[{style}]{state}[/]" if style else state
+
+
+def render(status: RunStatus, console: Console) -> None:
+    """Print `status` as a header, a table of processes and a table of progress."""
+    budgets = f" · budgets {status.budgets[0]} → {status.budgets[1]}" if status.budgets else ""
+    complete = " · complete" if status.complete else ""
+    console.print(
+        f"[bold]{escape(status.run or '?')}[/] · {escape(status.run_dir)}{budgets} · "
+        f"{_styled(status.state)}{complete}"
+    )
+    if status.writers:
+        writers = Table(title="processes", title_justify="left")
+        for column in ("writer", "host", "pid", "state", "heartbeat", "model", "in flight",
+                       "last error"):
+            writers.add_column(column, justify="right" if column == "in flight" else "left")
+        for w in status.writers:
+            age = "-" if w.heartbeat_age_s is None else f"{format_duration(w.heartbeat_age_s)} ago"
+            state = w.state + (f" ({w.exit_status})" if w.exit_status is not None else "")
+            writers.add_row(
+                w.writer, escape(w.host or "-"), str(w.pid or "-"), _styled(state), age,
+                escape(w.model or "-"), str(w.in_flight) if w.alive else "-",
+                escape(_clip(w.last_error)),
+            )
+        console.print(writers)
+    if status.phases:
+        table = Table(title="progress (from the journal)", title_justify="left")
+        for column in ("model", "task", "phase"):
+            table.add_column(column)
+        for column in ("done/total", "ok", "trunc", "empty", "failed", "in flight", "rate/min",
+                       "ETA"):
+            table.add_column(column, justify="right")
+        seen_models: set[str] = set()
+        for p in status.phases:
+            first = p.model not in seen_models
+            seen_models.add(p.model)
+            flight = status.in_flight.get(p.model)
+            table.add_row(
+                escape(p.model), escape(p.task), p.phase, f"{p.done}/{p.total}", str(p.ok),
+                str(p.truncated), str(p.empty), str(p.failed),
+                str(flight) if first and flight is not None else "",
+                "-" if p.rate_per_min is None else f"{p.rate_per_min:.1f}",
+                "done" if p.eta_s == 0 and p.pending == 0 else format_duration(p.eta_s),
+            )
+        console.print(table)
+    errors = [p for p in status.phases if p.last_error]
+    for p in errors:
+        console.print(
+            f"last error {escape(p.model)} · {escape(p.task)} · {p.phase}: "
+            f"{escape(_clip(p.last_error, 120))}"
+        )
+    for note in status.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
+
+
+HELP = "show where a run stands: processes, progress per model/task/phase, rate, ETA"
+DESCRIPTION = f"""\
+Show a run's progress from any terminal, while it runs or after. Counts come from the journal
+(all shard files) and match summary.json: per model, task and phase done/total, ok (correct +
+wrong + no_answer), trunc (unfinished: cut off by the token limit), empty, failed (transport
+errors, asked again by the next run), requests in flight, rate and ETA. A process is alive when
+its pid exists on this host and its heartbeat is at most {FRESH_S:g} s old; a heartbeat from
+another host is judged by its age only."""
+EPILOG = """\
+examples:
+  thinkeval status runs/qwen3-compare
+  thinkeval status runs/qwen3-compare --watch 10      # refresh until the run ends
+  thinkeval status runs/qwen3-compare --json | jq '.phases[] | select(.pending > 0)'
+
+See docs/operations.md for every field."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the status command's arguments to `parser`."""
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
+    parser.add_argument(
+        "--json", action="store_true",
+        help="print JSON instead of tables (with --watch: one JSON document per line)",
+    )
+    parser.add_argument(
+        "--watch", type=float, metavar="SECONDS",
+        help="refresh every SECONDS until no process of the run is alive",
+    )
+
+
+def _show(status: RunStatus, as_json: bool, console: Console, watching: bool) -> None:
+    if as_json:
+        indent = None if watching else 2
+        print(json.dumps(status.to_json(), indent=indent, sort_keys=True), flush=True)
+        return
+    if watching and console.is_terminal:
+        console.clear()
+    render(status, console)
+
+
+def run(args: argparse.Namespace) -> int:
+    """`thinkeval status RUN_DIR [--json] [--watch SECONDS]`; 0 unless RUN_DIR is no run."""
+    run_dir: Path = args.run_dir
+    if not run_dir.is_dir():
+        raise ThinkevalError(f"{run_dir}: no such run directory")
+    watch: float | None = args.watch
+    if watch is not None and watch <= 0:
+        raise ThinkevalError(f"--watch must be a positive number of seconds, got {watch}")
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=160)  # logs and pipes: do not wrap at 80
+    try:
+        while True:
+            status = read_status(run_dir)
+            _show(status, args.json, console, watching=watch is not None)
+            # A process that still exists keeps the watch going even while its heartbeat lags
+            # (a resume reading a large journal holds the event loop for a while).
+            if watch is None or not any(w.active for w in status.writers):
+                return 0
+            time.sleep(watch)
+    except KeyboardInterrupt:
+        return 0  # leaving --watch with Ctrl-C is the normal way out

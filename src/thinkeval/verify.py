@@ -1,0 +1,345 @@
+"""`thinkeval verify RUN_DIR`: is the run complete, and did it keep the protocol exactly?
+
+All journal files (the main run and every shard) are combined. For every model and task of
+`config.json` and every sample of `samples/<task>.jsonl`:
+
+* the fixed phase is recorded exactly once;
+* the retry phase is recorded exactly once for the candidates (fixed verdict `empty` or
+  `unfinished`) and never for the others;
+* attempts were sent at the run's budgets.
+
+A sample+phase recorded successfully more than once (two shards with overlapping splits, a
+journal copied twice) is a duplicate. A sample whose only attempts in a phase are transport
+errors is `error-only`: the next `thinkeval run` asks it again. Attempts for models, tasks or
+samples outside the run are `unknown`. The fixed verdict that decides candidacy is the one
+`summary.json` uses (the strict scorer applied to the first successful fixed attempt), so
+`verify` and the summary agree on the number of candidates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from .background import find_writers
+from .errors import ThinkevalError
+from .journal import journal_files
+from .records import RETRY_STATUSES, Attempt, Phase, Sample
+from .rundir import CONFIG_FILE, SAMPLES_DIR, read_json, read_samples
+from .scoring import score
+
+# Ids listed per problem in the readable output; --json lists all of them.
+SHOWN_IDS = 10
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One journal line, reduced to what the checks need (a journal can hold gigabytes)."""
+
+    where: str  # "shard-1-of-3.jsonl:12"
+    ok: bool
+    phase: Phase
+    budget: int
+    content: str | None
+    finish_reason: str | None
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A sample and phase recorded successfully more than once, with every place it is."""
+
+    sample_id: str
+    phase: Phase
+    lines: list[str]
+
+
+@dataclass(frozen=True)
+class WrongBudget:
+    sample_id: str
+    phase: Phase
+    budget: int
+    where: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """An attempt for a model, task or sample that the run does not have."""
+
+    model: str
+    task: str
+    sample_id: str
+    where: str
+
+
+@dataclass
+class TaskCheck:
+    """The verification of one model on one task."""
+
+    model: str
+    task: str
+    samples: int
+    fixed_recorded: int = 0
+    candidates: int = 0
+    retry_recorded: int = 0
+    missing_fixed: list[str] = field(default_factory=list)
+    missing_retry: list[str] = field(default_factory=list)
+    error_only_fixed: list[str] = field(default_factory=list)
+    error_only_retry: list[str] = field(default_factory=list)
+    duplicated: list[Duplicate] = field(default_factory=list)
+    unexpected_retries: list[str] = field(default_factory=list)
+    wrong_budget: list[WrongBudget] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not (self.missing_fixed or self.missing_retry or self.error_only_fixed
+                    or self.error_only_retry)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.duplicated or self.unexpected_retries or self.wrong_budget)
+
+
+@dataclass
+class Verification:
+    """Everything `verify` found; `ok` when the run is complete and clean."""
+
+    run: str
+    run_dir: str
+    budgets: list[int]
+    tasks: list[TaskCheck]
+    unknown: list[Unknown] = field(default_factory=list)
+    invalid_lines: list[str] = field(default_factory=list)
+    missing_samples: list[str] = field(default_factory=list)
+    torn_tails: list[str] = field(default_factory=list)
+    live_writers: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing_samples and all(t.complete for t in self.tasks)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.unknown or self.invalid_lines) and all(t.clean for t in self.tasks)
+
+    @property
+    def ok(self) -> bool:
+        return self.complete and self.clean
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the `--json` output), with `ok`, `complete` and `clean`."""
+        data = asdict(self)
+        for row, check in zip(data["tasks"], self.tasks, strict=True):
+            row.update(complete=check.complete, clean=check.clean)
+        data.update(ok=self.ok, complete=self.complete, clean=self.clean)
+        return data
+
+
+# (model, task, sample id, phase)
+_Key = tuple[str, str, str, str]
+
+
+def _read_journals(run_dir: Path, found: Verification) -> dict[_Key, list[Seen]]:
+    """Every parseable attempt by (model, task, sample id, phase), in the order `fold` reads them.
+
+    Unlike `journal.iter_attempts`, a broken line is reported and skipped rather than fatal, so a
+    single bad line does not hide the rest of the check.
+    """
+    seen: dict[_Key, list[Seen]] = defaultdict(list)
+    for path in journal_files(run_dir):
+        try:
+            handle = path.open("rb")
+        except OSError as exc:
+            raise ThinkevalError(f"{path}: cannot read the journal: {exc.strerror}") from None
+        with handle:
+            for number, line in enumerate(handle, 1):
+                where = f"{path.name}:{number}"
+                if not line.endswith(b"\n"):
+                    found.torn_tails.append(where)
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    attempt = Attempt.model_validate_json(line)
+                except ValidationError as exc:
+                    first = exc.errors()[0]
+                    loc = ".".join(str(p) for p in first["loc"]) or "(line)"
+                    found.invalid_lines.append(f"{where}: {loc}: {first['msg']}")
+                    continue
+                key = (attempt.model, attempt.task, attempt.sample_id, attempt.phase)
+                seen[key].append(Seen(where, attempt.error is None, attempt.phase,
+                                      attempt.budget, attempt.content, attempt.finish_reason))
+    return seen
+
+
+def _check_sample(
+    check: TaskCheck,
+    sample: Sample,
+    fixed: list[Seen],
+    retry: list[Seen],
+    budgets: tuple[int, int],
+) -> None:
+    for entries, budget in ((fixed, budgets[0]), (retry, budgets[1])):
+        check.wrong_budget.extend(
+            WrongBudget(sample.id, entry.phase, entry.budget, entry.where)
+            for entry in entries
+            if entry.budget != budget
+        )
+    fixed_ok = [entry for entry in fixed if entry.ok]
+    retry_ok = [entry.where for entry in retry if entry.ok]
+    if len(fixed_ok) > 1:
+        check.duplicated.append(Duplicate(sample.id, "fixed", [e.where for e in fixed_ok]))
+    if not fixed_ok:
+        (check.error_only_fixed if fixed else check.missing_fixed).append(sample.id)
+        if retry:
+            check.unexpected_retries.append(sample.id)
+        return
+    check.fixed_recorded += 1
+    first = fixed_ok[0]
+    candidate = score(sample.task, first.content, first.finish_reason, sample.gold).status
+    if candidate not in RETRY_STATUSES:
+        if retry:
+            check.unexpected_retries.append(sample.id)
+        return
+    check.candidates += 1
+    if len(retry_ok) > 1:
+        check.duplicated.append(Duplicate(sample.id, "retry", retry_ok))
+    if retry_ok:
+        check.retry_recorded += 1
+    else:
+        (check.error_only_retry if retry else check.missing_retry).append(sample.id)
+
+
+def verify_run(run_dir: Path) -> Verification:
+    """Check the run in `run_dir` for completeness and protocol violations."""
+    config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
+    budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
+    models = [str(m["name"]) for m in config["models"]]
+    tasks = [str(t["name"]) for t in config["tasks"]]
+    found = Verification(run=str(config.get("run")), run_dir=str(run_dir),
+                         budgets=list(budgets), tasks=[])
+    found.live_writers = [w.describe() for w in find_writers(run_dir) if w.alive]
+    samples: dict[str, list[Sample]] = {}
+    for task in tasks:
+        if (run_dir / SAMPLES_DIR / f"{task}.jsonl").exists():
+            samples[task] = read_samples(run_dir, task)
+        else:
+            found.missing_samples.append(task)
+    seen = _read_journals(run_dir, found)
+    known: set[tuple[str, str, str]] = set()
+    for model in models:
+        for task, items in samples.items():
+            check = TaskCheck(model=model, task=task, samples=len(items))
+            for sample in items:
+                known.add((model, task, sample.id))
+                _check_sample(
+                    check, sample, seen.get((model, task, sample.id, "fixed"), []),
+                    seen.get((model, task, sample.id, "retry"), []), budgets,
+                )
+            found.tasks.append(check)
+    for (model, task, sample_id, _), entries in seen.items():
+        if (model, task, sample_id) not in known:
+            found.unknown.extend(Unknown(model, task, sample_id, e.where) for e in entries)
+    return found
+
+
+def _ids(ids: list[str]) -> str:
+    shown = ", ".join(ids[:SHOWN_IDS])
+    more = len(ids) - SHOWN_IDS
+    return shown + (f" … and {more} more" if more > 0 else "")
+
+
+def render(found: Verification, console: Console) -> None:
+    """Print the verification: one line per model and task, then every problem."""
+    b1, b2 = found.budgets
+    console.print(f"[bold]{escape(found.run)}[/] · {escape(found.run_dir)} · budgets {b1} → {b2}")
+    if found.live_writers:
+        console.print(
+            f"[yellow]the run is still in progress ({escape(', '.join(found.live_writers))}); "
+            "this is a snapshot[/]"
+        )
+    for check in found.tasks:
+        mark = "[green]✓[/]" if check.complete and check.clean else "[red]✗[/]"
+        console.print(
+            f"{mark} {escape(check.model)} · {escape(check.task)}: fixed "
+            f"{check.fixed_recorded}/{check.samples}, retry {check.retry_recorded}/"
+            f"{check.candidates} candidates"
+        )
+        problems: list[tuple[str, list[str]]] = [
+            ("missing fixed", check.missing_fixed),
+            ("missing retry", check.missing_retry),
+            ("error-only fixed (run again to re-ask)", check.error_only_fixed),
+            ("error-only retry (run again to re-ask)", check.error_only_retry),
+            ("unexpected retry (fixed verdict not empty/unfinished, or no fixed answer)",
+             check.unexpected_retries),
+            ("duplicated", [f"{d.sample_id} {d.phase} ({', '.join(d.lines)})"
+                            for d in check.duplicated]),
+            ("wrong budget", [f"{w.sample_id} {w.phase} budget {w.budget} ({w.where})"
+                              for w in check.wrong_budget]),
+        ]
+        for name, ids in problems:
+            if ids:
+                console.print(f"    {name}: {len(ids)}: {escape(_ids(ids))}")
+    for task in found.missing_samples:
+        console.print(f"[red]✗[/] task {escape(task)}: no {SAMPLES_DIR}/{escape(task)}.jsonl "
+                      "(never started)")
+    if found.unknown:
+        items = [f"{u.model}/{u.task}/{u.sample_id} ({u.where})" for u in found.unknown]
+        console.print(f"[red]✗[/] attempts for unknown samples: {len(items)}: "
+                      f"{escape(_ids(items))}")
+    if found.invalid_lines:
+        console.print(f"[red]✗[/] invalid journal lines: {len(found.invalid_lines)}: "
+                      f"{escape(_ids(found.invalid_lines))}")
+    if found.torn_tails:
+        console.print(f"note: torn last line (a write cut by a crash; never counted, cut when "
+                      f"the journal is next opened): {escape(', '.join(found.torn_tails))}")
+    if found.ok:
+        console.print("[green]complete and clean[/]")
+    else:
+        failures = [name for name, bad in (("incomplete", not found.complete),
+                                           ("not clean", not found.clean)) if bad]
+        console.print(f"[red]{' and '.join(failures)}[/]")
+
+
+HELP = "check that a run is complete and kept the protocol (all journal files combined)"
+DESCRIPTION = """\
+Combine every journal file of RUN_DIR (main run and shards) and check: each sample of each model
+and task once in the fixed phase; exactly the candidates (fixed verdict empty or unfinished) once
+in the retry phase and nothing else retried; attempts at the run's budgets. Lists missing ids,
+duplicated ids (recorded successfully more than once, e.g. overlapping shards), unexpected
+retries, error-only samples (run again to re-ask them) and attempts for unknown samples."""
+EPILOG = """\
+examples:
+  thinkeval verify runs/qwen3-compare
+  thinkeval verify runs/qwen3-compare --json | jq '.tasks[] | select(.complete | not)'
+
+exit status: 0 complete and clean; 1 something is missing or wrong; 2 not a run directory."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the verify command's arguments to `parser`."""
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`thinkeval verify RUN_DIR [--json]`: 0 only when complete and clean."""
+    run_dir: Path = args.run_dir
+    if not run_dir.is_dir():
+        raise ThinkevalError(f"{run_dir}: no such run directory")
+    found = verify_run(run_dir)
+    if args.json:
+        print(json.dumps(found.to_json(), indent=2, sort_keys=True))
+    else:
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=160)
+        render(found, console)
+    return 0 if found.ok else 1

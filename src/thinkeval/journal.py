@@ -15,6 +15,7 @@ import fcntl
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -35,23 +36,22 @@ def journal_files(run_dir: Path) -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
-def _parse(path: Path, number: int, line: bytes) -> Attempt:
-    try:
-        return Attempt.model_validate_json(line)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(line)"
-        raise JournalError(
-            f"{path}:{number}: not a valid attempt record ({where}: {first['msg']}); "
-            "move the file aside or fix that line"
-        ) from None
+@dataclass(frozen=True)
+class JournalLine:
+    """One line of a journal file: its attempt, or what is wrong with it."""
+
+    path: Path
+    number: int
+    attempt: Attempt | None
+    problem: str | None = None  # e.g. "sample_id: Field required"
+    torn: bool = False  # a last line without its newline: a write cut short by a crash
 
 
-def iter_attempts(run_dir: Path) -> Iterator[Attempt]:
-    """Every recorded attempt of a run, file by file, in write order.
+def scan(run_dir: Path) -> Iterator[JournalLine]:
+    """Every line of every journal file, file by file, in write order; never raises for content.
 
-    A last line without its newline is a write torn by a crash and is skipped; a broken line
-    anywhere else is corruption and raises `JournalError` naming the file and line.
+    A torn last line ends its file's scan. Callers decide whether a bad line is fatal
+    (`iter_attempts`) or something to report (`thinkeval verify`).
     """
     for path in journal_files(run_dir):
         try:
@@ -61,9 +61,32 @@ def iter_attempts(run_dir: Path) -> Iterator[Attempt]:
         with handle:
             for number, line in enumerate(handle, 1):
                 if not line.endswith(b"\n"):
-                    break  # torn tail: the attempt never counted as done
-                if line.strip():
-                    yield _parse(path, number, line)
+                    yield JournalLine(path, number, None, torn=True)
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    yield JournalLine(path, number, Attempt.model_validate_json(line))
+                except ValidationError as exc:
+                    first = exc.errors()[0]
+                    where = ".".join(str(p) for p in first["loc"]) or "(line)"
+                    yield JournalLine(path, number, None, f"{where}: {first['msg']}")
+
+
+def iter_attempts(run_dir: Path) -> Iterator[Attempt]:
+    """Every recorded attempt of a run, file by file, in write order.
+
+    A last line without its newline is a write torn by a crash and is skipped; a broken line
+    anywhere else is corruption and raises `JournalError` naming the file and line.
+    """
+    for line in scan(run_dir):
+        if line.attempt is not None:
+            yield line.attempt
+        elif not line.torn:
+            raise JournalError(
+                f"{line.path}:{line.number}: not a valid attempt record ({line.problem}); "
+                "move the file aside or fix that line"
+            )
 
 
 class Journal:

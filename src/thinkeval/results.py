@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from . import __version__
 from .aisbench import imported_status
 from .journal import iter_attempts
-from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Sample
+from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Sample, Verdict
 from .rundir import (
     CONFIG_FILE,
     SUMMARY_FILE,
@@ -57,9 +57,19 @@ class SampleResult:
         return self.retry if self.candidate else self.fixed
 
 
-def outcome_of(attempt: Attempt, gold: str) -> Outcome:
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """An attempt's outcome as the numbers count it, with both scorers' verdicts behind it."""
+
+    outcome: Outcome
+    strict: Verdict | None  # None for a transport error
+    lenient: Verdict | None
+
+
+def judge(attempt: Attempt, gold: str) -> Judgement:
+    """Score one attempt strictly and leniently, applying the run-level rules once."""
     if attempt.error is not None:
-        return Outcome("error", False, None)
+        return Judgement(Outcome("error", False, None), None, None)
     strict = score(attempt.task, attempt.content, attempt.finish_reason, gold)
     lenient = score(
         attempt.task,
@@ -70,7 +80,16 @@ def outcome_of(attempt: Attempt, gold: str) -> Outcome:
         scorer="lenient",
     )
     status = imported_status(attempt, strict)
-    return Outcome(status, lenient.is_correct, attempt.usage.completion_tokens)
+    if status != strict.status:
+        # Imported replies carry no finish_reason: no legal answer there means cut off.
+        rule = f"{strict.rule or 'no rule matched'}; imported, scorer said {strict.status}"
+        strict = Verdict(status, strict.answer, rule)  # type: ignore[arg-type]
+    outcome = Outcome(status, lenient.is_correct, attempt.usage.completion_tokens)
+    return Judgement(outcome, strict, lenient)
+
+
+def outcome_of(attempt: Attempt, gold: str) -> Outcome:
+    return judge(attempt, gold).outcome
 
 
 def fold(

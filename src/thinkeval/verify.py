@@ -25,14 +25,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
 from .background import find_writers
 from .errors import ThinkevalError
-from .journal import journal_files
-from .records import RETRY_STATUSES, Attempt, Phase, Sample
+from .journal import scan
+from .records import RETRY_STATUSES, Phase, Sample
 from .rundir import CONFIG_FILE, SAMPLES_DIR, read_json, read_samples
 from .scoring import score
 
@@ -153,29 +152,18 @@ def _read_journals(run_dir: Path, found: Verification) -> dict[_Key, list[Seen]]
     single bad line does not hide the rest of the check.
     """
     seen: dict[_Key, list[Seen]] = defaultdict(list)
-    for path in journal_files(run_dir):
-        try:
-            handle = path.open("rb")
-        except OSError as exc:
-            raise ThinkevalError(f"{path}: cannot read the journal: {exc.strerror}") from None
-        with handle:
-            for number, line in enumerate(handle, 1):
-                where = f"{path.name}:{number}"
-                if not line.endswith(b"\n"):
-                    found.torn_tails.append(where)
-                    break
-                if not line.strip():
-                    continue
-                try:
-                    attempt = Attempt.model_validate_json(line)
-                except ValidationError as exc:
-                    first = exc.errors()[0]
-                    loc = ".".join(str(p) for p in first["loc"]) or "(line)"
-                    found.invalid_lines.append(f"{where}: {loc}: {first['msg']}")
-                    continue
-                key = (attempt.model, attempt.task, attempt.sample_id, attempt.phase)
-                seen[key].append(Seen(where, attempt.error is None, attempt.phase,
-                                      attempt.budget, attempt.content, attempt.finish_reason))
+    for line in scan(run_dir):
+        where = f"{line.path.name}:{line.number}"
+        attempt = line.attempt
+        if line.torn:
+            found.torn_tails.append(where)
+            continue
+        if attempt is None:
+            found.invalid_lines.append(f"{where}: {line.problem}")
+            continue
+        key = (attempt.model, attempt.task, attempt.sample_id, attempt.phase)
+        seen[key].append(Seen(where, attempt.error is None, attempt.phase,
+                              attempt.budget, attempt.content, attempt.finish_reason))
     return seen
 
 

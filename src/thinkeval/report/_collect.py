@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import results
 from ..errors import JournalError, ThinkevalError
 from ..journal import iter_attempts
 from ..records import Attempt, Sample, Verdict
-from ..results import Outcome, SampleResult, outcome_of
+from ..results import Outcome, SampleResult
 from ..rundir import CONFIG_FILE, read_json, read_samples
-from ..scoring import score
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,29 +93,9 @@ class Collection:
 
 
 def judge(attempt: Attempt, gold: str) -> Judged:
-    """The attempt's outcome, exactly as the summary counts it, and both scorers' verdicts.
-
-    The outcome comes from `results.outcome_of` itself, so any rule it applies (e.g. imported
-    replies without a finish reason) reaches the report unchanged. The verdicts are scored again
-    only for what the sample browser shows beside the status: the extracted answer and the rule.
-    """
-    outcome = outcome_of(attempt, gold)
-    if attempt.error is not None:
-        return Judged(attempt, None, None, outcome)
-    strict = score(attempt.task, attempt.content, attempt.finish_reason, gold)
-    lenient = score(
-        attempt.task,
-        attempt.content,
-        attempt.finish_reason,
-        gold,
-        reasoning=attempt.reasoning,
-        scorer="lenient",
-    )
-    if strict.status != outcome.status:
-        # The results rules overrode the scorer: show the status that counts, and why it differs.
-        rule = f"{strict.rule or 'no rule matched'}; scorer said {strict.status}"
-        strict = Verdict(outcome.status, strict.answer, rule)  # type: ignore[arg-type]
-    return Judged(attempt, strict, lenient, outcome)
+    """The attempt's outcome, exactly as the summary counts it, and both scorers' verdicts."""
+    judgement = results.judge(attempt, gold)
+    return Judged(attempt, judgement.strict, judgement.lenient, judgement.outcome)
 
 
 def read_run(run_dir: Path) -> RunData:

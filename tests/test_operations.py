@@ -418,3 +418,28 @@ def test_three_shards_sharing_a_run_equal_one_process(tmp_path: Path, sim) -> No
     assert status["state"] == "finished" and status["complete"]
     assert_status_matches_summary(status, shared)
     assert verify_run(shared).ok
+
+
+def test_api_key_stays_out_of_a_detached_runs_files_and_log(
+    tmp_path: Path, sim, detached: list[Path]
+) -> None:
+    secret = "sk-detached-secret-4242"
+    server = sim(model="m", seed=23)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "key", "tasks": [{"name": "boolq", "limit": 20}],
+        "models": [model_entry("m", server.base_url, api_key_env="TE_DETACHED_KEY")]})
+    run_dir = tmp_path / "out"
+    detached.append(run_dir)
+    env = dict(ENV, TE_DETACHED_KEY=secret)
+    proc = subprocess.run(
+        [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir),
+         "--detach"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    pid = json.loads((run_dir / "run.pid").read_text())["pid"]
+    wait_for(lambda: not is_thinkeval_process(pid), 90, "the detached run to finish")
+    assert "exit status 0" in (run_dir / "run.log").read_text()
+    files = [p for p in run_dir.rglob("*") if p.is_file()]
+    assert run_dir / "run.log" in files and run_dir / "journal" / "main.jsonl" in files
+    for path in files:
+        assert secret.encode() not in path.read_bytes(), path
+    assert secret not in proc.stdout + proc.stderr

@@ -48,6 +48,9 @@ DEMO_MODELS = (
     SimulatedModel("sim-qwen3-8b-bf16", "vllm-latest", 1, 0.15, 0.02, 0.10),
     SimulatedModel("sim-qwen3-8b-w8a8", "vllm-0.10", 2, 0.19, 0.03, 0.12),
 )
+# Long reasoning that sometimes ends just before a budget, so the answer itself is cut off
+# (`unfinished`), not only the thinking (`empty`).
+DEMO_LONG_TOKENS = "1990-8160"
 
 
 def free_port() -> int:
@@ -88,6 +91,7 @@ def simulators(models: tuple[SimulatedModel, ...], data_dir: Path) -> Iterator[d
                 "--p-long", str(model.p_long),
                 "--p-never", str(model.p_never),
                 "--p-wrong", str(model.p_wrong),
+                "--long-tokens", DEMO_LONG_TOKENS,
                 "--data-dir", str(data_dir),
             ]  # fmt: skip
             process = subprocess.Popen(

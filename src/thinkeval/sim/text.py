@@ -176,12 +176,18 @@ def conclusion(flavour: str, value: str) -> list[str]:
     return [" So", " the", " answer", " is", " " + value, "."]
 
 
-# Final-answer phrasings per task, as a Qwen3 model varies them. `{v}` is the answer.
+# Final-answer phrasings per task, as a Qwen3 model varies them. `{v}` is the answer. A GSM8K
+# reply restates its solution before the answer, as real ones do, so a budget can end inside it.
+_RECAP = (
+    "To solve this, we work through the quantities in the question one at a time. "
+    "First we find each intermediate amount from the numbers given, then we combine them, "
+    "and finally we check the arithmetic once more so that nothing is counted twice.\n\n"
+)
 GSM8K_FORMS = (
-    "So the total is {v}.\n\nThe answer is {v}",
-    "Putting it all together gives {v}.\n\n\\boxed{{{v}}}",
-    "That makes {v} in total.\n\nFinal answer: {v}",
-    "Therefore the result is {v}.\n\n#### {v}",
+    _RECAP + "So the total is {v}.\n\nThe answer is {v}",
+    _RECAP + "Putting it all together gives {v}.\n\n\\boxed{{{v}}}",
+    _RECAP + "That makes {v} in total.\n\nFinal answer: {v}",
+    _RECAP + "Therefore the result is {v}.\n\n#### {v}",
 )
 BOOLQ_FORMS = ("{v}", "Answer: {v}", "{v}. {word}")
 CEVAL_FORMS = (

@@ -19,6 +19,7 @@ from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.journal import iter_attempts
 from thinkeval.records import RETRY_STATUSES, Attempt
+from thinkeval.rundir import read_samples
 from thinkeval.scoring import score
 
 FIXTURE = Path(__file__).parent / "fixtures" / "aisbench" / "20250628_151326"
@@ -111,8 +112,8 @@ def test_import_writes_a_run_directory(tmp_path: Path, data_dir: Path) -> None:
         {"name": "boolq", "limit": 2, "range": None},
         {"name": "gsm8k", "limit": 6, "range": None},
     ]
-    samples = (run_dir / "samples" / "ceval.jsonl").read_text().splitlines()
-    assert [json.loads(line)["id"] for line in samples] == [f"ceval/law/{i}" for i in range(3)]
+    samples = read_samples(run_dir, "ceval")
+    assert [s.id for s in samples] == [f"ceval/law/{i}" for i in range(3)]
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["complete"] is False  # the retries are still to be asked
     written = yaml.safe_load((run_dir / "aisbench-import.yaml").read_text())

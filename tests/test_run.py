@@ -19,6 +19,7 @@ from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.journal import iter_attempts
 from thinkeval.records import RETRY_STATUSES
+from thinkeval.rundir import read_samples
 
 STATUSES = ("correct", "wrong", "no_answer", "empty", "unfinished", "error")
 
@@ -110,7 +111,9 @@ def test_two_models_three_full_tasks(tmp_path: Path, sim, all_samples) -> None:
     assert json.loads((run_dir / "config.json").read_text())["budgets"] == [2048, 8192]
     card = json.loads((run_dir / "models" / "sim-w8a8.json").read_text())
     assert card["id"] == "sim-w8a8" and card["max_model_len"] == 40960
-    assert len((run_dir / "samples" / "gsm8k.jsonl").read_text().splitlines()) == 1319
+    recorded = read_samples(run_dir, "gsm8k")
+    assert recorded == all_samples["gsm8k"]  # prompts kept exactly, exemplars stored once
+    assert (run_dir / "samples" / "gsm8k.jsonl").stat().st_size < 1_000_000
 
 
 def test_rerun_asks_nothing_and_gives_the_same_numbers(tmp_path: Path, sim) -> None:

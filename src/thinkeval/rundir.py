@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +41,20 @@ def run_dir_for(config: RunConfig, output: str | Path | None) -> Path:
     return Path(output) if output is not None else Path("runs") / config.run
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that readers see the old or the new file, never half."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace `path` with `data` so that readers see the old or the new file, never half.
+
+    `data` may be an iterable of chunks, written as they come: large files never sit in memory.
+    """
+    chunks = [data] if isinstance(data, bytes) else data
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
             os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide results from teammates
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+                for chunk in chunks:
+                    handle.write(chunk)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, path)
@@ -130,33 +136,66 @@ def sample_to_json(sample: Sample) -> dict[str, Any]:
     }
 
 
+def _shared_prefix(samples: list[Sample]) -> tuple[dict[str, str], ...]:
+    """The leading messages every sample has (GSM8K's few-shot exemplars), else ()."""
+    if len(samples) < 2:
+        return ()
+    first = samples[0].messages[:-1]
+    length = len(first)
+    for sample in samples[1:]:
+        while length and sample.messages[:length] != first[:length]:
+            length -= 1
+        if not length:
+            return ()
+    return first[:length]
+
+
 def write_samples(run_dir: Path, task: str, samples: list[Sample]) -> None:
-    lines = b"".join(orjson.dumps(sample_to_json(s)) + b"\n" for s in samples)
-    write_atomic(run_dir / SAMPLES_DIR / f"{task}.jsonl", lines)
+    """Write the samples, their shared leading messages (few-shot exemplars) stored once.
+
+    Line 1 is `{"shared_messages": [...]}`; each sample line then holds only its own messages.
+    """
+    prefix = _shared_prefix(samples)
+
+    def lines() -> Iterator[bytes]:
+        yield orjson.dumps({"shared_messages": list(prefix)}) + b"\n"
+        for sample in samples:
+            row = sample_to_json(sample)
+            row["messages"] = row["messages"][len(prefix) :]
+            yield orjson.dumps(row) + b"\n"
+
+    write_atomic(run_dir / SAMPLES_DIR / f"{task}.jsonl", lines())
 
 
 def read_samples(run_dir: Path, task: str) -> list[Sample]:
     """The samples a run asked for `task`, as recorded at its start."""
     path = run_dir / SAMPLES_DIR / f"{task}.jsonl"
     samples = []
+    prefix: tuple[dict[str, str], ...] = ()
     try:
-        lines = path.read_bytes().splitlines()
+        handle = path.open("rb")
     except FileNotFoundError:
         raise JournalError(f"{path}: not found; is this a thinkeval run directory?") from None
-    for number, line in enumerate(lines, 1):
-        try:
-            row = orjson.loads(line)
-            samples.append(
-                Sample(
-                    id=row["id"],
-                    task=row["task"],
-                    messages=tuple(row["messages"]),
-                    gold=row["gold"],
-                    subset=row.get("subset"),
+    with handle:
+        for number, line in enumerate(handle, 1):
+            try:
+                row = orjson.loads(line)
+                if number == 1 and "shared_messages" in row:
+                    prefix = tuple(row["shared_messages"])
+                    continue
+                samples.append(
+                    Sample(
+                        id=row["id"],
+                        task=row["task"],
+                        messages=(*prefix, *row["messages"]),
+                        gold=row["gold"],
+                        subset=row.get("subset"),
+                    )
                 )
-            )
-        except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
-            raise JournalError(f"{path}:{number}: not a valid sample record ({exc})") from None
+            except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+                raise JournalError(
+                    f"{path}:{number}: not a valid sample record ({exc})"
+                ) from None
     return samples
 
 

@@ -6,6 +6,7 @@ Each function takes the row as a mapping plus `where`, a human-readable location
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -41,15 +42,21 @@ def gsm8k_sample(row: Mapping[str, Any], index: int, where: str) -> Sample:
     if not gold:
         raise DatasetError(f"{where}: field 'answer' has nothing after '####'")
     prompt = aisbench_prompts()["gsm8k_4shot_cot_chat"]
-    # Copies, so that no two samples share a mutable message dict.
-    exemplars = [dict(message) for message in prompt["exemplars"]]
     question_message = user_message(fill(prompt["question_template"], question=question))
     return Sample(
         id=f"gsm8k/{index}",
         task="gsm8k",
-        messages=(*exemplars, question_message),
+        messages=(*_gsm8k_exemplars(), question_message),
         gold=gold,
     )
+
+
+@functools.cache
+def _gsm8k_exemplars() -> tuple[dict[str, str], ...]:
+    # One set of exemplar messages shared by every sample: a 100,000-sample run would otherwise
+    # hold 800,000 identical dicts. Messages are never mutated after loading.
+    prompt = aisbench_prompts()["gsm8k_4shot_cot_chat"]
+    return tuple(dict(message) for message in prompt["exemplars"])
 
 
 def boolq_sample(row: Mapping[str, Any], where: str) -> Sample:

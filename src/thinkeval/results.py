@@ -225,7 +225,9 @@ def summarize(run_dir: Path) -> Summary:
     models = [m["name"] for m in config["models"]]
     # A task in the config but never started (e.g. `run --task` chose another) has no samples yet.
     tasks = [t["name"] for t in config["tasks"] if t["name"] in recorded_tasks(run_dir)]
-    samples: dict[str, list[Sample]] = {task: read_samples(run_dir, task) for task in tasks}
+    samples: dict[str, list[Sample]] = {
+        task: read_samples(run_dir, task, messages=False) for task in tasks
+    }
     gold = {(task, s.id): s.gold for task, items in samples.items() for s in items}
     folded = fold(iter_attempts(run_dir), gold)
     results = []

@@ -167,8 +167,12 @@ def write_samples(run_dir: Path, task: str, samples: list[Sample]) -> None:
     write_atomic(run_dir / SAMPLES_DIR / f"{task}.jsonl", lines())
 
 
-def read_samples(run_dir: Path, task: str) -> list[Sample]:
-    """The samples a run asked for `task`, as recorded at its start."""
+def read_samples(run_dir: Path, task: str, messages: bool = True) -> list[Sample]:
+    """The samples a run asked for `task`, as recorded at its start.
+
+    With `messages=False` the prompts are left out (`Sample.messages` is empty): counting
+    results needs only ids, golds and subsets, and a large run's prompts are most of its size.
+    """
     path = run_dir / SAMPLES_DIR / f"{task}.jsonl"
     samples = []
     prefix: tuple[dict[str, str], ...] = ()
@@ -187,7 +191,7 @@ def read_samples(run_dir: Path, task: str) -> list[Sample]:
                     Sample(
                         id=row["id"],
                         task=row["task"],
-                        messages=(*prefix, *row["messages"]),
+                        messages=(*prefix, *row["messages"]) if messages else (),
                         gold=row["gold"],
                         subset=row.get("subset"),
                     )

@@ -172,7 +172,7 @@ def _recorded_samples(run_dir: Path, tasks: list[str], notes: list[str]) -> dict
     samples: dict[str, list[Sample]] = {}
     for task in tasks:
         if (run_dir / SAMPLES_DIR / f"{task}.jsonl").exists():
-            samples[task] = read_samples(run_dir, task)
+            samples[task] = read_samples(run_dir, task, messages=False)
         else:
             notes.append(f"task {task}: not started yet (no {SAMPLES_DIR}/{task}.jsonl)")
     return samples

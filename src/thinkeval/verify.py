@@ -217,7 +217,7 @@ def verify_run(run_dir: Path) -> Verification:
     samples: dict[str, list[Sample]] = {}
     for task in tasks:
         if (run_dir / SAMPLES_DIR / f"{task}.jsonl").exists():
-            samples[task] = read_samples(run_dir, task)
+            samples[task] = read_samples(run_dir, task, messages=False)
         else:
             found.missing_samples.append(task)
     seen = _read_journals(run_dir, found)

@@ -58,8 +58,13 @@ def read_jsonl(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str,
 
     `line` is 1-based and `where` names the file and line for error messages.
     """
-    # Split on "\n" only: str.splitlines would also break at U+2028 inside a JSON string.
-    for number, text in enumerate(_read_text(path, data_dir).split("\n"), start=1):
+    # Binary lines split on "\n" only (str.splitlines would also break at U+2028 inside a JSON
+    # string), and are read one at a time so a large file never sits in memory whole.
+    for number, raw in enumerate(_open_binary(path, data_dir), start=1):
+        try:
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{path} line {number}: not valid UTF-8 ({exc.reason})") from exc
         if not text.strip():
             continue
         where = f"{path} line {number}"
@@ -118,6 +123,20 @@ def _universal_newlines(value: str) -> str:
     # AISBench opens the CSVs without newline="", so line breaks inside quoted fields reach the
     # prompt as "\n"; do the same to stay byte-exact.
     return value.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _open_binary(path: Path, data_dir: Path) -> Iterator[bytes]:
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError as exc:
+        raise DatasetError(
+            f"{path}: file not found (data dir {data_dir}; expected"
+            f" {path.relative_to(data_dir)} inside it)"
+        ) from exc
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from exc
+    with handle:
+        yield from handle
 
 
 def _read_text(path: Path, data_dir: Path) -> str:

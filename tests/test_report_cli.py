@@ -78,19 +78,8 @@ def test_unusable_input_raises_a_user_error(tmp_path: Path) -> None:
         run(_args(str(_run(tmp_path)), "--resamples", "0"))
 
 
-def test_module_plugs_into_the_cli_as_a_subcommand(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The shape `thinkeval.cli` uses for module commands: HELP, DESCRIPTION, EPILOG, run."""
-    from thinkeval.report import cli as module
+def test_thinkeval_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from thinkeval.cli import main
 
-    parser = argparse.ArgumentParser(prog="thinkeval")
-    sub = parser.add_subparsers(dest="command")
-    command = sub.add_parser(
-        "report", help=module.HELP, description=module.DESCRIPTION, epilog=module.EPILOG
-    )
-    module.add_arguments(command)
-    command.set_defaults(func=module.run)
-    args = parser.parse_args(["report", str(_run(tmp_path)), "--format", "json"])
-    assert args.func(args) == 0
+    assert main(["report", str(_run(tmp_path)), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["models"] == ["w8a8", "bf16"]

@@ -50,7 +50,6 @@ from .scoring import score
 from .scoring.numbers import canonical_number
 from .tasks import TASKS, load_samples, resolve_data_dir
 
-HELP = "import an AISBench output folder as the fixed phase of a run (then `run` retries)"
 DESCRIPTION = textwrap.dedent(
     """\
     Read AISBench's predictions (outputs/default/<timestamp>/predictions/<model>/*.json[l])

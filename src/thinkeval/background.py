@@ -440,7 +440,6 @@ def _detached_main(argv: list[str]) -> int:
 
 # ----------------------------------------------------------------------------- `thinkeval stop`
 
-HELP = "stop a background run gracefully (SIGTERM; nothing partial is recorded)"
 DESCRIPTION = """\
 Send SIGTERM to the thinkeval processes of RUN_DIR that run on this host (found from run.pid and
 the status/*.json heartbeats) and wait until they exit. Requests in flight are abandoned, nothing

@@ -34,7 +34,6 @@ from .endpoint import Endpoint, RequestFailed, error_message, parse_completion
 from .errors import ConfigError
 from .scoring import score
 
-HELP = "check a server before a run: model served, thinking on, reasoning field, budgets"
 DESCRIPTION = textwrap.dedent(
     """\
     Read /v1/models and send one short thinking request (a GSM8K-style question with

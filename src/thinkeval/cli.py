@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -69,12 +69,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_sim(args: argparse.Namespace) -> int:
-    from .sim.cli import run
-
-    return run(args)
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -116,20 +110,6 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=cmd_run)
 
 
-def _add_sim(sub: argparse._SubParsersAction) -> None:
-    from .sim.cli import add_arguments
-
-    parser = sub.add_parser(
-        "sim",
-        help="start a vLLM-faithful simulated server on 127.0.0.1 (for tests and the demo)",
-        description="Serve a simulated thinking model with vLLM's wire format. Not a real LLM.",
-        epilog="example:\n  thinkeval sim --port 8006 --profile vllm-0.10 --p-long 0.2 --seed 7",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_arguments(parser)
-    parser.set_defaults(func=cmd_sim)
-
-
 def _add_demo(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "demo",
@@ -150,40 +130,41 @@ def _add_demo(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=cmd_demo)
 
 
-def _module_command(name: str, module_name: str) -> Callable[[argparse._SubParsersAction], None]:
-    """A subcommand whose module provides HELP, DESCRIPTION, EPILOG, add_arguments and run."""
-
-    def add(sub: argparse._SubParsersAction) -> None:
-        import importlib
-
-        module = importlib.import_module(f"thinkeval.{module_name}")
-        parser = sub.add_parser(
-            name,
-            help=module.HELP,
-            description=module.DESCRIPTION,
-            epilog=module.EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        module.add_arguments(parser)
-        parser.set_defaults(func=module.run)
-
-    return add
+# Subcommands implemented in a module of their own: (module, one-line help). The module, which
+# provides DESCRIPTION, EPILOG, add_arguments and run, is imported only when its command is
+# chosen, so `thinkeval run` does not pay for numpy (reports) or the simulator.
+MODULE_COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("check", "check a server before a run: model served, thinking on, reasoning field"),
+    "sim": ("sim.cli", "start a vLLM-faithful simulated server on 127.0.0.1 (tests, the demo)"),
+    "report": ("report.cli", "write the report of one or more runs: Markdown, HTML or JSON"),
+    "status": ("status", "show where a run stands: progress per model/task/phase, rate, ETA"),
+    "stop": ("background", "stop a background run gracefully (nothing partial is recorded)"),
+    "verify": ("verify", "check that a run is complete: every sample exactly once per phase"),
+    "import-aisbench": ("aisbench", "import an AISBench output folder as a run's fixed phase"),
+}
 
 
-ADDERS: list[Callable[[argparse._SubParsersAction], None]] = [
-    _add_run,
-    _module_command("check", "check"),
-    _add_demo,
-    _add_sim,
-    _module_command("import-aisbench", "aisbench"),
-    _module_command("report", "report.cli"),
-    _module_command("status", "status"),
-    _module_command("stop", "background"),
-    _module_command("verify", "verify"),
-]
+def _add_module_command(sub: argparse._SubParsersAction, name: str, full: bool) -> None:
+    module_name, help_text = MODULE_COMMANDS[name]
+    if not full:
+        sub.add_parser(name, help=help_text)
+        return
+    import importlib
+
+    module = importlib.import_module(f"thinkeval.{module_name}")
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description=module.DESCRIPTION,
+        epilog=module.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    module.add_arguments(parser)
+    parser.set_defaults(func=module.run)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command-line parser; only the chosen subcommand's module is imported."""
     parser = argparse.ArgumentParser(
         prog="thinkeval",
         description=(
@@ -193,13 +174,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"thinkeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in ADDERS:
-        add(sub)
+    args = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in args if not a.startswith("-")), None)
+    _add_run(sub)
+    _add_demo(sub)
+    for name in MODULE_COMMANDS:
+        _add_module_command(sub, name, full=name == chosen)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -327,7 +327,6 @@ def render(status: RunStatus, console: Console) -> None:
         console.print(f"[yellow]note:[/] {escape(note)}")
 
 
-HELP = "show where a run stands: processes, progress per model/task/phase, rate, ETA"
 DESCRIPTION = f"""\
 Show a run's progress from any terminal, while it runs or after. Counts come from the journal
 (all shard files) and match summary.json: per model, task and phase done/total, ok (correct +

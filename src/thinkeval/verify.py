@@ -296,7 +296,6 @@ def render(found: Verification, console: Console) -> None:
         console.print(f"[red]{' and '.join(failures)}[/]")
 
 
-HELP = "check that a run is complete and kept the protocol (all journal files combined)"
 DESCRIPTION = """\
 Combine every journal file of RUN_DIR (main run and shards) and check: each sample of each model
 and task once in the fixed phase; exactly the candidates (fixed verdict empty or unfinished) once

@@ -17,7 +17,6 @@ from ..rundir import write_atomic
 FORMATS = ("md", "html", "json")
 HTML_DEFAULT_NAME = "report.html"
 
-HELP = "write the report of one or more runs: Markdown, one self-contained HTML page, or JSON"
 DESCRIPTION = textwrap.dedent(
     """\
     Read run directories (config, samples, journal; never the model) and report fixed vs

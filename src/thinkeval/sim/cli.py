@@ -51,6 +51,9 @@ _HELP: dict[str, str] = {
 }
 
 
+DESCRIPTION = "Serve a simulated thinking model with vLLM's wire format. Not a real LLM."
+EPILOG = "example:\n  thinkeval sim --port 8006 --profile vllm-0.10 --p-long 0.2 --seed 7"
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the simulator's options to `parser` (one flag per `SimConfig` field, plus --data-dir)."""
     for field in fields(SimConfig):

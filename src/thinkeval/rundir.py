@@ -41,10 +41,11 @@ def run_dir_for(config: RunConfig, output: str | Path | None) -> Path:
     return Path(output) if output is not None else Path("runs") / config.run
 
 
-def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+def write_atomic(path: Path, data: bytes | Iterable[bytes], durable: bool = True) -> None:
     """Replace `path` with `data` so that readers see the old or the new file, never half.
 
     `data` may be an iterable of chunks, written as they come: large files never sit in memory.
+    `durable=False` skips the fsync, for files that are rewritten every few seconds anyway.
     """
     chunks = [data] if isinstance(data, bytes) else data
     try:
@@ -56,7 +57,8 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
                 for chunk in chunks:
                     handle.write(chunk)
                 handle.flush()
-                os.fsync(handle.fileno())
+                if durable:
+                    os.fsync(handle.fileno())
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -65,9 +67,9 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
         raise JournalError(f"{path}: cannot write ({exc.strerror})") from None
 
 
-def write_json(path: Path, data: Any) -> None:
+def write_json(path: Path, data: Any, durable: bool = True) -> None:
     options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-    write_atomic(path, orjson.dumps(data, option=options) + b"\n")
+    write_atomic(path, orjson.dumps(data, option=options) + b"\n", durable)
 
 
 def read_json(path: Path) -> Any:

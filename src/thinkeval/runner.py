@@ -81,7 +81,9 @@ class Heartbeat:
             "last_error": (run.last_error if run else None) or self.error,
             "rows": rows,
         }
-        write_json(self.path, data)
+        # No fsync: the heartbeat is rewritten every few seconds, and a disk flush here would
+        # stall the event loop that keeps requests in flight.
+        write_json(self.path, data, durable=False)
 
     async def beat(self) -> None:
         while True:

@@ -115,8 +115,9 @@ def fold(
     return folded
 
 
-class FixedBlock(BaseModel):
-    budget: int
+class OutcomeCounts(BaseModel):
+    """How many samples ended in each outcome; `pending` ones have no reply recorded yet."""
+
     correct: int = 0
     wrong: int = 0
     no_answer: int = 0
@@ -124,30 +125,20 @@ class FixedBlock(BaseModel):
     unfinished: int = 0
     error: int = 0
     pending: int = 0
+
+
+class FixedBlock(OutcomeCounts):
+    budget: int
     accuracy: float = 0.0
 
 
-class RetryBlock(BaseModel):
+class RetryBlock(OutcomeCounts):
     budget: int
     candidates: int = 0
-    answered: int = 0
-    correct: int = 0
-    wrong: int = 0
-    no_answer: int = 0
-    empty: int = 0
-    unfinished: int = 0
-    error: int = 0
-    pending: int = 0
+    answered: int = 0  # retries that formed a legal final answer: correct + wrong
 
 
-class AdaptiveBlock(BaseModel):
-    correct: int = 0
-    wrong: int = 0
-    no_answer: int = 0
-    empty: int = 0
-    unfinished: int = 0
-    error: int = 0
-    pending: int = 0
+class AdaptiveBlock(OutcomeCounts):
     accuracy: float = 0.0
 
 

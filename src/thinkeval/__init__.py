@@ -1,4 +1,4 @@
-"""thinkeval: strict fixed-then-adaptive evaluation of thinking models.
+r"""thinkeval: strict fixed-then-adaptive evaluation of thinking models.
 
 The public Python API:
 

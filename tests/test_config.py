@@ -50,9 +50,14 @@ def test_task_entries_select_samples() -> None:
         minimal(tasks=["ceval", {"name": "gsm8k", "limit": 3}, {"name": "boolq", "range": "2:5"}])
     )
     items = list(range(10))
-    assert config.tasks[0].select(items) == items
-    assert config.tasks[1].select(items) == [0, 1, 2]
-    assert config.tasks[2].select(items) == [2, 3, 4]
+    assert list(config.tasks[0].select(items)) == items
+    assert list(config.tasks[1].select(items)) == [0, 1, 2]
+    assert list(config.tasks[2].select(items)) == [2, 3, 4]
+    # Selection streams: it stops reading a generator as soon as it has enough.
+    read: list[int] = []
+    stream = (read.append(i) or i for i in range(10))
+    assert list(config.tasks[2].select(stream)) == [2, 3, 4]
+    assert read == [0, 1, 2, 3, 4]
 
 
 @pytest.mark.parametrize(

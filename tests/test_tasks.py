@@ -418,7 +418,7 @@ def test_hub_gsm8k_rows() -> None:
             ]
         }
     )
-    samples = load_hub("gsm8k", hub)
+    samples = list(load_hub("gsm8k", hub))
     assert hub.calls == [("openai/gsm8k", "main", "test")]
     assert [(s.id, s.gold) for s in samples] == [("gsm8k/0", "1"), ("gsm8k/1", "1200")]
     assert samples[1].messages[-1]["content"] == f"Question: Many?{SUFFIX}"
@@ -430,7 +430,7 @@ def test_hub_super_glue_boolq_int_labels() -> None:
         {"question": "q1", "passage": "T -- p1", "idx": 1, "label": 0},
     ]
     hub = FakeHub({("super_glue", "boolq", "validation"): rows})
-    samples = load_hub("boolq", hub)
+    samples = list(load_hub("boolq", hub))
     assert [(s.id, s.gold) for s in samples] == [("boolq/0", "A"), ("boolq/1", "B")]
     assert samples[0].messages[0]["content"] == "T -- p0\nQuestion: q0\nA. Yes\nB. No\nAnswer:"
 
@@ -440,7 +440,7 @@ def test_hub_boolq_unlabelled_row_is_refused() -> None:
     test_split_row = {"question": "q", "passage": "p", "idx": 5, "label": -1}
     rows = [good, test_split_row]
     with pytest.raises(DatasetError, match=r"boolq, validation\) row 1: unknown label -1"):
-        load_hub("boolq", FakeHub({("super_glue", "boolq", "validation"): rows}))
+        list(load_hub("boolq", FakeHub({("super_glue", "boolq", "validation"): rows})))
 
 
 def test_hub_ceval_rows_per_subject() -> None:
@@ -460,7 +460,7 @@ def test_hub_ceval_rows_per_subject() -> None:
         ]
 
     hub = FakeHub({("ceval/ceval-exam", s, "val"): rows(s) for s in CEVAL_SUBJECTS})
-    samples = load_hub("ceval", hub)
+    samples = list(load_hub("ceval", hub))
     assert hub.calls == [("ceval/ceval-exam", s, "val") for s in CEVAL_SUBJECTS]
     assert [s.id for s in samples[:3]] == [
         "ceval/college_economics/0",
@@ -494,7 +494,7 @@ def test_hub_and_local_rows_give_the_same_samples(
         }
     )
     for task in TASKS:
-        assert load_hub(task, hub) == real[task], task
+        assert list(load_hub(task, hub)) == real[task], task
 
 
 def test_hub_failure_is_a_dataset_error() -> None:
@@ -502,7 +502,7 @@ def test_hub_failure_is_a_dataset_error() -> None:
         raise ConnectionError("no route to host")
 
     with pytest.raises(DatasetError, match=r"could not load openai/gsm8k .*no route to host"):
-        load_hub("gsm8k", offline)
+        list(load_hub("gsm8k", offline))
 
 
 def test_missing_datasets_package(monkeypatch: pytest.MonkeyPatch) -> None:

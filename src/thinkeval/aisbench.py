@@ -707,7 +707,7 @@ def import_aisbench(
         )
     check_resumable(run_dir, config)
 
-    selected = {sel.name: sel.select(samples[sel.name]) for sel in config.tasks}
+    selected = {sel.name: list(sel.select(samples[sel.name])) for sel in config.tasks}
     for task, items in selected.items():
         write_samples(run_dir, task, items)
     write_config(run_dir, config)

@@ -6,10 +6,12 @@ Every mistake is reported as a `ConfigError` that names the file and the key pat
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
@@ -24,6 +26,7 @@ RESERVED_GENERATION_KEYS = frozenset(
 )
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _RANGE = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
+T = TypeVar("T")
 
 
 class _Strict(BaseModel):
@@ -74,16 +77,16 @@ class TaskSelection(_Strict):
             raise ValueError("give either limit or range, not both")
         return self
 
-    def select(self, items: list[Any]) -> list[Any]:
-        """Apply `limit` / `range` to the task's samples in dataset order."""
+    def select(self, items: Iterable[T]) -> Iterator[T]:
+        """Apply `limit` / `range` to the task's samples in dataset order, as they stream."""
         if self.limit is not None:
-            return items[: self.limit]
+            return itertools.islice(items, self.limit)
         if self.range is not None:
             match = _RANGE.match(self.range)
             assert match is not None  # validated above
             start, end = (int(g) if g else None for g in match.groups())
-            return items[start:end]
-        return items
+            return itertools.islice(items, start, end)
+        return iter(items)
 
 
 class ModelConfig(_Strict):

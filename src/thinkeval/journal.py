@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import orjson
 from pydantic import ValidationError
@@ -45,48 +46,78 @@ class JournalLine:
     attempt: Attempt | None
     problem: str | None = None  # e.g. "sample_id: Field required"
     torn: bool = False  # a last line without its newline: a write cut short by a crash
+    offset: int = 0  # where the line starts in the file
 
 
-def scan(run_dir: Path) -> Iterator[JournalLine]:
-    """Every line of every journal file, file by file, in write order; never raises for content.
+def scan(run_dir: Path, files: list[Path] | None = None) -> Iterator[JournalLine]:
+    """Every line of every journal file (or of `files`), file by file, in write order; never
+    raises for content.
 
     A torn last line ends its file's scan. Callers decide whether a bad line is fatal
     (`iter_attempts`) or something to report (`thinkeval verify`).
     """
-    for path in journal_files(run_dir):
+    for path in journal_files(run_dir) if files is None else files:
         try:
             handle = path.open("rb")
         except OSError as exc:
             raise JournalError(f"{path}: cannot read the journal: {exc.strerror}") from None
         with handle:
+            offset = 0
             for number, line in enumerate(handle, 1):
+                start, offset = offset, offset + len(line)
                 if not line.endswith(b"\n"):
-                    yield JournalLine(path, number, None, torn=True)
+                    yield JournalLine(path, number, None, torn=True, offset=start)
                     break
                 if not line.strip():
                     continue
-                try:
-                    yield JournalLine(path, number, Attempt.model_validate_json(line))
-                except ValidationError as exc:
-                    first = exc.errors()[0]
-                    where = ".".join(str(p) for p in first["loc"]) or "(line)"
-                    yield JournalLine(path, number, None, f"{where}: {first['msg']}")
+                attempt, problem = _parse(line)
+                yield JournalLine(path, number, attempt, problem, offset=start)
 
 
-def iter_attempts(run_dir: Path) -> Iterator[Attempt]:
-    """Every recorded attempt of a run, file by file, in write order.
+def _parse(line: bytes) -> tuple[Attempt | None, str | None]:
+    try:
+        return Attempt.model_validate_json(line), None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(line)"
+        return None, f"{where}: {first['msg']}"
+
+
+def iter_located(
+    run_dir: Path, files: list[Path] | None = None
+) -> Iterator[tuple[Attempt, Path, int]]:
+    """`(attempt, journal file, offset of its line)` for every recorded attempt, in write order.
 
     A last line without its newline is a write torn by a crash and is skipped; a broken line
     anywhere else is corruption and raises `JournalError` naming the file and line.
     """
-    for line in scan(run_dir):
+    for line in scan(run_dir, files):
         if line.attempt is not None:
-            yield line.attempt
+            yield line.attempt, line.path, line.offset
         elif not line.torn:
             raise JournalError(
                 f"{line.path}:{line.number}: not a valid attempt record ({line.problem}); "
                 "move the file aside or fix that line"
             )
+
+
+def iter_attempts(run_dir: Path) -> Iterator[Attempt]:
+    """Every recorded attempt of a run, file by file, in write order (see `iter_located`)."""
+    for attempt, _, _ in iter_located(run_dir):
+        yield attempt
+
+
+def read_attempt_line(handle: IO[bytes], offset: int, path: Path) -> Attempt:
+    """The attempt on the line starting at `offset` of an open journal file."""
+    handle.seek(offset)
+    line = handle.readline()
+    attempt, problem = _parse(line) if line.endswith(b"\n") else (None, "torn line")
+    if attempt is None:
+        raise JournalError(
+            f"{path}: no valid attempt record at byte {offset} ({problem}); the journal "
+            "changed while it was read"
+        )
+    return attempt
 
 
 class Journal:

@@ -4,28 +4,32 @@
 2. Samples whose fixed verdict is `empty` or `unfinished` are asked exactly once more at
    `budgets[1]`; `wrong` and `no_answer` never are, and there is no third round.
 
-Work for all tasks of a model shares one queue, so the server stays saturated across task
+One pool of workers serves all tasks of a model, so the server stays saturated across task
 boundaries; a retry is queued as soon as its fixed verdict is known, ahead of fixed work, so the
-longest requests start first and the tail of the run stays short. Resuming reads the journal and
-asks only what is not recorded yet (transport errors included).
+longest requests start first and the tail of the run stays short. Fixed work streams from the
+run's samples files as workers take it, so memory does not grow with the number of samples.
+Resuming reads the journal and asks only what is not recorded yet (transport errors included).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .config import ModelConfig, redact_url
+from .counted import RETRY_CANDIDATE, UNJUDGED, CountedAttempts, IdIndex, Journals, recorded
 from .dispatch import Dispatcher, Outcome
 from .endpoint import RequestFailed
 from .errors import ServerError
 from .journal import Journal
 from .records import RETRY_STATUSES, Attempt, Phase, Sample
+from .rundir import SamplesFile
 from .scoring import score
 
 
@@ -55,65 +59,49 @@ class Shard:
         return zlib.crc32(sample_id.encode()) % self.count == self.index - 1
 
 
-@dataclass
-class SampleProgress:
-    """What the journal already holds for one sample of one model."""
-
-    fixed_done: bool = False
-    fixed_status: str | None = None
-    prompt_tokens: int | None = None
-    retry_done: bool = False
-
-
-def resume_state(
-    attempts: Iterable[Attempt], model: str, gold: dict[tuple[str, str], str]
-) -> dict[tuple[str, str], SampleProgress]:
-    """Per (task, sample id): which phases are recorded (error attempts do not count).
-
-    The retry decision uses the verdict recorded with the fixed attempt; records without one
-    (imported from other harnesses) are scored here against `gold`.
-    """
-    state: dict[tuple[str, str], SampleProgress] = {}
-    for attempt in attempts:
-        if attempt.model != model or attempt.error is not None:
-            continue
-        key = (attempt.task, attempt.sample_id)
-        entry = state.setdefault(key, SampleProgress())
-        if attempt.phase == "fixed" and not entry.fixed_done:
-            entry.fixed_done = True
-            entry.fixed_status = attempt.verdict or score(
-                attempt.task, attempt.content, attempt.finish_reason, gold.get(key, "")
-            ).status
-            entry.prompt_tokens = attempt.usage.prompt_tokens
-        elif attempt.phase == "retry":
-            entry.retry_done = True
-    return state
-
-
-@dataclass(order=True)
+@dataclass(slots=True)
 class WorkItem:
-    priority: int
-    seq: int
-    sample: Sample = field(compare=False)
-    phase: Phase = field(compare=False)
-    budget: int = field(compare=False)
-    prompt_tokens: int | None = field(compare=False, default=None)
+    """One request to make. `sample` is None for a retry found in the journal at start: its
+    prompt is read from the samples file at `offset` when the request is sent."""
+
+    task: str
+    phase: Phase
+    budget: int
+    offset: int
+    sample: Sample | None = None
+    prompt_tokens: int | None = None
 
 
-# Called after each recorded attempt: (attempt, verdict status or None for an error).
+@dataclass
+class Plan:
+    """What a model still needs per task: requests to make, and attempts already recorded."""
+
+    queued: dict[str, int] = field(default_factory=dict)
+    recorded: dict[str, int] = field(default_factory=dict)
+
+
+# Called after each recorded attempt.
 Observer = Callable[[Attempt], None]
 
 
 class ModelRun:
-    """Runs both phases of the protocol for one model over its tasks' samples."""
+    """Runs both phases of the protocol for one model over its tasks' samples.
+
+    Samples stream from the run's samples files: fixed work is read as workers need it, so
+    memory does not grow with the number of samples. `counted` is what the journal already
+    holds for this model (`counted.count_journal`); those attempts are not asked again.
+    """
 
     def __init__(
         self,
         model: ModelConfig,
-        samples: dict[str, list[Sample]],
+        run_dir: Path,
+        tasks: list[str],
         budgets: tuple[int, int],
         journal: Journal,
-        state: dict[tuple[str, str], SampleProgress],
+        journals: Journals,
+        indexes: dict[str, IdIndex],
+        counted: dict[tuple[str, str], CountedAttempts],
         *,
         max_model_len: int | None = None,
         shard: Shard | None = None,
@@ -121,39 +109,82 @@ class ModelRun:
         stop: asyncio.Event | None = None,
     ) -> None:
         self.model = model
-        self.samples = samples
+        self.run_dir = run_dir
+        self.tasks = tasks
         self.budgets = budgets
         self.journal = journal
-        self.state = state
+        self.journals = journals
+        self.indexes = indexes
+        self.counted = counted
         self.max_model_len = max_model_len
         self.shard = shard
         self.observer = observer or (lambda attempt: None)
         self.stop = stop or asyncio.Event()
-        self._queue: asyncio.PriorityQueue[WorkItem] = asyncio.PriorityQueue()
-        self._seq = itertools.count()
+        # Retries go first: the longest requests start early and the run's tail stays short.
+        self._retries: deque[WorkItem] = deque()
+        self._fixed: Iterator[WorkItem] = iter(())
+        self._prompts: dict[str, SamplesFile] = {}
+        self._busy = 0  # items taken and not finished: they may still add a retry
+        self._wake = asyncio.Event()
         self._fatal: BaseException | None = None
         self.in_flight = 0
         self.last_error: str | None = None
 
-    def plan(self) -> dict[tuple[str, Phase], int]:
-        """Queue the work not yet recorded; return how much per (task, phase)."""
-        counts: dict[tuple[str, Phase], int] = {}
-        for task, samples in self.samples.items():
-            for sample in samples:
-                entry = self.state.get((task, sample.id))
-                if entry is None or not entry.fixed_done:
-                    self._put(sample, "fixed")
-                    counts[task, "fixed"] = counts.get((task, "fixed"), 0) + 1
-                elif entry.fixed_status in RETRY_STATUSES and not entry.retry_done:
-                    self._put(sample, "retry", entry.prompt_tokens)
-                    counts[task, "retry"] = counts.get((task, "retry"), 0) + 1
-        return counts
+    def _owned(self, samples: SamplesFile) -> Iterator[tuple[int, Sample]]:
+        for offset, sample in samples:
+            if self.shard is None or self.shard.owns(sample.id):
+                yield offset, sample
 
-    def _put(self, sample: Sample, phase: Phase, prompt_tokens: int | None = None) -> None:
-        budget = self.budgets[0] if phase == "fixed" else self.budgets[1]
-        priority = 0 if phase == "retry" else 1
-        item = WorkItem(priority, next(self._seq), sample, phase, budget, prompt_tokens)
-        self._queue.put_nowait(item)
+    def _refs(self, task: str, sample_id: str) -> tuple[int, int]:
+        """References to the recorded fixed and retry attempts (0 when none)."""
+        entry = self.counted.get((self.model.name, task))
+        if entry is None:
+            return 0, 0
+        slot = self.indexes[task].slot(sample_id)
+        return (0, 0) if slot is None else (entry.fixed[slot], entry.retry[slot])
+
+    def _needs_retry(self, task: str, ref: int, gold: str) -> bool:
+        """Whether the recorded fixed attempt at `ref` was empty or cut off."""
+        if ref & RETRY_CANDIDATE:
+            return True
+        if not ref & UNJUDGED:
+            return False
+        # Imported from another harness: no verdict was recorded with it.
+        attempt = self.journals.read(ref)
+        verdict = score(task, attempt.content, attempt.finish_reason, gold)
+        return verdict.status in RETRY_STATUSES
+
+    def plan(self) -> Plan:
+        """Count the work not yet recorded and queue the retries the journal already calls for.
+
+        Fixed work is not queued: it streams from the samples files while the run goes on.
+        """
+        plan = Plan()
+        for task in self.tasks:
+            queued = done = 0
+            with SamplesFile(self.run_dir, task, messages=False) as samples:
+                for offset, sample in self._owned(samples):
+                    fixed, retry = self._refs(task, sample.id)
+                    done += recorded(fixed) + recorded(retry)
+                    if not recorded(fixed):
+                        queued += 1
+                    elif not recorded(retry) and self._needs_retry(task, fixed, sample.gold):
+                        tokens = self.journals.read(fixed).usage.prompt_tokens
+                        self._retries.append(
+                            WorkItem(task, "retry", self.budgets[1], offset, None, tokens)
+                        )
+                        queued += 1
+            plan.queued[task] = queued
+            plan.recorded[task] = done
+        return plan
+
+    def _fixed_work(self) -> Iterator[WorkItem]:
+        for task in self.tasks:
+            with SamplesFile(self.run_dir, task) as samples:
+                for offset, sample in self._owned(samples):
+                    fixed, _ = self._refs(task, sample.id)
+                    if not recorded(fixed):
+                        yield WorkItem(task, "fixed", self.budgets[0], offset, sample)
 
     def _max_tokens(self, budget: int, prompt_tokens: int | None) -> tuple[int, int | None]:
         """The budget, clamped to what fits in the context; and the budget if it was clamped."""
@@ -163,6 +194,14 @@ class ModelRun:
         if 0 < room < budget:
             return room, budget
         return budget, None
+
+    def _sample(self, item: WorkItem) -> Sample:
+        if item.sample is None:
+            prompts = self._prompts.get(item.task)
+            if prompts is None:
+                prompts = self._prompts[item.task] = SamplesFile(self.run_dir, item.task)
+            item.sample = prompts.at(item.offset)
+        return item.sample
 
     def _body(self, sample: Sample, max_tokens: int) -> dict[str, Any]:
         body: dict[str, Any] = dict(self.model.generation)
@@ -176,7 +215,7 @@ class ModelRun:
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         max_tokens, clamped_from = self._max_tokens(item.budget, item.prompt_tokens)
-        body = self._body(item.sample, max_tokens)
+        body = self._body(self._sample(item), max_tokens)
         outcome = await dispatcher.chat(body)
         failure = outcome.failure
         if (
@@ -204,11 +243,12 @@ class ModelRun:
         clamped_from: int | None,
         outcome: Outcome,
     ) -> Attempt:
+        sample = self._sample(item)
         request = {k: v for k, v in body.items() if k != "messages"}
         common: dict[str, Any] = {
             "model": self.model.name,
-            "task": item.sample.task,
-            "sample_id": item.sample.id,
+            "task": sample.task,
+            "sample_id": sample.id,
             "phase": item.phase,
             "budget": item.budget,
             "max_tokens": max_tokens,
@@ -228,7 +268,7 @@ class ModelRun:
                 error_kind=outcome.failure.kind,
             )
         reply = outcome.timed.reply
-        verdict = score(item.sample.task, reply.content, reply.finish_reason, item.sample.gold)
+        verdict = score(sample.task, reply.content, reply.finish_reason, sample.gold)
         return Attempt(
             **common,
             content=reply.content,
@@ -242,12 +282,22 @@ class ModelRun:
             answer=verdict.answer,
         )
 
+    async def _next_item(self) -> WorkItem | None:
+        """The next request to make, or None when the model is done (or the run stops)."""
+        while not self.stop.is_set():
+            item = self._retries.popleft() if self._retries else next(self._fixed, None)
+            if item is not None:
+                self._busy += 1
+                return item
+            if self._busy == 0:
+                return None  # nothing left, and nothing in flight can add a retry
+            self._wake.clear()
+            await self._wake.wait()
+        return None
+
     async def _worker(self, dispatcher: Dispatcher) -> None:
-        while True:
-            item = await self._queue.get()
+        while (item := await self._next_item()) is not None:
             try:
-                if self.stop.is_set():
-                    continue
                 self.in_flight += 1
                 try:
                     attempt = await self._ask(item, dispatcher)
@@ -269,7 +319,12 @@ class ModelRun:
                     and attempt.error is None
                     and attempt.verdict in RETRY_STATUSES
                 ):
-                    self._put(item.sample, "retry", attempt.usage.prompt_tokens)
+                    self._retries.append(
+                        WorkItem(
+                            item.task, "retry", self.budgets[1], item.offset, item.sample,
+                            attempt.usage.prompt_tokens,
+                        )
+                    )
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # a broken journal or a redeployed server ends the run
@@ -277,24 +332,36 @@ class ModelRun:
                     self._fatal = exc
                 self.stop.set()
             finally:
-                self._queue.task_done()
+                self._busy -= 1
+                self._wake.set()
 
     async def run(self, dispatcher: Dispatcher) -> None:
-        """Work until every queued item is recorded, or until `stop` is set."""
+        """Work until every planned request is recorded, or until `stop` is set."""
+        self._fixed = self._fixed_work()
         workers = [
             asyncio.create_task(self._worker(dispatcher)) for _ in range(self.model.concurrency)
         ]
-        drained = asyncio.create_task(self._queue.join())
+        finished = asyncio.gather(*workers)
         stopped = asyncio.create_task(self.stop.wait())
         try:
-            await asyncio.wait({drained, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             # Cancelling abandons requests in flight; only finished attempts were recorded.
-            for task in [*workers, drained, stopped]:
+            for task in [*workers, stopped]:
                 task.cancel()
-            await asyncio.gather(*workers, drained, stopped, return_exceptions=True)
+            await asyncio.gather(*workers, stopped, return_exceptions=True)
+            finished.cancel()
+            self._close()
         if self._fatal is not None:
             raise self._fatal
+
+    def _close(self) -> None:
+        close = getattr(self._fixed, "close", None)
+        if close is not None:
+            close()
+        for prompts in self._prompts.values():
+            prompts.close()
+        self._prompts.clear()
 
 
 def _model_gone(attempt: Attempt) -> bool:

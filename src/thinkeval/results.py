@@ -1,15 +1,16 @@
-"""Results: fold the journal into per-sample outcomes and count them into `summary.json`.
+"""Results: count the journal's outcomes per model and task into `summary.json`.
 
 Verdicts are recomputed from the recorded replies with the current scorers (strict and
 lenient), so re-scoring a run is a pure function of its journal. Per sample and phase the first
-successful attempt counts; an `error` attempt counts only while nothing better is recorded.
+successful attempt counts; an `error` attempt counts only while nothing better is recorded
+(`counted.py` finds that attempt; this module scores and counts it).
 """
 
 from __future__ import annotations
 
 import fcntl
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,13 @@ from pydantic import BaseModel
 
 from . import __version__
 from .aisbench import imported_status
-from .journal import iter_attempts
-from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Sample, Verdict
+from .counted import CountedAttempts, IdIndex, Journals, count_journal
+from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Verdict
 from .rundir import (
     CONFIG_FILE,
     SUMMARY_FILE,
+    SamplesFile,
     read_json,
-    read_samples,
     recorded_tasks,
     write_json,
 )
@@ -92,29 +93,6 @@ def outcome_of(attempt: Attempt, gold: str) -> Outcome:
     return judge(attempt, gold).outcome
 
 
-def fold(
-    attempts: Iterable[Attempt], gold: dict[tuple[str, str], str]
-) -> dict[tuple[str, str], dict[str, SampleResult]]:
-    """Per (model, task), per sample id: the outcome that counts in each phase."""
-    folded: dict[tuple[str, str], dict[str, SampleResult]] = {}
-    for attempt in attempts:
-        key = (attempt.task, attempt.sample_id)
-        if key not in gold:
-            continue  # a sample outside the current selection
-        result = folded.setdefault((attempt.model, attempt.task), {}).setdefault(
-            attempt.sample_id, SampleResult()
-        )
-        current = result.fixed if attempt.phase == "fixed" else result.retry
-        if current is not None and current.status != "error":
-            continue  # first success wins; duplicates are reported by `verify`
-        outcome = outcome_of(attempt, gold[key])
-        if attempt.phase == "fixed":
-            result.fixed = outcome
-        else:
-            result.retry = outcome
-    return folded
-
-
 class OutcomeCounts(BaseModel):
     """How many samples ended in each outcome; `pending` ones have no reply recorded yet."""
 
@@ -173,20 +151,25 @@ class Summary(BaseModel):
     results: list[TaskResult]
 
 
-def count(results: list[SampleResult | None], budgets: tuple[int, int]) -> Counts:
-    """Count outcomes; `None` stands for a sample with nothing recorded yet."""
-    total = len(results)
-    fixed = FixedBlock(budget=budgets[0])
-    retry = RetryBlock(budget=budgets[1])
-    adaptive = AdaptiveBlock()
-    lenient_fixed = lenient_adaptive = 0
-    for result in results:
+class Tally:
+    """Counts outcomes one sample at a time; `None` stands for a sample with nothing recorded."""
+
+    def __init__(self, budgets: tuple[int, int]) -> None:
+        self.total = 0
+        self.fixed = FixedBlock(budget=budgets[0])
+        self.retry = RetryBlock(budget=budgets[1])
+        self.adaptive = AdaptiveBlock()
+        self.lenient_fixed = self.lenient_adaptive = 0
+
+    def add(self, result: SampleResult | None) -> None:
+        self.total += 1
+        fixed, retry, adaptive = self.fixed, self.retry, self.adaptive
         if result is None or result.fixed is None:
             fixed.pending += 1
             adaptive.pending += 1
-            continue
+            return
         setattr(fixed, result.fixed.status, getattr(fixed, result.fixed.status) + 1)
-        lenient_fixed += result.fixed.lenient_correct
+        self.lenient_fixed += result.fixed.lenient_correct
         if result.candidate:
             retry.candidates += 1
             if result.retry is None:
@@ -198,15 +181,100 @@ def count(results: list[SampleResult | None], budgets: tuple[int, int]) -> Count
             adaptive.pending += 1
         else:
             setattr(adaptive, final.status, getattr(adaptive, final.status) + 1)
-            lenient_adaptive += final.lenient_correct
-    retry.answered = retry.correct + retry.wrong
-    fixed.accuracy = fixed.correct / total if total else 0.0
-    adaptive.accuracy = adaptive.correct / total if total else 0.0
-    lenient = LenientBlock(
-        fixed_accuracy=lenient_fixed / total if total else 0.0,
-        adaptive_accuracy=lenient_adaptive / total if total else 0.0,
-    )
-    return Counts(total=total, fixed=fixed, retry=retry, adaptive=adaptive, lenient=lenient)
+            self.lenient_adaptive += final.lenient_correct
+
+    def counts(self) -> Counts:
+        total = self.total
+        fixed, retry, adaptive = (
+            self.fixed.model_copy(), self.retry.model_copy(), self.adaptive.model_copy()
+        )
+        retry.answered = retry.correct + retry.wrong
+        fixed.accuracy = fixed.correct / total if total else 0.0
+        adaptive.accuracy = adaptive.correct / total if total else 0.0
+        lenient = LenientBlock(
+            fixed_accuracy=self.lenient_fixed / total if total else 0.0,
+            adaptive_accuracy=self.lenient_adaptive / total if total else 0.0,
+        )
+        return Counts(total=total, fixed=fixed, retry=retry, adaptive=adaptive, lenient=lenient)
+
+
+def count(results: Iterable[SampleResult | None], budgets: tuple[int, int]) -> Counts:
+    """Count outcomes; `None` stands for a sample with nothing recorded yet."""
+    tally = Tally(budgets)
+    for result in results:
+        tally.add(result)
+    return tally.counts()
+
+
+@dataclass
+class TaskCounts:
+    """One model on one task: its counts, and per C-Eval subject (None for other tasks)."""
+
+    counts: Counts
+    subjects: dict[str, Counts] | None
+
+
+def sample_result(
+    entry: CountedAttempts | None, slot: int, journals: Journals, gold: str
+) -> SampleResult | None:
+    """The outcomes that count for the sample in `slot`, read back from the journal."""
+    if entry is None or not entry.fixed[slot]:
+        return None
+    result = SampleResult(fixed=outcome_of(journals.read(entry.fixed[slot]), gold))
+    if result.candidate and entry.retry[slot]:
+        result.retry = outcome_of(journals.read(entry.retry[slot]), gold)
+    return result
+
+
+def index_samples(run_dir: Path, tasks: Iterable[str]) -> dict[str, IdIndex]:
+    """Each task's recorded sample ids, indexed (see `counted.IdIndex`)."""
+    indexes = {}
+    for task in tasks:
+        with SamplesFile(run_dir, task, messages=False) as samples:
+            ids = (sample.id for _, sample in samples)
+            indexes[task] = IdIndex.from_ids(ids, str(samples.path))
+    return indexes
+
+
+def tally(
+    run_dir: Path,
+    models: list[str],
+    tasks: list[str],
+    budgets: tuple[int, int],
+    observe: Callable[[Attempt], None] | None = None,
+) -> dict[tuple[str, str], TaskCounts]:
+    """Count every model on every task from the journal, holding a few bytes per sample.
+
+    One pass over the journals finds the attempt that counts per sample and phase; a pass over
+    each task's samples then reads those attempts back and scores them. `observe` sees every
+    attempt of the first pass (`thinkeval status` takes its timings there).
+    """
+    indexes = index_samples(run_dir, tasks)
+    out: dict[tuple[str, str], TaskCounts] = {}
+    with Journals(run_dir) as journals:
+        counted = count_journal(journals, indexes, observe=observe)
+        for task in tasks:
+            overall = {model: Tally(budgets) for model in models}
+            subjects: dict[str, dict[str, Tally]] = {}
+            with SamplesFile(run_dir, task, messages=False) as samples:
+                for _, sample in samples:
+                    slot = indexes[task].slot(sample.id)
+                    assert slot is not None  # indexed from this very file
+                    for model in models:
+                        entry = counted.get((model, task))
+                        result = sample_result(entry, slot, journals, sample.gold)
+                        overall[model].add(result)
+                        if sample.subset:
+                            per_model = subjects.setdefault(sample.subset, {})
+                            per_model.setdefault(model, Tally(budgets)).add(result)
+            for model in models:
+                by_subject = (
+                    {name: tallies[model].counts() for name, tallies in subjects.items()}
+                    if subjects
+                    else None
+                )
+                out[model, task] = TaskCounts(overall[model].counts(), by_subject)
+    return out
 
 
 def summarize(run_dir: Path) -> Summary:
@@ -216,29 +284,22 @@ def summarize(run_dir: Path) -> Summary:
     models = [m["name"] for m in config["models"]]
     # A task in the config but never started (e.g. `run --task` chose another) has no samples yet.
     tasks = [t["name"] for t in config["tasks"] if t["name"] in recorded_tasks(run_dir)]
-    samples: dict[str, list[Sample]] = {
-        task: read_samples(run_dir, task, messages=False) for task in tasks
-    }
-    gold = {(task, s.id): s.gold for task, items in samples.items() for s in items}
-    folded = fold(iter_attempts(run_dir), gold)
+    counts = tally(run_dir, models, tasks, budgets)
     results = []
     complete = True
     for model in models:
         for task in tasks:
-            per_sample = folded.get((model, task), {})
-            rows = [per_sample.get(s.id) for s in samples[task]]
-            counts = count(rows, budgets)
-            subjects = None
-            if any(s.subset for s in samples[task]):
-                subjects = {}
-                for subset in dict.fromkeys(s.subset for s in samples[task] if s.subset):
-                    subset_rows = [
-                        per_sample.get(s.id) for s in samples[task] if s.subset == subset
-                    ]
-                    subjects[subset] = count(subset_rows, budgets)
-            complete &= counts.fixed.pending == 0 and counts.retry.pending == 0
+            task_counts = counts[model, task]
+            complete &= (
+                task_counts.counts.fixed.pending == 0 and task_counts.counts.retry.pending == 0
+            )
             results.append(
-                TaskResult(model=model, task=task, subjects=subjects, **counts.model_dump())
+                TaskResult(
+                    model=model,
+                    task=task,
+                    subjects=task_counts.subjects,
+                    **task_counts.counts.model_dump(),
+                )
             )
     return Summary(
         run=config["run"], budgets=budgets, complete=complete, written_at=time.time(),

@@ -14,6 +14,7 @@ Small files are written atomically (temp file + rename), so a crash never leaves
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -138,35 +139,122 @@ def sample_to_json(sample: Sample) -> dict[str, Any]:
     }
 
 
-def _shared_prefix(samples: list[Sample]) -> tuple[dict[str, str], ...]:
-    """The leading messages every sample has (GSM8K's few-shot exemplars), else ()."""
-    if len(samples) < 2:
-        return ()
-    first = samples[0].messages[:-1]
-    length = len(first)
-    for sample in samples[1:]:
-        while length and sample.messages[:length] != first[:length]:
-            length -= 1
-        if not length:
-            return ()
-    return first[:length]
+def write_samples(run_dir: Path, task: str, samples: Iterable[Sample]) -> int:
+    """Write the samples as they stream in; return how many were written.
 
-
-def write_samples(run_dir: Path, task: str, samples: list[Sample]) -> None:
-    """Write the samples, their shared leading messages (few-shot exemplars) stored once.
-
-    Line 1 is `{"shared_messages": [...]}`; each sample line then holds only its own messages.
+    Line 1 is `{"shared_messages": [...]}`: the first sample's leading messages (GSM8K's
+    few-shot exemplars), stored once. A sample line holds only the messages after them, or all
+    of its messages and `"shared": false` when it does not start with them.
     """
-    prefix = _shared_prefix(samples)
+    stream = iter(samples)
+    first = next(stream, None)
+    prefix = first.messages[:-1] if first is not None else ()
+    written = 0
 
     def lines() -> Iterator[bytes]:
+        nonlocal written
         yield orjson.dumps({"shared_messages": list(prefix)}) + b"\n"
-        for sample in samples:
+        if first is None:
+            return
+        for sample in itertools.chain((first,), stream):
             row = sample_to_json(sample)
-            row["messages"] = row["messages"][len(prefix) :]
+            if sample.messages[: len(prefix)] == prefix:
+                row["messages"] = row["messages"][len(prefix) :]
+            else:
+                row["shared"] = False
+            written += 1
             yield orjson.dumps(row) + b"\n"
 
     write_atomic(run_dir / SAMPLES_DIR / f"{task}.jsonl", lines())
+    return written
+
+
+class SamplesFile:
+    """The samples a run asked for one task: streamed in order, or read back one by offset.
+
+    A long run keeps only offsets in memory and reads each prompt when its request is sent.
+
+    >>> with SamplesFile(run_dir, "gsm8k") as samples:
+    ...     for offset, sample in samples:
+    ...         assert samples.at(offset) == sample
+    """
+
+    def __init__(self, run_dir: Path, task: str, messages: bool = True) -> None:
+        self.path = run_dir / SAMPLES_DIR / f"{task}.jsonl"
+        self.messages = messages
+        try:
+            self._handle = self.path.open("rb")
+        except FileNotFoundError:
+            raise JournalError(
+                f"{self.path}: not found; is this a thinkeval run directory?"
+            ) from None
+        first = self._handle.readline()
+        self._start = len(first)
+        self._prefix: tuple[dict[str, str], ...] = ()
+        row = self._parse(first, 1) if first else {}
+        if "shared_messages" in row:
+            self._prefix = tuple(row["shared_messages"])
+        else:
+            self._start = 0  # written before the shared line existed: every line is a sample
+
+    def __enter__(self) -> SamplesFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __iter__(self) -> Iterator[tuple[int, Sample]]:
+        """`(offset, sample)` for each sample, in order; reads through its own file handle."""
+        with self.path.open("rb") as handle:
+            handle.seek(self._start)
+            offset = self._start
+            number = 1 if self._start == 0 else 2
+            for line in handle:
+                yield offset, self._sample(line, number)
+                offset += len(line)
+                number += 1
+
+    def at(self, offset: int) -> Sample:
+        """The sample whose line starts at byte `offset` (as `__iter__` gave it)."""
+        self._handle.seek(offset)
+        return self._sample(self._handle.readline(), None)
+
+    def _parse(self, line: bytes, number: int | None) -> dict[str, Any]:
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise self._invalid(number, str(exc)) from None
+        if not isinstance(row, dict):
+            raise self._invalid(number, "not a JSON object")
+        return row
+
+    def _invalid(self, number: int | None, problem: str) -> JournalError:
+        where = f"{self.path}:{number}" if number is not None else str(self.path)
+        return JournalError(f"{where}: not a valid sample record ({problem})")
+
+    def _sample(self, line: bytes, number: int | None) -> Sample:
+        row = self._parse(line, number)
+        try:
+            if not self.messages:
+                messages: tuple[dict[str, str], ...] = ()
+            elif row.get("shared", True):
+                messages = (*self._prefix, *row["messages"])
+            else:
+                messages = tuple(row["messages"])
+            return Sample(
+                id=row["id"],
+                task=row["task"],
+                messages=messages,
+                gold=row["gold"],
+                subset=row.get("subset"),
+            )
+        except KeyError as exc:
+            raise self._invalid(number, f"missing {exc}") from None
+        except TypeError as exc:
+            raise self._invalid(number, str(exc)) from None
 
 
 def read_samples(run_dir: Path, task: str, messages: bool = True) -> list[Sample]:
@@ -175,34 +263,8 @@ def read_samples(run_dir: Path, task: str, messages: bool = True) -> list[Sample
     With `messages=False` the prompts are left out (`Sample.messages` is empty): counting
     results needs only ids, golds and subsets, and a large run's prompts are most of its size.
     """
-    path = run_dir / SAMPLES_DIR / f"{task}.jsonl"
-    samples = []
-    prefix: tuple[dict[str, str], ...] = ()
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise JournalError(f"{path}: not found; is this a thinkeval run directory?") from None
-    with handle:
-        for number, line in enumerate(handle, 1):
-            try:
-                row = orjson.loads(line)
-                if number == 1 and "shared_messages" in row:
-                    prefix = tuple(row["shared_messages"])
-                    continue
-                samples.append(
-                    Sample(
-                        id=row["id"],
-                        task=row["task"],
-                        messages=(*prefix, *row["messages"]) if messages else (),
-                        gold=row["gold"],
-                        subset=row.get("subset"),
-                    )
-                )
-            except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
-                raise JournalError(
-                    f"{path}:{number}: not a valid sample record ({exc})"
-                ) from None
-    return samples
+    with SamplesFile(run_dir, task, messages) as samples:
+        return [sample for _, sample in samples]
 
 
 def recorded_tasks(run_dir: Path) -> list[str]:

@@ -19,13 +19,13 @@ from typing import Any
 from rich.console import Console
 
 from .config import RunConfig
+from .counted import Journals, count_journal
 from .dispatch import Dispatcher
 from .errors import ThinkevalError
-from .journal import Journal, iter_attempts
+from .journal import Journal
 from .progress import RunProgress
-from .protocol import ModelRun, Shard, check_identity, resume_state
-from .records import Sample
-from .results import Summary, write_summary
+from .protocol import ModelRun, Shard, check_identity
+from .results import Summary, index_samples, write_summary
 from .rundir import (
     STATUS_DIR,
     check_resumable,
@@ -34,7 +34,7 @@ from .rundir import (
     write_model_card,
     write_samples,
 )
-from .tasks import load_samples, resolve_data_dir
+from .tasks import iter_samples, resolve_data_dir
 
 
 class Interrupted(ThinkevalError):
@@ -100,17 +100,20 @@ class RunOptions:
     allow_model_mismatch: bool = False
 
 
-def load_selected_samples(config: RunConfig, only_task: str | None) -> dict[str, list[Sample]]:
-    """The samples of each configured task, with limit/range applied, in dataset order."""
+def write_selected_samples(config: RunConfig, run_dir: Path, only_task: str | None) -> list[str]:
+    """Stream each selected task's samples (limit/range applied) into the run directory.
+
+    Returns the task names. The datasets are read one row at a time and never held whole.
+    """
     data_dir = resolve_data_dir(config.data_dir)
-    selected: dict[str, list[Sample]] = {}
     tasks = [t for t in config.tasks if only_task is None or t.name == only_task]
     if not tasks:
         names = ", ".join(t.name for t in config.tasks)
         raise ThinkevalError(f"--task {only_task}: not in the config's tasks ({names})")
     for selection in tasks:
-        selected[selection.name] = selection.select(load_samples(selection.name, data_dir))
-    return selected
+        samples = iter_samples(selection.name, data_dir)
+        write_samples(run_dir, selection.name, selection.select(samples))
+    return [t.name for t in tasks]
 
 
 async def run_evaluation(
@@ -125,16 +128,9 @@ async def run_evaluation(
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
     check_resumable(run_dir, config)
-    samples = load_selected_samples(config, options.only_task)
-    for task, items in samples.items():
-        write_samples(run_dir, task, items)
+    tasks = write_selected_samples(config, run_dir, options.only_task)
     write_config(run_dir, config)
-    gold = {(task, s.id): s.gold for task, items in samples.items() for s in items}
     shard = options.shard
-    owned = {
-        task: [s for s in items if shard is None or shard.owns(s.id)]
-        for task, items in samples.items()
-    }
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -158,29 +154,32 @@ async def run_evaluation(
                     )
                     write_model_card(run_dir, model.name, card)
                     max_len = card.get("max_model_len")
-                    state = resume_state(iter_attempts(run_dir), model.name, gold)
-                    model_run = ModelRun(
-                        model,
-                        owned,
-                        config.budgets,
-                        journal,
-                        state,
-                        max_model_len=max_len if isinstance(max_len, int) else None,
-                        shard=shard,
-                        observer=progress.record,
-                        stop=stop,
-                    )
-                    todo = model_run.plan()
-                    for task, items in owned.items():
-                        queued = todo.get((task, "fixed"), 0) + todo.get((task, "retry"), 0)
-                        recorded = sum(
-                            (task, s.id) in state
-                            and (state[task, s.id].fixed_done + state[task, s.id].retry_done)
-                            for s in items
+                    with Journals(run_dir) as journals:
+                        indexes = index_samples(run_dir, tasks)
+                        model_run = ModelRun(
+                            model,
+                            run_dir,
+                            tasks,
+                            config.budgets,
+                            journal,
+                            journals,
+                            indexes,
+                            count_journal(journals, indexes, model=model.name),
+                            max_model_len=max_len if isinstance(max_len, int) else None,
+                            shard=shard,
+                            observer=progress.record,
+                            stop=stop,
                         )
-                        progress.add(model.name, task, queued, already_done=recorded)
-                    heartbeat.model_run = model_run
-                    await model_run.run(dispatcher)
+                        plan = model_run.plan()
+                        for task in tasks:
+                            progress.add(
+                                model.name,
+                                task,
+                                plan.queued[task],
+                                already_done=plan.recorded[task],
+                            )
+                        heartbeat.model_run = model_run
+                        await model_run.run(dispatcher)
         heartbeat.state = "stopped" if stop.is_set() else "finished"
     except ThinkevalError as exc:
         heartbeat.state, heartbeat.error = "failed", str(exc)

@@ -1,7 +1,7 @@
 """`thinkeval status RUN_DIR`: where a run stands, from any terminal, while it runs or after.
 
 Counts come from the journal (every writer's file) and the recorded samples, folded exactly as
-`summary.json` folds them (`results.fold` and `results.count`), so the numbers here and there
+`summary.json` folds them (`results.tally`), so the numbers here and there
 agree. Processes come from the heartbeats and pid files (`background.find_writers`).
 
 Rate and ETA come from the journal's timestamps, not from the heartbeats: an attempt finished at
@@ -18,7 +18,6 @@ import json
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +28,9 @@ from rich.table import Table
 
 from .background import FRESH_S, WriterProcess, find_writers
 from .errors import ThinkevalError
-from .journal import iter_attempts
-from .records import Attempt, Phase, Sample
-from .results import Counts, count, fold
-from .rundir import CONFIG_FILE, SAMPLES_DIR, read_json, read_samples
+from .records import Attempt, Phase
+from .results import Counts, tally
+from .rundir import CONFIG_FILE, SAMPLES_DIR, read_json
 
 RATE_WINDOW_S = 300.0
 # The shortest span a rate is measured over, so that the first finished requests of a fresh
@@ -116,15 +114,6 @@ class _Timing:
         return len(recent) / span
 
 
-def _timed(
-    attempts: Iterable[Attempt], timings: dict[tuple[str, str, str], _Timing]
-) -> Iterator[Attempt]:
-    # One pass over the journal feeds both the fold and the timings: a journal can be large.
-    for attempt in attempts:
-        timings[attempt.model, attempt.task, attempt.phase].add(attempt)
-        yield attempt
-
-
 def _eta(remaining: float, rate_per_s: float) -> float | None:
     if remaining <= 0:
         return 0.0
@@ -168,14 +157,14 @@ def _phase_rows(
     return rows
 
 
-def _recorded_samples(run_dir: Path, tasks: list[str], notes: list[str]) -> dict[str, list[Sample]]:
-    samples: dict[str, list[Sample]] = {}
+def _recorded_tasks(run_dir: Path, tasks: list[str], notes: list[str]) -> list[str]:
+    recorded = []
     for task in tasks:
         if (run_dir / SAMPLES_DIR / f"{task}.jsonl").exists():
-            samples[task] = read_samples(run_dir, task, messages=False)
+            recorded.append(task)
         else:
             notes.append(f"task {task}: not started yet (no {SAMPLES_DIR}/{task}.jsonl)")
-    return samples
+    return recorded
 
 
 def _overall_state(writers: list[WriterProcess], complete: bool) -> str:
@@ -210,17 +199,18 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
     config: dict[str, Any] = read_json(config_path)
     budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
     models = [str(m["name"]) for m in config["models"]]
-    samples = _recorded_samples(run_dir, [str(t["name"]) for t in config["tasks"]], notes)
-    gold = {(task, s.id): s.gold for task, items in samples.items() for s in items}
+    tasks = _recorded_tasks(run_dir, [str(t["name"]) for t in config["tasks"]], notes)
     timings: dict[tuple[str, str, str], _Timing] = defaultdict(_Timing)
-    folded = fold(_timed(iter_attempts(run_dir), timings), gold)
 
+    def observe(attempt: Attempt) -> None:
+        timings[attempt.model, attempt.task, attempt.phase].add(attempt)
+
+    counted = tally(run_dir, models, tasks, budgets, observe=observe)
     phases: list[PhaseStatus] = []
-    complete = len(samples) == len(config["tasks"])
+    complete = len(tasks) == len(config["tasks"])
     for model in models:
-        for task, items in samples.items():
-            per_sample = folded.get((model, task), {})
-            counts = count([per_sample.get(s.id) for s in items], budgets)
+        for task in tasks:
+            counts = counted[model, task].counts
             complete &= counts.fixed.pending == 0 and counts.retry.pending == 0
             rate_now = now if alive else None
             phases += _phase_rows(model, task, counts, timings, rate_now)

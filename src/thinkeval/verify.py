@@ -146,7 +146,7 @@ _Key = tuple[str, str, str, str]
 
 
 def _read_journals(run_dir: Path, found: Verification) -> dict[_Key, list[Seen]]:
-    """Every parseable attempt by (model, task, sample id, phase), in the order `fold` reads them.
+    """Every parseable attempt by (model, task, sample id, phase), in journal order.
 
     Unlike `journal.iter_attempts`, a broken line is reported and skipped rather than fatal, so a
     single bad line does not hide the rest of the check.

@@ -1,9 +1,9 @@
 """Read one or more run directories into per-sample records, and check they can be combined.
 
-This is `results.fold` with the counted attempt kept: the report needs each counted reply's
-tokens, timings and texts, not only its outcome. The selection rule is `fold`'s (first
-successful attempt per phase wins; an error counts while nothing better is recorded) and the
-outcome is `results.outcome_of`'s, so the counts built from these records equal
+The report needs each counted reply's tokens, timings and texts, not only its outcome, so it
+keeps the counted attempts in memory. The selection rule is `counted.CountedAttempts.offer`'s
+(first successful attempt per phase wins; an error counts while nothing better is recorded) and
+the outcome is `results.outcome_of`'s, so the counts built from these records equal
 `summary.json`'s.
 """
 
@@ -177,7 +177,7 @@ def _read_attempts(run: RunData, cells: dict[tuple[str, str], ModelTask]) -> Non
         record = cell.records.setdefault(attempt.sample_id, SampleRecord())
         current = record.fixed if attempt.phase == "fixed" else record.retry
         if current is not None and current.outcome.status != "error":
-            continue  # first success wins, as in results.fold
+            continue  # first success wins, as in counted.CountedAttempts.offer
         try:
             judged = judge(attempt, gold[(attempt.task, attempt.sample_id)])
         except ValueError as exc:  # a task the scorers do not know

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from thinkeval.errors import DatasetError
@@ -16,7 +17,7 @@ from thinkeval.records import Sample
 from thinkeval.tasks._hub import load_hub
 from thinkeval.tasks._local import load_local
 
-__all__ = ["DATA_DIR_ENV", "TASKS", "load_samples", "resolve_data_dir"]
+__all__ = ["DATA_DIR_ENV", "TASKS", "iter_samples", "load_samples", "resolve_data_dir"]
 
 TASKS: tuple[str, ...] = ("ceval", "boolq", "gsm8k")
 DATA_DIR_ENV = "THINKEVAL_DATA_DIR"
@@ -52,6 +53,18 @@ def load_samples(task: str, data_dir: Path | None = None) -> list[Sample]:
 
     >>> [s.id for s in load_samples("ceval", resolve_data_dir())[:2]]
     ['ceval/college_economics/0', 'ceval/college_economics/1']
+    """
+    return list(iter_samples(task, data_dir))
+
+
+def iter_samples(task: str, data_dir: Path | None = None) -> Iterator[Sample]:
+    """The samples of `task` one at a time, as `load_samples` lists them.
+
+    A run streams its datasets through this, so a long dataset never sits in memory whole.
+    Errors are raised when the bad row is reached.
+
+    >>> next(iter_samples("boolq", resolve_data_dir())).gold
+    'B'
     """
     if task not in TASKS:
         raise DatasetError(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")

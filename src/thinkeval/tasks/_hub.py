@@ -25,27 +25,24 @@ CEVAL_HUB = "ceval/ceval-exam"  # one config per subject
 CEVAL_HUB_SPLIT = "val"
 
 
-def load_hub(task: str, load_dataset: LoadDataset | None = None) -> list[Sample]:
-    """All samples of `task` from the hub, in the order of its split.
+def load_hub(task: str, load_dataset: LoadDataset | None = None) -> Iterator[Sample]:
+    """The samples of `task` from the hub, in the order of its split, one at a time.
 
     `load_dataset` defaults to `datasets.load_dataset`; tests pass in-memory rows instead.
     """
     load = load_dataset if load_dataset is not None else _import_load_dataset()
     if task == "gsm8k":
-        rows = _rows(load, *GSM8K_HUB)
-        return unique_samples(
-            (where, gsm8k_sample(row, index, where)) for index, where, row in rows
-        )
-    if task == "boolq":
+        for index, where, row in _rows(load, *GSM8K_HUB):
+            yield gsm8k_sample(row, index, where)
+    elif task == "boolq":
         rows = _rows(load, *BOOLQ_HUB)
-        return unique_samples((where, boolq_sample(row, where)) for _, where, row in rows)
-    samples: list[Sample] = []
-    for subject in CEVAL_SUBJECTS:
-        rows = _rows(load, CEVAL_HUB, subject, CEVAL_HUB_SPLIT)
-        samples += unique_samples(
-            (where, ceval_sample(row, subject, where)) for _, where, row in rows
-        )
-    return samples
+        yield from unique_samples((where, boolq_sample(row, where)) for _, where, row in rows)
+    else:
+        for subject in CEVAL_SUBJECTS:
+            rows = _rows(load, CEVAL_HUB, subject, CEVAL_HUB_SPLIT)
+            yield from unique_samples(
+                (where, ceval_sample(row, subject, where)) for _, where, row in rows
+            )
 
 
 def _import_load_dataset() -> LoadDataset:

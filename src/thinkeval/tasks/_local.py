@@ -32,25 +32,22 @@ def ceval_file(subject: str) -> str:
     return f"ceval/val/{subject}_val.csv"
 
 
-def load_local(task: str, data_dir: Path) -> list[Sample]:
-    """All samples of `task` read from `data_dir`, in file order."""
+def load_local(task: str, data_dir: Path) -> Iterator[Sample]:
+    """The samples of `task` read from `data_dir`, in file order, one at a time."""
     if not data_dir.is_dir():
         raise DatasetError(f"data dir {data_dir} does not exist or is not a directory")
     if task == "gsm8k":
-        rows = read_jsonl(data_dir / GSM8K_FILE, data_dir)
-        return unique_samples(
-            (where, gsm8k_sample(row, line - 1, where)) for line, where, row in rows
-        )
-    if task == "boolq":
+        for line, where, row in read_jsonl(data_dir / GSM8K_FILE, data_dir):
+            yield gsm8k_sample(row, line - 1, where)
+    elif task == "boolq":
         rows = read_jsonl(data_dir / BOOLQ_FILE, data_dir)
-        return unique_samples((where, boolq_sample(row, where)) for _, where, row in rows)
-    samples: list[Sample] = []
-    for subject in CEVAL_SUBJECTS:
-        records = read_csv(data_dir / ceval_file(subject), data_dir, CEVAL_COLUMNS)
-        samples += unique_samples(
-            (where, ceval_sample(record, subject, where)) for _, where, record in records
-        )
-    return samples
+        yield from unique_samples((where, boolq_sample(row, where)) for _, where, row in rows)
+    else:
+        for subject in CEVAL_SUBJECTS:
+            records = read_csv(data_dir / ceval_file(subject), data_dir, CEVAL_COLUMNS)
+            yield from unique_samples(
+                (where, ceval_sample(record, subject, where)) for _, where, record in records
+            )
 
 
 def read_jsonl(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:

@@ -7,7 +7,7 @@ Each function takes the row as a mapping plus `where`, a human-readable location
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from thinkeval.errors import DatasetError
@@ -107,18 +107,20 @@ def ceval_sample(row: Mapping[str, Any], subject: str, where: str) -> Sample:
     )
 
 
-def unique_samples(located: Iterable[tuple[str, Sample]]) -> list[Sample]:
-    """The samples of `(where, sample)` pairs in order, refusing a repeated id."""
+def unique_samples(located: Iterable[tuple[str, Sample]]) -> Iterator[Sample]:
+    """The samples of `(where, sample)` pairs in order, refusing a repeated id.
+
+    For ids taken from the data (BoolQ's `idx`, C-Eval's `id`); GSM8K's ids are row positions,
+    unique by construction, so its samples stream without this check's memory.
+    """
     first_seen: dict[str, str] = {}
-    samples: list[Sample] = []
     for where, sample in located:
         if sample.id in first_seen:
             raise DatasetError(
                 f"{where}: duplicate id {sample.id!r}, first seen at {first_seen[sample.id]}"
             )
         first_seen[sample.id] = where
-        samples.append(sample)
-    return samples
+        yield sample
 
 
 def _boolq_truth(label: object) -> bool | None:

@@ -1,0 +1,176 @@
+"""Which journalled attempt counts for each sample and phase, kept in a few bytes a sample.
+
+Resuming a run, writing its summary and `thinkeval status` all need, per sample, the attempt
+that counts in each phase. A 100,000-sample run cannot afford a Python object per sample for
+that, so a task's sample ids become a sorted array of 64-bit hashes (the position in it is the
+sample's slot) and each phase keeps one 64-bit reference per slot: where the counted attempt's
+line starts in the journal, plus what deciding the next step needs without reading it again.
+The attempt itself is read back by that reference when it is needed.
+
+The rule (`CountedAttempts.offer`): per sample and phase the first successful attempt counts;
+an error attempt counts only while nothing better is recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from .errors import JournalError
+from .journal import iter_located, journal_files, read_attempt_line
+from .records import RETRY_STATUSES, Attempt
+
+# Reference layout, low bits first: 1 present, 2 error, 4 fixed verdict empty/unfinished,
+# 8 no verdict recorded (imported: judge it against the gold), 12 bits journal file, then
+# the byte offset of the line in that file.
+PRESENT, ERROR, RETRY_CANDIDATE, UNJUDGED = 1, 2, 4, 8
+_FILE_SHIFT, _FILE_BITS, _OFFSET_SHIFT = 4, 12, 16
+_SORT_CHUNK = 4096
+
+
+def id_hash(sample_id: str) -> int:
+    """A stable 64-bit hash of a sample id (the same in every process, unlike `hash`)."""
+    return int.from_bytes(hashlib.blake2b(sample_id.encode(), digest_size=8).digest(), "big")
+
+
+class IdIndex:
+    """A task's sample ids as a sorted array of their hashes: 8 bytes a sample.
+
+    >>> index = IdIndex.from_ids(["gsm8k/0", "gsm8k/1"])
+    >>> len(index), index.slot("gsm8k/1") is not None, index.slot("gsm8k/9")
+    (2, True, None)
+    """
+
+    def __init__(self, hashes: array[int]) -> None:
+        self._hashes = hashes
+
+    @classmethod
+    def from_ids(cls, ids: Iterable[str], source: str = "samples") -> IdIndex:
+        """Index `ids`; a repeated id (or, one in 10^10 for 100,000 ids, a hash collision) is
+        refused, naming `source`."""
+        unsorted = array("Q", map(id_hash, ids))
+        # Sorted in chunks and merged: sorting all at once would box every hash as a Python int.
+        chunks = [
+            array("Q", sorted(unsorted[i : i + _SORT_CHUNK]))
+            for i in range(0, len(unsorted), _SORT_CHUNK)
+        ]
+        del unsorted
+        hashes = array("Q", heapq.merge(*chunks))
+        for i in range(1, len(hashes)):
+            if hashes[i] == hashes[i - 1]:
+                raise JournalError(f"{source}: a sample id occurs twice")
+        return cls(hashes)
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+    def slot(self, sample_id: str) -> int | None:
+        """The sample's position in the index, or None when it is not one of the ids."""
+        key = id_hash(sample_id)
+        i = bisect_left(self._hashes, key)
+        return i if i < len(self._hashes) and self._hashes[i] == key else None
+
+
+@dataclass
+class CountedAttempts:
+    """One model on one task: per slot, a reference to the counted fixed and retry attempt."""
+
+    fixed: array[int]
+    retry: array[int]
+
+    @classmethod
+    def empty(cls, size: int) -> CountedAttempts:
+        return cls(array("Q", bytes(8 * size)), array("Q", bytes(8 * size)))
+
+    def offer(self, slot: int, attempt: Attempt, ref: int) -> None:
+        """Keep `attempt` (at `ref`) if it beats what the slot holds: first success wins."""
+        refs = self.fixed if attempt.phase == "fixed" else self.retry
+        current = refs[slot]
+        if current and not current & ERROR:
+            return
+        if current and attempt.error is not None:
+            return
+        flags = PRESENT
+        if attempt.error is not None:
+            flags |= ERROR
+        elif attempt.verdict is None:
+            flags |= UNJUDGED
+        elif attempt.verdict in RETRY_STATUSES:
+            flags |= RETRY_CANDIDATE
+        refs[slot] = ref | flags
+
+
+def recorded(ref: int) -> bool:
+    """A successful attempt is recorded (an error attempt is asked again)."""
+    return bool(ref & PRESENT) and not ref & ERROR
+
+
+class Journals:
+    """A run's journal files, fixed when this is made, and reading attempts back by reference."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.files = journal_files(run_dir)
+        self._numbers = {path: number for number, path in enumerate(self.files)}
+        if len(self.files) > 1 << _FILE_BITS:
+            raise JournalError(f"{run_dir}: too many journal files ({len(self.files)})")
+        self._handles: dict[int, IO[bytes]] = {}
+
+    def located(self) -> Iterator[tuple[Attempt, int]]:
+        """Every recorded attempt with its reference (see `journal.iter_located`)."""
+        for attempt, path, offset in iter_located(self.run_dir, self.files):
+            yield attempt, offset << _OFFSET_SHIFT | self._numbers[path] << _FILE_SHIFT
+
+    def read(self, ref: int) -> Attempt:
+        number = ref >> _FILE_SHIFT & ((1 << _FILE_BITS) - 1)
+        handle = self._handles.get(number)
+        if handle is None:
+            handle = self._handles[number] = self.files[number].open("rb")
+        return read_attempt_line(handle, ref >> _OFFSET_SHIFT, self.files[number])
+
+    def close(self) -> None:
+        for handle in self._handles.values():
+            handle.close()
+        self._handles.clear()
+
+    def __enter__(self) -> Journals:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def count_journal(
+    journals: Journals,
+    indexes: dict[str, IdIndex],
+    model: str | None = None,
+    observe: Callable[[Attempt], None] | None = None,
+) -> dict[tuple[str, str], CountedAttempts]:
+    """One pass over every journal: the counted attempts per (model, task).
+
+    Attempts of tasks not in `indexes`, of samples outside them (another selection) and, when
+    `model` is given, of other models are skipped. `observe` sees every valid attempt. A broken
+    line raises `JournalError` naming the file and line (a torn last line is skipped).
+    """
+    counted: dict[tuple[str, str], CountedAttempts] = {}
+    for attempt, ref in journals.located():
+        if observe is not None:
+            observe(attempt)
+        if model is not None and attempt.model != model:
+            continue
+        index = indexes.get(attempt.task)
+        slot = index.slot(attempt.sample_id) if index is not None else None
+        if index is None or slot is None:
+            continue
+        key = (attempt.model, attempt.task)
+        entry = counted.get(key)
+        if entry is None:
+            entry = counted[key] = CountedAttempts.empty(len(index))
+        entry.offer(slot, attempt, ref)
+    return counted

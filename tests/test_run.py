@@ -19,7 +19,9 @@ from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.journal import iter_attempts
 from thinkeval.records import RETRY_STATUSES
+from thinkeval.results import write_summary
 from thinkeval.rundir import read_samples
+from thinkeval.scoring import SCORER_VERSION
 
 STATUSES = ("correct", "wrong", "no_answer", "empty", "unfinished", "error")
 
@@ -127,6 +129,37 @@ def test_rerun_asks_nothing_and_gives_the_same_numbers(tmp_path: Path, sim) -> N
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     assert stats(server.base_url)["requests"] == asked
     assert numbers(run_dir) == first
+
+
+def test_summary_reuses_recorded_verdicts_only_when_they_are_current(
+    tmp_path: Path, sim
+) -> None:
+    server = sim(model="m", seed=4, p_long=0.3, p_wrong=0.3)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "verdicts", "tasks": small_tasks(30), "models": [model_entry("m", server.base_url)]})
+    run_dir = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+    first = numbers(run_dir)
+    journal = run_dir / "journal" / "main.jsonl"
+    rows = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert {row["scorer_version"] for row in rows} == {SCORER_VERSION}
+
+    def rewrite(change) -> dict[Any, Any]:
+        journal.write_text("".join(json.dumps(change(dict(row))) + "\n" for row in rows))
+        write_summary(run_dir)
+        return numbers(run_dir)
+
+    def lie(row: dict[str, Any]) -> dict[str, Any]:
+        # Recorded verdicts that re-scoring would not give: every reply "correct".
+        return {**row, "verdict": "correct", "lenient_verdict": "correct"}
+
+    # Scored by another scorer version, or against another gold: scored again, same numbers.
+    assert rewrite(lambda row: {**lie(row), "scorer_version": "0"}) == first
+    assert rewrite(lambda row: {**lie(row), "gold": "not the gold"}) == first
+    assert rewrite(lambda row: {**row, "scorer_version": None, "lenient_verdict": None}) == first
+    # Current version and gold: the recorded verdicts are what the summary counts.
+    lied = rewrite(lie)
+    assert all(row["fixed"]["correct"] == row["total"] for row in lied.values())
 
 
 def test_lenient_inflates_truncated_replies(tmp_path: Path, sim) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 
 import pytest
@@ -65,3 +67,36 @@ def test_odd_input_never_raises(task: str, scorer: str, text: str) -> None:
 def test_score_is_pure() -> None:
     first = score("gsm8k", "The answer is 18.", "stop", "18")
     assert score("gsm8k", "The answer is 18.", "stop", "18") == first
+
+
+# Replies that reach every rule of both scorers. Changing what any of them scores to changes the
+# digest below; that is the moment to bump SCORER_VERSION, because summaries reuse the verdicts
+# recorded under the current version instead of scoring again.
+VERSION_CORPUS = [
+    "#### 18", "The answer is 18.", "So the answer is $1,200.", "The answer is: **18**",
+    "Final answer: 18", "**Final Answer**\n$18", "Answer: 18 dollars", "答案是18元。",
+    "$\\boxed{18}$", "\\boxed{\\frac{1}{2}}", "She pays 5*3=15 dollars.", "9 * 2 = 18\n\n18",
+    "Let me compute 16 - 3", "The answer is 18.\n\nQuestion: Tom has 5 apples.", "-3", "0.5",
+    "Yes", "**No**", "answer: Yes", "The answer is A", "A. Yes", "B", "I think no.",
+    "answer: B", "**Answer:** (C)", "答案：D", "选项A错误，所以选C。", "综上，答案为B。", "A or B",
+    "<think>\nOkay, 9 * 2 = 18", "<think>unclosed", "</think>The answer is 7", "", "   ", None,
+]
+PINNED_DIGEST = "ef68b5579383316a"
+
+
+def test_scorer_version_guards_the_recorded_verdicts() -> None:
+    from thinkeval.scoring import SCORER_VERSION
+
+    seen = []
+    for text in VERSION_CORPUS:
+        for task, gold in (("gsm8k", "18"), ("boolq", "A"), ("ceval", "C")):
+            for finish in ("stop", "length", None):
+                for reasoning in (None, "Okay, 16 - 3 - 4 = 9, 9 * 2 = 18. So A or C"):
+                    for scorer in SCORERS:
+                        verdict = score(task, text, finish, gold, reasoning, scorer)
+                        seen.append([verdict.status, verdict.answer, verdict.rule])
+    digest = hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
+    assert (SCORER_VERSION, digest) == ("1", PINNED_DIGEST), (
+        "the scorers now judge some reply differently: bump SCORER_VERSION and pin the new digest"
+    )
+

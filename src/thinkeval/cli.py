@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -38,6 +39,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .runner import RunOptions, run_evaluation
     from .terminal import results_table, stdout_console
 
+    # The modules just imported live as long as the process: freezing them keeps the cyclic
+    # collector from walking them again during the run and at exit (about 0.15 s at exit).
+    gc.freeze()
     config = load_config(args.config)
     try:
         shard = Shard.parse(args.shard) if args.shard else None

@@ -30,7 +30,7 @@ from .errors import ServerError
 from .journal import Journal
 from .records import RETRY_STATUSES, Attempt, Phase, Sample
 from .rundir import SamplesFile
-from .scoring import score
+from .scoring import SCORER_VERSION, score
 
 
 @dataclass(frozen=True)
@@ -269,6 +269,14 @@ class ModelRun:
             )
         reply = outcome.timed.reply
         verdict = score(sample.task, reply.content, reply.finish_reason, sample.gold)
+        lenient = score(
+            sample.task,
+            reply.content,
+            reply.finish_reason,
+            sample.gold,
+            reasoning=reply.reasoning,
+            scorer="lenient",
+        )
         return Attempt(
             **common,
             content=reply.content,
@@ -280,6 +288,9 @@ class ModelRun:
             ttft_s=outcome.timed.ttft_s,
             verdict=verdict.status,
             answer=verdict.answer,
+            lenient_verdict=lenient.status,
+            gold=sample.gold,
+            scorer_version=SCORER_VERSION,
         )
 
     async def _next_item(self) -> WorkItem | None:

@@ -113,8 +113,11 @@ class Attempt(BaseModel):
     ttft_s: float | None = None  # streaming only: send to first output token
     shard: str | None = None
     imported_from: str | None = None  # e.g. "aisbench": finish_reason unknown, judged from text
-    verdict: Status | None = None
+    verdict: Status | None = None  # the strict scorer's, when the reply was recorded
     answer: str | None = None
+    lenient_verdict: Status | None = None
+    gold: str | None = None  # what the verdicts were judged against
+    scorer_version: str | None = None  # scoring.SCORER_VERSION that gave the verdicts
 
     @property
     def ok(self) -> bool:

@@ -29,7 +29,7 @@ from .rundir import (
     recorded_tasks,
     write_json,
 )
-from .scoring import score
+from .scoring import SCORER_VERSION, score
 
 OUTCOMES = (*STATUSES, "error")
 
@@ -90,6 +90,18 @@ def judge(attempt: Attempt, gold: str) -> Judgement:
 
 
 def outcome_of(attempt: Attempt, gold: str) -> Outcome:
+    """The attempt's outcome; the recorded verdicts are reused when this scorer version gave
+    them against this gold (re-scoring would give the same), else the reply is scored again."""
+    if (
+        attempt.scorer_version == SCORER_VERSION
+        and attempt.gold == gold
+        and attempt.error is None
+        and attempt.imported_from is None
+        and attempt.verdict is not None
+        and attempt.lenient_verdict is not None
+    ):
+        lenient_correct = attempt.lenient_verdict == "correct"
+        return Outcome(attempt.verdict, lenient_correct, attempt.usage.completion_tokens)
     return judge(attempt, gold).outcome
 
 

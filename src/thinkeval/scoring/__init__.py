@@ -12,8 +12,12 @@ from thinkeval.scoring.strict import strict_verdict
 
 TASKS: tuple[str, ...] = ("gsm8k", "boolq", "ceval")
 SCORERS: tuple[str, ...] = ("strict", "lenient")
+# Recorded with every scored attempt. Summaries reuse the verdicts of attempts scored by this
+# version and re-score the others, so bump it whenever some reply would get another verdict;
+# tests/test_scoring_api.py pins a digest of the verdicts on a corpus to catch a forgotten bump.
+SCORER_VERSION = "1"
 
-__all__ = ["SCORERS", "TASKS", "lenient_verdict", "score", "strict_verdict"]
+__all__ = ["SCORERS", "SCORER_VERSION", "TASKS", "lenient_verdict", "score", "strict_verdict"]
 
 
 def score(

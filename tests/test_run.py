@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -18,7 +19,8 @@ import pytest
 from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.journal import iter_attempts
-from thinkeval.records import RETRY_STATUSES
+from thinkeval.progress import RunProgress
+from thinkeval.records import RETRY_STATUSES, Attempt, Sample
 from thinkeval.results import write_summary
 from thinkeval.rundir import read_samples
 from thinkeval.scoring import SCORER_VERSION
@@ -116,6 +118,37 @@ def test_two_models_three_full_tasks(tmp_path: Path, sim, all_samples) -> None:
     recorded = read_samples(run_dir, "gsm8k")
     assert recorded == all_samples["gsm8k"]  # prompts kept exactly, exemplars stored once
     assert (run_dir / "samples" / "gsm8k.jsonl").stat().st_size < 1_000_000
+
+
+def test_a_run_holds_only_the_prompts_it_is_working_on(
+    tmp_path: Path, sim, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What keeps memory flat in the run length: samples stream from the samples file, so the
+    # live Sample objects stay near the number of requests in flight, not the dataset's length.
+    server = sim(model="m", seed=6, p_long=0.3)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "stream",
+        "tasks": [{"name": "gsm8k", "limit": 800}, {"name": "boolq", "limit": 1600}],
+        "models": [model_entry("m", server.base_url, concurrency=8)]})
+    live: list[int] = []
+    record = RunProgress.record
+
+    def samples_alive() -> int:
+        gc.unfreeze()  # the run freezes what it imported; frozen objects are not listed
+        gc.collect()  # count what is reachable, not garbage waiting for the collector
+        return sum(isinstance(o, Sample) for o in gc.get_objects())
+
+    before = samples_alive()  # the simulator's answer key holds its own
+
+    def counting(self: RunProgress, attempt: Attempt) -> None:
+        record(self, attempt)
+        if sum(row.done for row in self.rows.values()) % 500 == 0:
+            live.append(samples_alive() - before)
+
+    monkeypatch.setattr(RunProgress, "record", counting)
+    assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
+    assert len(live) >= 4  # 2,400 fixed requests and their retries, sampled every 500
+    assert max(live) <= 4 * 8, live  # not the 2,400 a loaded dataset would hold
 
 
 def test_rerun_asks_nothing_and_gives_the_same_numbers(tmp_path: Path, sim) -> None:

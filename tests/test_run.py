@@ -195,6 +195,26 @@ def test_summary_reuses_recorded_verdicts_only_when_they_are_current(
     assert all(row["fixed"]["correct"] == row["total"] for row in lied.values())
 
 
+def test_resume_asks_the_retries_the_journal_calls_for(tmp_path: Path, sim) -> None:
+    server = sim(model="m", seed=8, p_long=0.4, p_empty=0.1)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "retries", "tasks": small_tasks(50), "models": [model_entry("m", server.base_url)]})
+    run_dir = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+    first = numbers(run_dir)
+    journal = run_dir / "journal" / "main.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    fixed_only = [line for line in lines if json.loads(line)["phase"] == "fixed"]
+    retries = len(lines) - len(fixed_only)
+    assert retries > 10
+    journal.write_text("".join(fixed_only))  # as if killed right after the fixed phase
+    asked = stats(server.base_url)["requests"]
+
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+    assert stats(server.base_url)["requests"] - asked == retries
+    assert numbers(run_dir) == first  # same prompts (read back by offset), same replies
+
+
 def test_lenient_inflates_truncated_replies(tmp_path: Path, sim) -> None:
     server = sim(model="m", seed=5, p_long=0.4)
     config = write_config(tmp_path / "run.yaml", {

@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.request
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -164,16 +165,30 @@ def test_rerun_asks_nothing_and_gives_the_same_numbers(tmp_path: Path, sim) -> N
     assert numbers(run_dir) == first
 
 
+@dataclass
+class Done:
+    """A finished run of one simulated model: where it is and what it counted."""
+
+    base_url: str
+    config: Path
+    run_dir: Path
+    numbers: dict[Any, Any]
+
+
+def run_small(tmp_path: Path, sim, n: int, **knobs: Any) -> Done:
+    server = sim(model="m", **knobs)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "small", "tasks": small_tasks(n), "models": [model_entry("m", server.base_url)]})
+    run_dir = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+    return Done(server.base_url, config, run_dir, numbers(run_dir))
+
+
 def test_summary_reuses_recorded_verdicts_only_when_they_are_current(
     tmp_path: Path, sim
 ) -> None:
-    server = sim(model="m", seed=4, p_long=0.3, p_wrong=0.3)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "verdicts", "tasks": small_tasks(30), "models": [model_entry("m", server.base_url)]})
-    run_dir = tmp_path / "out"
-    assert main(["run", str(config), "--output", str(run_dir)]) == 0
-    first = numbers(run_dir)
-    journal = run_dir / "journal" / "main.jsonl"
+    done = run_small(tmp_path, sim, 30, seed=4, p_long=0.3, p_wrong=0.3)
+    run_dir, first, journal = done.run_dir, done.numbers, done.run_dir / "journal" / "main.jsonl"
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
     assert {row["scorer_version"] for row in rows} == {SCORER_VERSION}
 
@@ -196,23 +211,18 @@ def test_summary_reuses_recorded_verdicts_only_when_they_are_current(
 
 
 def test_resume_asks_the_retries_the_journal_calls_for(tmp_path: Path, sim) -> None:
-    server = sim(model="m", seed=8, p_long=0.4, p_empty=0.1)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "retries", "tasks": small_tasks(50), "models": [model_entry("m", server.base_url)]})
-    run_dir = tmp_path / "out"
-    assert main(["run", str(config), "--output", str(run_dir)]) == 0
-    first = numbers(run_dir)
-    journal = run_dir / "journal" / "main.jsonl"
+    done = run_small(tmp_path, sim, 50, seed=8, p_long=0.4, p_empty=0.1)
+    journal = done.run_dir / "journal" / "main.jsonl"
     lines = journal.read_text().splitlines(keepends=True)
     fixed_only = [line for line in lines if json.loads(line)["phase"] == "fixed"]
     retries = len(lines) - len(fixed_only)
     assert retries > 10
     journal.write_text("".join(fixed_only))  # as if killed right after the fixed phase
-    asked = stats(server.base_url)["requests"]
+    asked = stats(done.base_url)["requests"]
 
-    assert main(["run", str(config), "--output", str(run_dir)]) == 0
-    assert stats(server.base_url)["requests"] - asked == retries
-    assert numbers(run_dir) == first  # same prompts (read back by offset), same replies
+    assert main(["run", str(done.config), "--output", str(done.run_dir)]) == 0
+    assert stats(done.base_url)["requests"] - asked == retries
+    assert numbers(done.run_dir) == done.numbers  # same prompts (read back by offset), same replies
 
 
 def test_lenient_inflates_truncated_replies(tmp_path: Path, sim) -> None:

@@ -272,13 +272,17 @@ def tally(
                 for _, sample in samples:
                     slot = indexes[task].slot(sample.id)
                     assert slot is not None  # indexed from this very file
+                    subject = None
+                    if sample.subset:
+                        subject = subjects.get(sample.subset)
+                        if subject is None:
+                            subject = subjects[sample.subset] = {m: Tally(budgets) for m in models}
                     for model in models:
                         entry = counted.get((model, task))
                         result = sample_result(entry, slot, journals, sample.gold)
                         overall[model].add(result)
-                        if sample.subset:
-                            per_model = subjects.setdefault(sample.subset, {})
-                            per_model.setdefault(model, Tally(budgets)).add(result)
+                        if subject is not None:
+                            subject[model].add(result)
             for model in models:
                 by_subject = (
                     {name: tallies[model].counts() for name, tallies in subjects.items()}

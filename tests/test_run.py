@@ -19,7 +19,7 @@ import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.journal import iter_attempts
+from thinkeval.journal import Journal, iter_attempts
 from thinkeval.progress import RunProgress
 from thinkeval.records import RETRY_STATUSES, Attempt, Sample
 from thinkeval.results import write_summary
@@ -223,6 +223,22 @@ def test_resume_asks_the_retries_the_journal_calls_for(tmp_path: Path, sim) -> N
     assert main(["run", str(done.config), "--output", str(done.run_dir)]) == 0
     assert stats(done.base_url)["requests"] - asked == retries
     assert numbers(done.run_dir) == done.numbers  # same prompts (read back by offset), same replies
+
+
+def test_a_second_process_on_a_running_run_changes_nothing(
+    tmp_path: Path, sim, capsys
+) -> None:
+    done = run_small(tmp_path, sim, 20, seed=9)
+    samples = {p.name: p.read_bytes() for p in (done.run_dir / "samples").iterdir()}
+    config = (done.run_dir / "config.json").read_bytes()
+    bigger = write_config(tmp_path / "bigger.yaml", {
+        "run": "small", "tasks": small_tasks(40), "models": [model_entry("m", done.base_url)]})
+    with Journal(done.run_dir, "main"):  # the first process, still running
+        code = main(["run", str(bigger), "--output", str(done.run_dir)])
+    assert code == 2
+    assert "another thinkeval process is writing this run" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (done.run_dir / "samples").iterdir()} == samples
+    assert (done.run_dir / "config.json").read_bytes() == config
 
 
 def test_lenient_inflates_truncated_replies(tmp_path: Path, sim) -> None:

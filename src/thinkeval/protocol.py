@@ -197,10 +197,7 @@ class ModelRun:
 
     def _sample(self, item: WorkItem) -> Sample:
         if item.sample is None:
-            prompts = self._prompts.get(item.task)
-            if prompts is None:
-                prompts = self._prompts[item.task] = SamplesFile(self.run_dir, item.task)
-            item.sample = prompts.at(item.offset)
+            item.sample = self._prompts[item.task].at(item.offset)
         return item.sample
 
     def _body(self, sample: Sample, max_tokens: int) -> dict[str, Any]:
@@ -348,6 +345,8 @@ class ModelRun:
 
     async def run(self, dispatcher: Dispatcher) -> None:
         """Work until every planned request is recorded, or until `stop` is set."""
+        # Opened now, so offsets always refer to the samples files this run planned with.
+        self._prompts = {task: SamplesFile(self.run_dir, task) for task in self.tasks}
         self._fixed = self._fixed_work()
         workers = [
             asyncio.create_task(self._worker(dispatcher)) for _ in range(self.model.concurrency)

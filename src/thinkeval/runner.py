@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.console import Console
 
-from .config import RunConfig
+from .config import ModelConfig, RunConfig
 from .counted import Journals, count_journal
 from .dispatch import Dispatcher
 from .errors import ThinkevalError
@@ -128,20 +128,46 @@ async def run_evaluation(
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
     check_resumable(run_dir, config)
-    tasks = write_selected_samples(config, run_dir, options.only_task)
-    write_config(run_dir, config)
-    shard = options.shard
+    writer = options.shard.writer if options.shard else "main"
+    # Lock the journal first: a second process on this run stops here, before it rewrites the
+    # samples and the config that the first one reads prompts from.
+    journal = Journal(run_dir, writer)
+    journal.open()
+    try:
+        tasks = write_selected_samples(config, run_dir, options.only_task)
+        write_config(run_dir, config)
+        stopped = await _run_models(config, run_dir, options, console, journal, tasks, models)
+    finally:
+        journal.close()
+    summary = write_summary(run_dir)
+    if stopped:
+        raise Interrupted(
+            f"stopped; everything finished so far is recorded in {run_dir}. "
+            "Run the same command again to resume."
+        )
+    return summary
 
+
+async def _run_models(
+    config: RunConfig,
+    run_dir: Path,
+    options: RunOptions,
+    console: Console,
+    journal: Journal,
+    tasks: list[str],
+    models: list[ModelConfig],
+) -> bool:
+    """Run the models one after another; True when a signal stopped the run."""
+    shard = options.shard
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     progress = RunProgress(console)
-    writer = shard.writer if shard else "main"
-    heartbeat = Heartbeat(run_dir / STATUS_DIR / f"{writer}.json", progress)
+    heartbeat = Heartbeat(run_dir / STATUS_DIR / f"{journal.path.stem}.json", progress)
     beating: asyncio.Task[None] | None = None
     try:
-        with Journal(run_dir, writer) as journal, progress.shown():
+        with progress.shown():
             heartbeat.state = "running"
             heartbeat.write()
             beating = asyncio.create_task(heartbeat.beat())
@@ -193,10 +219,4 @@ async def run_evaluation(
                 await beating
             with contextlib.suppress(ThinkevalError):
                 heartbeat.write()
-    summary = write_summary(run_dir)
-    if stop.is_set():
-        raise Interrupted(
-            f"stopped; everything finished so far is recorded in {run_dir}. "
-            "Run the same command again to resume."
-        )
-    return summary
+    return stop.is_set()

@@ -25,6 +25,7 @@ from typing import IO
 from .errors import JournalError
 from .journal import iter_located, journal_files, read_attempt_line
 from .records import RETRY_STATUSES, Attempt
+from .rundir import SamplesFile
 
 # Reference layout, low bits first: 1 present, 2 error, 4 fixed verdict empty/unfinished,
 # 8 no verdict recorded (imported: judge it against the gold), 12 bits journal file, then
@@ -75,6 +76,16 @@ class IdIndex:
         key = id_hash(sample_id)
         i = bisect_left(self._hashes, key)
         return i if i < len(self._hashes) and self._hashes[i] == key else None
+
+
+def index_samples(run_dir: Path, tasks: Iterable[str]) -> dict[str, IdIndex]:
+    """Each task's recorded sample ids, indexed (see `counted.IdIndex`)."""
+    indexes = {}
+    for task in tasks:
+        with SamplesFile(run_dir, task, messages=False) as samples:
+            ids = (sample.id for _, sample in samples)
+            indexes[task] = IdIndex.from_ids(ids, str(samples.path))
+    return indexes
 
 
 @dataclass

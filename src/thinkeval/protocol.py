@@ -17,7 +17,7 @@ import asyncio
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from .endpoint import RequestFailed
 from .errors import ServerError
 from .journal import Journal
 from .records import RETRY_STATUSES, Attempt, Phase, Sample
+from .results import outcome_of
 from .rundir import SamplesFile
 from .scoring import SCORER_VERSION, score
 
@@ -122,7 +123,7 @@ class ModelRun:
         self.stop = stop or asyncio.Event()
         # Retries go first: the longest requests start early and the run's tail stays short.
         self._retries: deque[WorkItem] = deque()
-        self._fixed: Iterator[WorkItem] = iter(())
+        self._fixed = self._fixed_work()  # lazy: reads nothing until a worker asks
         self._prompts: dict[str, SamplesFile] = {}
         self._busy = 0  # items taken and not finished: they may still add a retry
         self._wake = asyncio.Event()
@@ -143,16 +144,18 @@ class ModelRun:
         slot = self.indexes[task].slot(sample_id)
         return (0, 0) if slot is None else (entry.fixed[slot], entry.retry[slot])
 
-    def _needs_retry(self, task: str, ref: int, gold: str) -> bool:
-        """Whether the recorded fixed attempt at `ref` was empty or cut off."""
-        if ref & RETRY_CANDIDATE:
-            return True
-        if not ref & UNJUDGED:
-            return False
-        # Imported from another harness: no verdict was recorded with it.
+    def _retry_due(self, ref: int, gold: str) -> Attempt | None:
+        """The recorded fixed attempt at `ref` when it calls for the retry, else None.
+
+        The decision is the summary's (`results.outcome_of`), so resuming retries exactly the
+        samples the summary counts as empty or cut off.
+        """
+        if not ref & (RETRY_CANDIDATE | UNJUDGED):
+            return None
         attempt = self.journals.read(ref)
-        verdict = score(task, attempt.content, attempt.finish_reason, gold)
-        return verdict.status in RETRY_STATUSES
+        if ref & UNJUDGED and outcome_of(attempt, gold).status not in RETRY_STATUSES:
+            return None  # imported without a verdict, and not empty or cut off
+        return attempt
 
     def plan(self) -> Plan:
         """Count the work not yet recorded and queue the retries the journal already calls for.
@@ -168,8 +171,10 @@ class ModelRun:
                     done += recorded(fixed) + recorded(retry)
                     if not recorded(fixed):
                         queued += 1
-                    elif not recorded(retry) and self._needs_retry(task, fixed, sample.gold):
-                        tokens = self.journals.read(fixed).usage.prompt_tokens
+                        continue
+                    due = None if recorded(retry) else self._retry_due(fixed, sample.gold)
+                    if due is not None:
+                        tokens = due.usage.prompt_tokens
                         self._retries.append(
                             WorkItem(task, "retry", self.budgets[1], offset, None, tokens)
                         )
@@ -178,7 +183,7 @@ class ModelRun:
             plan.recorded[task] = done
         return plan
 
-    def _fixed_work(self) -> Iterator[WorkItem]:
+    def _fixed_work(self) -> Generator[WorkItem, None, None]:
         for task in self.tasks:
             with SamplesFile(self.run_dir, task) as samples:
                 for offset, sample in self._owned(samples):
@@ -347,7 +352,6 @@ class ModelRun:
         """Work until every planned request is recorded, or until `stop` is set."""
         # Opened now, so offsets always refer to the samples files this run planned with.
         self._prompts = {task: SamplesFile(self.run_dir, task) for task in self.tasks}
-        self._fixed = self._fixed_work()
         workers = [
             asyncio.create_task(self._worker(dispatcher)) for _ in range(self.model.concurrency)
         ]
@@ -366,9 +370,7 @@ class ModelRun:
             raise self._fatal
 
     def _close(self) -> None:
-        close = getattr(self._fixed, "close", None)
-        if close is not None:
-            close()
+        self._fixed.close()
         for prompts in self._prompts.values():
             prompts.close()
         self._prompts.clear()

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from . import __version__
 from .aisbench import imported_status
-from .counted import CountedAttempts, IdIndex, Journals, count_journal
+from .counted import CountedAttempts, Journals, count_journal, index_samples
 from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Verdict
 from .rundir import (
     CONFIG_FILE,
@@ -236,16 +236,6 @@ def sample_result(
     if result.candidate and entry.retry[slot]:
         result.retry = outcome_of(journals.read(entry.retry[slot]), gold)
     return result
-
-
-def index_samples(run_dir: Path, tasks: Iterable[str]) -> dict[str, IdIndex]:
-    """Each task's recorded sample ids, indexed (see `counted.IdIndex`)."""
-    indexes = {}
-    for task in tasks:
-        with SamplesFile(run_dir, task, messages=False) as samples:
-            ids = (sample.id for _, sample in samples)
-            indexes[task] = IdIndex.from_ids(ids, str(samples.path))
-    return indexes
 
 
 def tally(

@@ -19,13 +19,13 @@ from typing import Any
 from rich.console import Console
 
 from .config import ModelConfig, RunConfig
-from .counted import Journals, count_journal
+from .counted import Journals, count_journal, index_samples
 from .dispatch import Dispatcher
 from .errors import ThinkevalError
 from .journal import Journal
 from .progress import RunProgress
 from .protocol import ModelRun, Shard, check_identity
-from .results import Summary, index_samples, write_summary
+from .results import Summary, write_summary
 from .rundir import (
     STATUS_DIR,
     check_resumable,

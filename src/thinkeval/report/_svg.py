@@ -64,6 +64,18 @@ def _legend(series: Sequence[Series], x: float, y: float) -> list[str]:
     return parts
 
 
+def _legend_row(series: Sequence[Series], x: float, y: float) -> list[str]:
+    """The same legend laid out left to right from (x, y)."""
+    parts = []
+    for item in series:
+        parts.append(
+            f'<rect x="{_f(x)}" y="{y}" width="{FONT}" height="{FONT}" fill="{item.color}"/>'
+        )
+        parts.append(_text(x + FONT + 4, y + FONT - 2, item.name, anchor="start"))
+        x += FONT + 14 + CHAR_WIDTH * len(item.name)
+    return parts
+
+
 def step_chart(
     title: str,
     x: Sequence[float],
@@ -173,14 +185,7 @@ def stacked_bars(
             )
             x += w
     legend_y = _MARGIN_TOP + len(labels) * (bar_h + gap) + 8
-    x = float(label_width)
-    for layer in layers:
-        parts.append(
-            f'<rect x="{_f(x)}" y="{legend_y}" width="{FONT}" height="{FONT}" '
-            f'fill="{layer.color}"/>'
-        )
-        parts.append(_text(x + FONT + 4, legend_y + FONT - 2, layer.name, anchor="start"))
-        x += FONT + 14 + CHAR_WIDTH * len(layer.name)
+    parts += _legend_row(layers, float(label_width), legend_y)
     parts.append("</svg>")
     return "".join(parts)
 
@@ -233,13 +238,6 @@ def histogram(
         parts.append(_text(px, _MARGIN_TOP + plot_h + 16, label))
     parts.append(_text(_MARGIN_LEFT + plot_w / 2, _MARGIN_TOP + plot_h + 30, "completion tokens"))
     legend_y = height - FONT - 4
-    x = float(_MARGIN_LEFT)
-    for layer in layers:
-        parts.append(
-            f'<rect x="{_f(x)}" y="{legend_y}" width="{FONT}" height="{FONT}" '
-            f'fill="{layer.color}"/>'
-        )
-        parts.append(_text(x + FONT + 4, legend_y + FONT - 2, layer.name, anchor="start"))
-        x += FONT + 14 + CHAR_WIDTH * len(layer.name)
+    parts += _legend_row(layers, float(_MARGIN_LEFT), legend_y)
     parts.append("</svg>")
     return "".join(parts)

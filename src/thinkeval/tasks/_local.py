@@ -125,13 +125,8 @@ def _universal_newlines(value: str) -> str:
 def _open_binary(path: Path, data_dir: Path) -> Iterator[bytes]:
     try:
         handle = path.open("rb")
-    except FileNotFoundError as exc:
-        raise DatasetError(
-            f"{path}: file not found (data dir {data_dir}; expected"
-            f" {path.relative_to(data_dir)} inside it)"
-        ) from exc
     except OSError as exc:
-        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from exc
+        raise _unreadable(path, data_dir, exc) from exc
     with handle:
         yield from handle
 
@@ -140,15 +135,19 @@ def _read_text(path: Path, data_dir: Path) -> str:
     """The whole file decoded as UTF-8 without a BOM (the files are a few MB at most)."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise DatasetError(
-            f"{path}: file not found (data dir {data_dir}; expected"
-            f" {path.relative_to(data_dir)} inside it)"
-        ) from exc
     except OSError as exc:
-        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from exc
+        raise _unreadable(path, data_dir, exc) from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise DatasetError(f"{path} line {line}: not valid UTF-8 ({exc.reason})") from exc
+
+
+def _unreadable(path: Path, data_dir: Path, exc: OSError) -> DatasetError:
+    if isinstance(exc, FileNotFoundError):
+        return DatasetError(
+            f"{path}: file not found (data dir {data_dir}; expected"
+            f" {path.relative_to(data_dir)} inside it)"
+        )
+    return DatasetError(f"{path}: cannot read ({exc.strerror})")

@@ -1537,7 +1537,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check=False,
     )
     log(f"thinkeval and the simulator run from {check.stdout.strip() or check.stderr.strip()}")
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     try:
         for name in harnesses:
             peer = PEERS.get(name)
@@ -1604,7 +1604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     finally:
         stop_all()
-    finished = dt.datetime.now(dt.timezone.utc)
+    finished = dt.datetime.now(dt.UTC)
     report = render_report(
         results,
         not_run=not_run,

@@ -116,9 +116,22 @@ def test_api_key_read_from_environment_only(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delenv("TE_KEY", raising=False)
     with pytest.raises(ConfigError, match="TE_KEY"):
         config.models[0].api_key()
-    monkeypatch.setenv("TE_KEY", "sk-secret-123")
+    monkeypatch.setenv("TE_KEY", "sk-secret-123\n")
     assert config.models[0].api_key() == "sk-secret-123"
     assert "sk-secret-123" not in str(config.public_dict())
+
+
+@pytest.mark.parametrize("key", ["sk-1\r\nX-Injected: 1", "sk 1", "sk-\u00e9"])
+def test_an_api_key_that_cannot_be_a_header_is_refused(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    config = parse_config(
+        minimal(models=[{"name": "m", "base_url": "http://h/v1", "api_key_env": "TE_KEY"}])
+    )
+    monkeypatch.setenv("TE_KEY", key)
+    with pytest.raises(ConfigError, match=r"TE_KEY.*line breaks") as caught:
+        config.models[0].api_key()
+    assert key not in str(caught.value)
 
 
 def test_url_credentials_and_api_key_exclude_each_other() -> None:

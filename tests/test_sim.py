@@ -454,7 +454,7 @@ async def ask_until_ok(
                     continue
                 seen.append("ok")
                 return seen
-        except asyncio.TimeoutError:
+        except TimeoutError:
             seen.append("timeout")
         except aiohttp.ClientError:
             seen.append("reset")

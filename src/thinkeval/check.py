@@ -22,16 +22,17 @@ import textwrap
 import time
 from typing import Any, Literal
 
-import aiohttp
 import orjson
 from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from . import __version__
 from .config import redact_url
-from .endpoint import Endpoint, RequestFailed, error_message, parse_completion
+from .endpoint import MAX_REPLY_BYTES, Endpoint, RequestFailed, error_message, parse_completion
 from .errors import ConfigError
+from .http_client import HttpClient, HttpError
 from .scoring import score
 
 DESCRIPTION = textwrap.dedent(
@@ -199,17 +200,17 @@ class _Client:
     """The two requests `check` makes, with the raw chat body kept for inspection."""
 
     def __init__(
-        self, session: aiohttp.ClientSession, base_url: str, api_key: str | None, timeout_s: float
+        self, client: HttpClient, base_url: str, api_key: str | None, timeout_s: float
     ) -> None:
         # /v1/models answers at once when the server is up; a black-holed address should not
         # take the whole request timeout to say so.
-        self.endpoint = Endpoint(session, base_url, api_key, min(timeout_s, MODELS_TIMEOUT_S))
-        self.session = session
+        self.endpoint = Endpoint(client, base_url, api_key, min(timeout_s, MODELS_TIMEOUT_S))
+        self.client = client
         self.url = f"{base_url.rstrip('/')}/chat/completions"
         self.headers = {"Content-Type": "application/json"}
         if api_key:
             self.headers["Authorization"] = f"Bearer {api_key}"
-        self.timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self.timeout_s = timeout_s
 
     async def probe(self, model: str, max_tokens: int, rung: int) -> Probe:
         body = {
@@ -221,16 +222,17 @@ class _Client:
         started = time.perf_counter()
         probe = Probe(max_tokens=max_tokens, rung=rung)
         try:
-            async with self.session.post(
-                self.url, data=orjson.dumps(body), headers=self.headers, timeout=self.timeout
-            ) as resp:
-                raw = await resp.read()
+            async with (
+                asyncio.timeout(self.timeout_s),
+                self.client.request("POST", self.url, self.headers, orjson.dumps(body)) as resp,
+            ):
+                raw = await resp.read(MAX_REPLY_BYTES)
                 status = resp.status
-        except aiohttp.ClientError as exc:
-            probe.error = f"POST /chat/completions failed: {type(exc).__name__}: {exc}"
+        except HttpError as exc:
+            probe.error = f"POST /chat/completions failed: {exc}"
             return probe
-        except asyncio.TimeoutError:
-            probe.error = f"no reply within {self.timeout.total:g} s (raise --timeout-s?)"
+        except TimeoutError:
+            probe.error = f"no reply within {self.timeout_s:g} s (raise --timeout-s?)"
             return probe
         probe.latency_s = round(time.perf_counter() - started, 3)
         try:
@@ -274,8 +276,8 @@ async def check_server(
     report = CheckReport(
         base_url=redact_url(base_url), expected_model=expected_model, budgets=budgets
     )
-    async with aiohttp.ClientSession() as session:
-        client = _Client(session, base_url, api_key, timeout_s)
+    async with HttpClient(user_agent=f"thinkeval/{__version__}") as http:
+        client = _Client(http, base_url, api_key, timeout_s)
         try:
             cards = await client.endpoint.models()
         except RequestFailed as exc:

@@ -168,11 +168,18 @@ class ModelConfig(_Strict):
         """Read the API key from the environment; it is never stored."""
         if self.api_key_env is None:
             return None
-        key = os.environ.get(self.api_key_env)
+        # Surrounding whitespace is a copy-paste slip (a key read from a file keeps its newline).
+        key = os.environ.get(self.api_key_env, "").strip()
         if not key:
             raise ConfigError(
                 f"model {self.name!r}: environment variable {self.api_key_env} "
                 "(api_key_env) is not set"
+            )
+        if not key.isascii() or not key.isprintable() or " " in key:
+            # It goes into an HTTP header, where a line break would add headers of its own.
+            raise ConfigError(
+                f"model {self.name!r}: environment variable {self.api_key_env} (api_key_env) "
+                "holds spaces, line breaks or non-ASCII characters; an API key cannot"
             )
         return key
 

@@ -2,7 +2,7 @@
 
 Every request of a model goes through one `Dispatcher`, so retry rules and limits live in one
 place whatever server sits behind. Concurrency is bounded by the caller's workers; the connection
-pool is sized to match so requests never queue inside aiohttp.
+pool opens a connection per request in flight and keeps it alive for the next one.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
-
+from . import __version__
 from .config import ModelConfig, redact_url
 from .endpoint import Endpoint, RequestFailed, Timed
+from .http_client import HttpClient
 
 
 @dataclass
@@ -61,30 +61,22 @@ class Dispatcher:
         self._api_key = config.api_key()
         self._rng = random.Random(seed)
         self._rate = RateLimiter(config.request_rate) if config.request_rate else None
-        self._session: aiohttp.ClientSession | None = None
+        self._client: HttpClient | None = None
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[str, float] = {}
         self._failures: dict[str, int] = {}
 
     async def __aenter__(self) -> Dispatcher:
-        connector = aiohttp.TCPConnector(
-            limit=self.config.concurrency + 8, limit_per_host=0, keepalive_timeout=120
-        )
-        # Timeouts are per request (Endpoint); the session itself never times out.
-        self._session = aiohttp.ClientSession(
-            connector=connector, timeout=aiohttp.ClientTimeout(total=None)
-        )
+        self._client = HttpClient(user_agent=f"thinkeval/{__version__}")
         self.endpoints = [
-            Endpoint(
-                self._session, url, self._api_key, self.config.timeout_s, self.config.stream
-            )
+            Endpoint(self._client, url, self._api_key, self.config.timeout_s, self.config.stream)
             for url in self.config.base_urls
         ]
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._session is not None:
-            await self._session.close()
+        if self._client is not None:
+            await self._client.close()
 
     def _choose(self) -> Endpoint:
         now = time.monotonic()

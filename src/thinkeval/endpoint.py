@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import aiohttp
 import orjson
 
+from .http_client import HttpClient, HttpError, Response
 from .records import Reply, Usage
 
 # A reply larger than this is a broken server, not an answer worth keeping.
@@ -173,39 +173,41 @@ def parse_completion(body: Any) -> Reply:
 class Endpoint:
     """One base URL of an OpenAI-compatible server, sharing the caller's connection pool.
 
-    >>> endpoint = Endpoint(session, "http://127.0.0.1:8000/v1", api_key=None, timeout_s=600)
+    >>> endpoint = Endpoint(client, "http://127.0.0.1:8000/v1", api_key=None, timeout_s=600)
     >>> timed = await endpoint.chat({"model": "m", "messages": [...], "max_tokens": 2048})
     """
 
     def __init__(
         self,
-        session: aiohttp.ClientSession,
+        client: HttpClient,
         base_url: str,
         api_key: str | None,
         timeout_s: float,
         stream: bool = False,
     ) -> None:
-        self.session = session
+        self.client = client
         self.base_url = base_url.rstrip("/")
-        self._headers = {"Content-Type": "application/json"}
+        self._chat_url = f"{self.base_url}/chat/completions"
+        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self.timeout_s = timeout_s
         self.stream = stream
         self.outstanding = 0  # requests in flight, for least-loaded endpoint choice
 
     async def models(self) -> list[dict[str, Any]]:
         """The `/v1/models` cards (id, root, max_model_len, ...)."""
         try:
-            async with self.session.get(
-                f"{self.base_url}/models", headers=self._headers, timeout=self._timeout
-            ) as resp:
-                raw = await resp.read()
+            async with (
+                asyncio.timeout(self.timeout_s),
+                self.client.request("GET", f"{self.base_url}/models", self._headers) as resp,
+            ):
+                raw = await resp.read(MAX_REPLY_BYTES)
                 if resp.status != 200:
-                    raise _http_failure(resp.status, raw, resp.headers.get("Retry-After"))
-        except aiohttp.ClientError as exc:
-            raise RequestFailed("connection", f"{type(exc).__name__}: {exc}", True) from None
-        except asyncio.TimeoutError:
+                    raise _http_failure(resp.status, raw, resp.headers.get("retry-after"))
+        except HttpError as exc:
+            raise RequestFailed("connection", str(exc), True) from None
+        except TimeoutError:
             raise RequestFailed("timeout", "GET /models timed out", True) from None
         try:
             body = orjson.loads(raw)
@@ -218,17 +220,17 @@ class Endpoint:
 
     async def chat(self, body: dict[str, Any]) -> Timed:
         """Send one chat completion; return the normalised reply or raise `RequestFailed`."""
-        url = f"{self.base_url}/chat/completions"
         payload = orjson.dumps(body)
         started = time.perf_counter()
         self.outstanding += 1
         try:
-            async with self.session.post(
-                url, data=payload, headers=self._headers, timeout=self._timeout
-            ) as resp:
+            async with (
+                asyncio.timeout(self.timeout_s),
+                self.client.request("POST", self._chat_url, self._headers, payload) as resp,
+            ):
                 if resp.status != 200:
-                    raw = await resp.content.read(64 * 1024)
-                    raise _http_failure(resp.status, raw, resp.headers.get("Retry-After"))
+                    raw = await resp.read(64 * 1024)
+                    raise _http_failure(resp.status, raw, resp.headers.get("retry-after"))
                 if self.stream:
                     reply, ttft = await _read_stream(resp, started)
                 else:
@@ -241,34 +243,31 @@ class Endpoint:
                             "malformed", f"reply is not valid JSON: {snippet!r}", True, 200
                         ) from None
                     reply, ttft = parse_completion(parsed), None
-        except aiohttp.ClientResponseError as exc:
-            message = f"{type(exc).__name__}: {exc.message}"
-            raise RequestFailed("connection", message, True) from None
-        except aiohttp.ClientError as exc:
-            raise RequestFailed("connection", f"{type(exc).__name__}: {exc}", True) from None
-        except asyncio.TimeoutError:
+        except HttpError as exc:
+            raise RequestFailed("connection", str(exc), True) from None
+        except TimeoutError:
             raise RequestFailed(
-                "timeout", f"no complete reply within {self._timeout.total:g} s", True
+                "timeout", f"no complete reply within {self.timeout_s:g} s", True
             ) from None
         finally:
             self.outstanding -= 1
         return Timed(reply, time.perf_counter() - started, ttft)
 
 
-async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
+async def _read_capped(resp: Response) -> bytes:
     if resp.content_length is not None and resp.content_length > MAX_REPLY_BYTES:
         raise RequestFailed(
             "too_large",
             f"reply larger than {MAX_REPLY_BYTES} bytes ({resp.content_length} bytes) refused",
             False,
         )
-    raw = await resp.content.read(MAX_REPLY_BYTES + 1)
+    raw = await resp.read(MAX_REPLY_BYTES + 1)
     if len(raw) > MAX_REPLY_BYTES:
         raise RequestFailed("too_large", f"reply larger than {MAX_REPLY_BYTES} bytes", False)
     return raw
 
 
-async def _read_stream(resp: aiohttp.ClientResponse, started: float) -> tuple[Reply, float | None]:
+async def _read_stream(resp: Response, started: float) -> tuple[Reply, float | None]:
     """Reassemble an SSE stream (§3): deltas, the finish chunk, the usage chunk, `[DONE]`."""
     content: list[str] = []
     reasoning: list[str] = []
@@ -278,7 +277,7 @@ async def _read_stream(resp: aiohttp.ClientResponse, started: float) -> tuple[Re
     ttft: float | None = None
     size = 0
     done = False
-    async for line in resp.content:
+    async for line in resp.lines():
         size += len(line)
         if size > MAX_REPLY_BYTES:
             raise RequestFailed("too_large", f"stream larger than {MAX_REPLY_BYTES} bytes", False)

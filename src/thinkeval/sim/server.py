@@ -350,7 +350,7 @@ class Simulator:
         self.stats.stalled += 1
         try:
             await asyncio.wait_for(self.shutting_down.wait(), timeout=self.config.stall_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         finally:
             self.stats.stalled -= 1

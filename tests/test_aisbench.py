@@ -14,11 +14,12 @@ import pytest
 import yaml
 
 from thinkeval import aisbench
-from thinkeval.aisbench import AisbenchError, imported_status, split_prediction
+from thinkeval.aisbench import AisbenchError, split_prediction
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.journal import iter_attempts
 from thinkeval.records import RETRY_STATUSES, Attempt
+from thinkeval.results import imported_status
 from thinkeval.rundir import read_samples
 from thinkeval.scoring import score
 

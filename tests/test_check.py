@@ -8,6 +8,7 @@ import socket
 import urllib.request
 from typing import Any
 
+import msgspec
 import pytest
 
 from thinkeval import check
@@ -246,4 +247,4 @@ async def test_rejected_key_names_the_fix_and_hides_the_key() -> None:
         await runner.cleanup()
     assert not report.ok and report.reason is not None
     assert "HTTP 401" in report.reason and "--api-key-env" in report.reason
-    assert "sk-leaky-1" not in report.model_dump_json()
+    assert b"sk-leaky-1" not in msgspec.json.encode(report)

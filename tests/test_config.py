@@ -67,9 +67,9 @@ def test_task_entries_select_samples() -> None:
         ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurency: 3}\n",
          "models[0].concurency: unknown key"),
         ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: many}\n",
-         "models[0].concurrency: Input should be a valid integer"),
+         "models[0].concurrency: Expected `int`, got `str`"),
         ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: 0}\n",
-         "models[0].concurrency: Input should be greater than 0"),
+         "models[0].concurrency: Expected `int` >= 1"),
         ("run: r\nmodels:\n  - {base_url: 'http://h/v1'}\n",
          "models[0].name: required key is missing"),
         ("models:\n  - {name: m, base_url: 'http://h/v1'}\n", "run: required key is missing"),
@@ -146,3 +146,17 @@ def test_credentials_in_urls_are_redacted() -> None:
     config = parse_config(minimal(models=[{"name": "m", "base_url": url}]))
     assert "hunter2" not in str(config.public_dict())
     assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+
+
+def test_every_problem_the_types_allow_is_listed_at_once(tmp_path: Path) -> None:
+    path = write(tmp_path, (
+        "run: ../up\nbudgets: [4096, 2048]\ntasks: [mmlu, gsm8k, gsm8k]\n"
+        "models:\n  - {name: m, base_url: 'localhost:8000', generation: {stop: ['Q:']}}\n"
+    ))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    lines = str(info.value).splitlines()
+    assert [line.split(": ")[1] for line in lines] == [
+        "run", "budgets", "tasks", "tasks[0].name", "models[0].base_url", "models[0].generation"
+    ]
+    assert all(line.startswith(f"{path}: ") for line in lines)

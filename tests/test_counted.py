@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from thinkeval.counted import (
@@ -133,6 +134,6 @@ def test_a_corrupt_journal_line_stops_the_count(tmp_path: Path) -> None:
     path = tmp_path / "journal" / "main.jsonl"
     with path.open("ab") as handle:
         handle.write(b'{"model": "m"}\n')
-        handle.write(attempt(1).model_dump_json().encode() + b"\n")
+        handle.write(msgspec.json.encode(attempt(1)) + b"\n")
     with Journals(tmp_path) as journals, pytest.raises(JournalError, match=rf"{path}:2"):
         count_journal(journals, {"gsm8k": IdIndex.from_ids(["gsm8k/0", "gsm8k/1"])})

@@ -13,7 +13,7 @@ Each prediction becomes one fixed-phase `Attempt` at `budgets[0]`, matched to ou
 index within the dataset (C-Eval: within the subject) and checked against the record's gold and
 prompt. AISBench keeps no finish_reason, so the verdict is judged from the text: the prediction
 is split at its last `</think>`; missing or blank content is `empty`, content without a legal
-final answer is `unfinished` (see `imported_status`), otherwise the strict verdict. A record
+final answer is `unfinished` (see `results.imported_status`), otherwise the strict verdict. A record
 whose `output_tokens` reached the budget was cut by the token limit and is recorded with
 finish_reason "length". Failed requests become `error` attempts, asked again by the next run.
 
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 import yaml
 from rich.console import Console
@@ -44,7 +45,8 @@ from .check import parse_budgets
 from .config import RESERVED_GENERATION_KEYS, RunConfig, parse_config, redact_url
 from .errors import ThinkevalError
 from .journal import Journal, iter_attempts
-from .records import RETRY_STATUSES, Attempt, Sample, Status, Usage, Verdict
+from .records import RETRY_STATUSES, Attempt, Sample, Usage
+from .results import imported_status
 from .rundir import check_resumable, run_dir_for, write_atomic, write_config, write_samples
 from .scoring import score
 from .scoring.numbers import canonical_number
@@ -82,28 +84,6 @@ _NON_WORD = re.compile(r"\W+")
 
 class AisbenchError(ThinkevalError):
     """An AISBench folder or file that cannot be imported; the message names the file."""
-
-
-def imported_status(attempt: Attempt, verdict: Verdict) -> Status:
-    """The verdict status of an attempt, with the rule for replies imported without finish_reason.
-
-    A finished reply without a legal final answer is `no_answer`; but an imported reply's
-    finish_reason is unknown, and a reply cut by the token limit looks exactly like that. So an
-    attempt with `imported_from` set and `finish_reason` None whose strict status is `no_answer`
-    counts as `unfinished` (and gets the adaptive retry). Everything else is unchanged.
-
-    >>> a = Attempt(model="m", task="gsm8k", sample_id="gsm8k/0", phase="fixed", budget=2048,
-    ...             max_tokens=2048, content="Let me think", imported_from="aisbench")
-    >>> imported_status(a, score("gsm8k", a.content, None, "18"))
-    'unfinished'
-    """
-    if (
-        attempt.imported_from is not None
-        and attempt.finish_reason is None
-        and verdict.status == "no_answer"
-    ):
-        return "unfinished"
-    return verdict.status
 
 
 def split_prediction(text: str | None) -> tuple[str | None, str | None]:
@@ -590,8 +570,8 @@ def attempt_from(record: Record, sample: Sample, model: str, budget: int) -> Att
         usage=Usage(prompt_tokens=record.input_tokens, completion_tokens=record.output_tokens),
     )
     verdict = score(sample.task, content, finish_reason, sample.gold)
-    return attempt.model_copy(
-        update={"verdict": imported_status(attempt, verdict), "answer": verdict.answer}
+    return msgspec.structs.replace(
+        attempt, verdict=imported_status(attempt, verdict), answer=verdict.answer
     )
 
 

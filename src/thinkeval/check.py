@@ -22,8 +22,8 @@ import textwrap
 import time
 from typing import Any, Literal
 
+import msgspec
 import orjson
-from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -74,7 +74,7 @@ ReasoningField = Literal[
 ContentField = Literal["null", "empty", "text", "absent"]
 
 
-class Probe(BaseModel):
+class Probe(msgspec.Struct, kw_only=True):
     """One probe request at one `max_tokens`, as seen on the wire."""
 
     max_tokens: int
@@ -94,7 +94,7 @@ class Probe(BaseModel):
     error: str | None = None
 
 
-class CheckReport(BaseModel):
+class CheckReport(msgspec.Struct, kw_only=True):
     """Everything `thinkeval check` found out; `ok` and `reason` give the verdict."""
 
     ok: bool = False
@@ -537,7 +537,8 @@ def run(args: argparse.Namespace) -> int:
         check_server(args.base_url, args.model, args.budgets, api_key, args.timeout_s)
     )
     if args.json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        text = msgspec.json.format(msgspec.json.encode(report), indent=2).decode()
+        sys.stdout.write(text + "\n")
     else:
         # terminal.py reads results.py, which reads aisbench.py, which reads this module: a
         # module-level import would close that circle.

@@ -1,7 +1,8 @@
-"""The run configuration: YAML in, validated pydantic models out.
+"""The run configuration: YAML in, validated frozen structs out.
 
-Every mistake is reported as a `ConfigError` that names the file and the key path
-(`models[1].concurrency`), never as a pydantic traceback.
+msgspec checks keys and types (the first wrong one); `problems()` then checks what types cannot
+say, and lists every such problem at once. Each is reported as a `ConfigError` that names the
+file and the key path (`models[1].concurrency`), never as a traceback.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+import msgspec
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 from .tasks import TASKS
@@ -27,10 +28,12 @@ RESERVED_GENERATION_KEYS = frozenset(
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _RANGE = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
 T = TypeVar("T")
+# A problem found after the types check out: (key path relative to its object, message).
+Problem = tuple[str, str]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Strict(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """A config section: unknown keys and wrong types are refused when the YAML is converted."""
 
 
 def redact_url(url: str) -> str:
@@ -44,38 +47,28 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, f"***@{host}", parts.path, parts.query, parts.fragment))
 
 
-class TaskSelection(_Strict):
+class TaskSelection(_Strict, kw_only=True):
     """One task and, optionally, which of its samples to run (by position in the dataset)."""
 
     name: str
-    limit: Annotated[int, Field(gt=0)] | None = None
+    limit: Annotated[int, msgspec.Meta(gt=0)] | None = None
     range: str | None = None
 
-    @field_validator("name")
-    @classmethod
-    def _known_task(cls, name: str) -> str:
-        if name not in TASKS:
-            raise ValueError(f"unknown task {name!r}; known tasks: {', '.join(TASKS)}")
-        return name
-
-    @field_validator("range")
-    @classmethod
-    def _valid_range(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        match = _RANGE.match(value)
-        if not match:
-            raise ValueError(f"range must look like 'START:END' (e.g. '1000:1500'), got {value!r}")
-        start, end = (int(g) if g else None for g in match.groups())
-        if start is not None and end is not None and end <= start:
-            raise ValueError(f"range {value!r} is empty: END must be greater than START")
-        return value
-
-    @model_validator(mode="after")
-    def _one_selector(self) -> TaskSelection:
+    def problems(self) -> Iterator[Problem]:
+        if self.name not in TASKS:
+            yield "name", f"unknown task {self.name!r}; known tasks: {', '.join(TASKS)}"
+        if self.range is not None:
+            match = _RANGE.match(self.range)
+            if not match:
+                yield "range", (
+                    f"range must look like 'START:END' (e.g. '1000:1500'), got {self.range!r}"
+                )
+            else:
+                start, end = (int(g) if g else None for g in match.groups())
+                if start is not None and end is not None and end <= start:
+                    yield "range", f"range {self.range!r} is empty: END must be greater than START"
         if self.limit is not None and self.range is not None:
-            raise ValueError("give either limit or range, not both")
-        return self
+            yield "", "give either limit or range, not both"
 
     def select(self, items: Iterable[T]) -> Iterator[T]:
         """Apply `limit` / `range` to the task's samples in dataset order, as they stream."""
@@ -83,77 +76,59 @@ class TaskSelection(_Strict):
             return itertools.islice(items, self.limit)
         if self.range is not None:
             match = _RANGE.match(self.range)
-            assert match is not None  # validated above
+            assert match is not None  # checked by problems()
             start, end = (int(g) if g else None for g in match.groups())
             return itertools.islice(items, start, end)
         return iter(items)
 
 
-class ModelConfig(_Strict):
+class ModelConfig(_Strict, kw_only=True):
     """One model under evaluation and how to reach it."""
 
     name: str
     base_url: str | list[str]
     model: str | None = None
     api_key_env: str | None = None
-    concurrency: Annotated[int, Field(gt=0, le=100_000)] = 64
-    request_rate: Annotated[float, Field(gt=0)] | None = None
-    timeout_s: Annotated[float, Field(gt=0)] = 3600.0
-    max_retries: Annotated[int, Field(ge=0, le=1000)] = 10
-    retry_backoff_s: Annotated[float, Field(ge=0)] = 1.0
-    retry_backoff_max_s: Annotated[float, Field(ge=0)] = 60.0
+    concurrency: Annotated[int, msgspec.Meta(gt=0, le=100_000)] = 64
+    request_rate: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
+    max_retries: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 10
+    retry_backoff_s: Annotated[float, msgspec.Meta(ge=0)] = 1.0
+    retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
     stream: bool = False
     generation: dict[str, Any] = {}
 
-    @field_validator("name")
-    @classmethod
-    def _label(cls, name: str) -> str:
-        if not _RUN_NAME.match(name):
-            raise ValueError(
-                f"model name {name!r} must start with a letter or digit and use only letters, "
-                "digits, '.', '_' and '-' (it names files in the run directory)"
+    def problems(self) -> Iterator[Problem]:
+        if not _RUN_NAME.match(self.name):
+            yield "name", (
+                f"model name {self.name!r} must start with a letter or digit and use only "
+                "letters, digits, '.', '_' and '-' (it names files in the run directory)"
             )
-        return name
-
-    @field_validator("base_url")
-    @classmethod
-    def _urls(cls, value: str | list[str]) -> str | list[str]:
-        urls = [value] if isinstance(value, str) else value
-        if not urls:
-            raise ValueError("base_url needs at least one URL")
-        for url in urls:
+        if not self.base_urls:
+            yield "base_url", "base_url needs at least one URL"
+        for url in self.base_urls:
             parts = urlsplit(url)
             if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise ValueError(
+                yield "base_url", (
                     f"base_url {redact_url(url)!r} is not an http(s) URL with a host, "
                     "e.g. http://127.0.0.1:8000/v1"
                 )
-        return value
-
-    @field_validator("generation")
-    @classmethod
-    def _generation(cls, value: dict[str, Any]) -> dict[str, Any]:
-        reserved = sorted(RESERVED_GENERATION_KEYS & value.keys())
+        reserved = sorted(RESERVED_GENERATION_KEYS & self.generation.keys())
         if reserved:
-            raise ValueError(
+            yield "generation", (
                 f"{', '.join(reserved)} cannot be set in generation: thinkeval sets them "
                 "(max_tokens comes from budgets)"
             )
-        if value.get("stop"):
-            raise ValueError(
+        if self.generation.get("stop"):
+            yield "generation", (
                 "stop sequences are not sent: they cut thinking models off inside their "
                 "reasoning; remove 'stop'"
             )
-        return value
-
-    @model_validator(mode="after")
-    def _one_authorization(self) -> ModelConfig:
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
-            raise ValueError(
+            yield "", (
                 "base_url carries credentials and api_key_env is set: only one Authorization "
                 "header can be sent; keep one of them"
             )
-        return self
 
     @property
     def served_model(self) -> str:
@@ -184,62 +159,42 @@ class ModelConfig(_Strict):
         return key
 
 
-class RunConfig(_Strict):
+class RunConfig(_Strict, kw_only=True):
     """A whole evaluation: which models, which tasks, which budgets."""
 
     run: str
     data_dir: str | None = None
     budgets: tuple[int, int] = (2048, 8192)
-    tasks: list[TaskSelection] = Field(
+    tasks: list[TaskSelection] = msgspec.field(
         default_factory=lambda: [TaskSelection(name=name) for name in TASKS]
     )
     models: list[ModelConfig]
 
-    @field_validator("run")
-    @classmethod
-    def _run_name(cls, name: str) -> str:
+    def problems(self) -> Iterator[Problem]:
+        """Every mistake the types cannot express, each with the key path it is about."""
         # The run name becomes a directory: it must not be able to escape the output folder.
-        if not _RUN_NAME.match(name) or name in (".", ".."):
-            raise ValueError(
-                f"run name {name!r} must start with a letter or digit and use only letters, "
+        if not _RUN_NAME.match(self.run) or self.run in (".", ".."):
+            yield "run", (
+                f"run name {self.run!r} must start with a letter or digit and use only letters, "
                 "digits, '.', '_' and '-'"
             )
-        return name
-
-    @field_validator("budgets")
-    @classmethod
-    def _budgets(cls, budgets: tuple[int, int]) -> tuple[int, int]:
-        fixed, adaptive = budgets
+        fixed, adaptive = self.budgets
         if fixed <= 0:
-            raise ValueError("the fixed budget must be a positive number of tokens")
-        if adaptive <= fixed:
-            raise ValueError(
+            yield "budgets", "the fixed budget must be a positive number of tokens"
+        elif adaptive <= fixed:
+            yield "budgets", (
                 f"budgets must increase: the retry budget {adaptive} is not larger than the "
                 f"fixed budget {fixed}"
             )
-        return budgets
-
-    @field_validator("tasks", mode="before")
-    @classmethod
-    def _task_names(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return [{"name": item} if isinstance(item, str) else item for item in value]
-        return value
-
-    @model_validator(mode="after")
-    def _unique(self) -> RunConfig:
-        for kind, names in (
-            ("model", [m.name for m in self.models]),
-            ("task", [t.name for t in self.tasks]),
-        ):
-            dupes = sorted({n for n in names if names.count(n) > 1})
-            if dupes:
-                raise ValueError(f"{kind} {dupes[0]!r} is listed twice")
-        if not self.models:
-            raise ValueError("models: list at least one model")
-        if not self.tasks:
-            raise ValueError("tasks: list at least one task")
-        return self
+        for key, items in (("tasks", self.tasks), ("models", self.models)):
+            if not items:
+                yield key, f"list at least one {key[:-1]}"
+            names = [item.name for item in items]
+            for name in sorted({n for n in names if names.count(n) > 1}):
+                yield key, f"{key[:-1]} {name!r} is listed twice"
+            for index, item in enumerate(items):
+                for where, message in item.problems():
+                    yield f"{key}[{index}]" + (f".{where}" if where else ""), message
 
     def model_named(self, name: str) -> ModelConfig:
         for model in self.models:
@@ -252,7 +207,8 @@ class RunConfig(_Strict):
 
     def public_dict(self) -> dict[str, Any]:
         """The resolved config as stored in the run directory: no secrets, URLs redacted."""
-        data = self.model_dump(mode="json")
+        # Through JSON, so it compares equal to what config.json holds (tuples become lists).
+        data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(self))
         for model in data["models"]:
             urls = model["base_url"]
             model["base_url"] = (
@@ -261,45 +217,41 @@ class RunConfig(_Strict):
         return data
 
 
-def _error_path(loc: tuple[Any, ...]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif part in ("str", "list[str]", "function-after[_label(), str]"):
-            continue  # pydantic's union branch names say nothing to a user
-        else:
-            path += f".{part}" if path else str(part)
-    return path or "(top level)"
+# msgspec's wording for a key problem, and ours; the key itself follows in backquotes.
+_KEY_PROBLEMS = (
+    ("Object contains unknown field ", "unknown key (check the spelling: docs/configuration.md)"),
+    ("Object missing required field ", "required key is missing"),
+)
 
 
-def describe_validation_error(source: str, error: ValidationError) -> str:
-    """One line per problem: `file: key.path: what is wrong`."""
-    lines = []
-    seen: set[str] = set()
-    for item in error.errors():
-        path = _error_path(tuple(item["loc"]))
-        if item["type"] == "extra_forbidden":
-            message = "unknown key (check the spelling; see docs/configuration.md)"
-        elif item["type"] == "missing":
-            message = "required key is missing"
-        else:
-            message = str(item["msg"]).removeprefix("Value error, ")
-        line = f"{source}: {path}: {message}"
-        if line not in seen:
-            seen.add(line)
-            lines.append(line)
-    return "\n".join(lines)
+def _describe_conversion_error(error: msgspec.ValidationError) -> str:
+    """`key.path: what is wrong` for the first unknown key, missing key or wrong type."""
+    message, found, where = str(error).rpartition(" - at `")
+    if not found:
+        message, where = str(error), ""
+    path = where.rstrip("`").removeprefix("$").lstrip(".")
+    for wording, meaning in _KEY_PROBLEMS:
+        if message.startswith(wording):
+            key = message.removeprefix(wording).strip("`")
+            return f"{path}.{key}: {meaning}" if path else f"{key}: {meaning}"
+    return f"{path or '(top level)'}: {message}"
 
 
 def parse_config(data: Any, source: str = "<config>") -> RunConfig:
-    """Validate an already-parsed YAML document."""
+    """Validate an already-parsed YAML document; every problem names `file: key.path`."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a YAML mapping of keys to values")
+    tasks = data.get("tasks")
+    if isinstance(tasks, list):  # `tasks: [gsm8k, {name: boolq, limit: 5}]`
+        data = {**data, "tasks": [{"name": t} if isinstance(t, str) else t for t in tasks]}
     try:
-        return RunConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe_validation_error(source, exc)) from None
+        config = msgspec.convert(data, RunConfig)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"{source}: {_describe_conversion_error(exc)}") from None
+    problems = [f"{source}: {path}: {message}" for path, message in config.problems()]
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return config
 
 
 def load_config(path: str | Path) -> RunConfig:

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-import orjson
-from pydantic import ValidationError
+import msgspec
 
 from .errors import JournalError
-from .records import Attempt
+from .records import Attempt, describe_decode_error
+
+_DECODE_ATTEMPT = msgspec.json.Decoder(Attempt)
+_ENCODE = msgspec.json.Encoder()
 
 JOURNAL_DIR = "journal"
 # fsync at most this often: flushing to the OS already survives a killed process; fsync guards
@@ -76,11 +78,9 @@ def scan(run_dir: Path, files: list[Path] | None = None) -> Iterator[JournalLine
 
 def _parse(line: bytes) -> tuple[Attempt | None, str | None]:
     try:
-        return Attempt.model_validate_json(line), None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(line)"
-        return None, f"{where}: {first['msg']}"
+        return _DECODE_ATTEMPT.decode(line), None
+    except msgspec.MsgspecError as exc:
+        return None, describe_decode_error(exc)
 
 
 def iter_located(
@@ -182,7 +182,7 @@ class Journal:
         """Write one attempt; when this returns, it is recorded."""
         if self._fd is None:
             raise JournalError(f"{self.path}: journal is not open")
-        line = orjson.dumps(attempt.model_dump(mode="json")) + b"\n"
+        line = _ENCODE.encode(attempt) + b"\n"
         before = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             written = os.write(self._fd, line)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+import msgspec
 
 SCHEMA_VERSION = 1
 
@@ -58,37 +58,43 @@ class Verdict:
         return self.status == "correct"
 
 
-class Usage(BaseModel):
-    """Token counts as reported by the server (None where it reported nothing)."""
+class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A typed record read from and written to JSON: unknown keys are refused on decoding."""
 
-    model_config = ConfigDict(extra="forbid")
+
+def describe_decode_error(error: msgspec.MsgspecError) -> str:
+    """`key.path: what is wrong` from msgspec's `... - at `$.key.path`` wording."""
+    message, found, where = str(error).rpartition(" - at `")
+    if not found:
+        return str(error)
+    return f"{where.rstrip('`').removeprefix('$').lstrip('.')}: {message}"
+
+
+class Usage(Record, kw_only=True, forbid_unknown_fields=True):
+    """Token counts as reported by the server (None where it reported nothing)."""
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
 
 
-class Reply(BaseModel):
+class Reply(Record, kw_only=True, forbid_unknown_fields=True):
     """A normalised chat-completion reply, the same across vLLM eras, SGLang and OpenAI."""
-
-    model_config = ConfigDict(extra="forbid")
 
     content: str | None = None
     reasoning: str | None = None
     finish_reason: str | None = None
-    usage: Usage = Usage()
+    usage: Usage = msgspec.field(default_factory=Usage)
     http_status: int | None = None
     served_model: str | None = None
 
 
-class Attempt(BaseModel):
+class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     """One journalled request for one sample at one budget, and what came back.
 
     `error` is set for transport or HTTP failures left after the client's retries; such an attempt
     is never scored as the model's answer and the sample is asked again when the run is resumed.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
     model: str
@@ -98,11 +104,11 @@ class Attempt(BaseModel):
     budget: int
     max_tokens: int
     clamped_from: int | None = None  # the budget, when max_model_len forced a smaller max_tokens
-    request: dict[str, Any] = {}
+    request: dict[str, Any] = msgspec.field(default_factory=dict)
     content: str | None = None
     reasoning: str | None = None
     finish_reason: str | None = None
-    usage: Usage = Usage()
+    usage: Usage = msgspec.field(default_factory=Usage)
     http_status: int | None = None
     error: str | None = None
     error_kind: str | None = None

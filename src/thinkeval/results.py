@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+import msgspec
 
 from . import __version__
-from .aisbench import imported_status
 from .counted import CountedAttempts, Journals, count_journal, index_samples
-from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Verdict
+from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Status, Verdict
 from .rundir import (
     CONFIG_FILE,
     SUMMARY_FILE,
@@ -67,6 +66,28 @@ class Judgement:
     lenient: Verdict | None
 
 
+def imported_status(attempt: Attempt, verdict: Verdict) -> Status:
+    """The verdict status of an attempt, with the rule for replies imported without finish_reason.
+
+    A finished reply without a legal final answer is `no_answer`; but an imported reply's
+    finish_reason is unknown, and a reply cut by the token limit looks exactly like that. So an
+    attempt with `imported_from` set and `finish_reason` None whose strict status is `no_answer`
+    counts as `unfinished` (and gets the adaptive retry). Everything else is unchanged.
+
+    >>> a = Attempt(model="m", task="gsm8k", sample_id="gsm8k/0", phase="fixed", budget=2048,
+    ...             max_tokens=2048, content="Let me think", imported_from="aisbench")
+    >>> imported_status(a, score("gsm8k", a.content, None, "18"))
+    'unfinished'
+    """
+    if (
+        attempt.imported_from is not None
+        and attempt.finish_reason is None
+        and verdict.status == "no_answer"
+    ):
+        return "unfinished"
+    return verdict.status
+
+
 def judge(attempt: Attempt, gold: str) -> Judgement:
     """Score one attempt strictly and leniently, applying the run-level rules once."""
     if attempt.error is not None:
@@ -105,7 +126,7 @@ def outcome_of(attempt: Attempt, gold: str) -> Outcome:
     return judge(attempt, gold).outcome
 
 
-class OutcomeCounts(BaseModel):
+class OutcomeCounts(msgspec.Struct, kw_only=True):
     """How many samples ended in each outcome; `pending` ones have no reply recorded yet."""
 
     correct: int = 0
@@ -117,27 +138,27 @@ class OutcomeCounts(BaseModel):
     pending: int = 0
 
 
-class FixedBlock(OutcomeCounts):
+class FixedBlock(OutcomeCounts, kw_only=True):
     budget: int
     accuracy: float = 0.0
 
 
-class RetryBlock(OutcomeCounts):
+class RetryBlock(OutcomeCounts, kw_only=True):
     budget: int
     candidates: int = 0
     answered: int = 0  # retries that formed a legal final answer: correct + wrong
 
 
-class AdaptiveBlock(OutcomeCounts):
+class AdaptiveBlock(OutcomeCounts, kw_only=True):
     accuracy: float = 0.0
 
 
-class LenientBlock(BaseModel):
+class LenientBlock(msgspec.Struct, kw_only=True):
     fixed_accuracy: float = 0.0
     adaptive_accuracy: float = 0.0
 
 
-class Counts(BaseModel):
+class Counts(msgspec.Struct, kw_only=True):
     """The outcome counts of one model on one task (or one C-Eval subject)."""
 
     total: int
@@ -147,13 +168,13 @@ class Counts(BaseModel):
     lenient: LenientBlock
 
 
-class TaskResult(Counts):
+class TaskResult(Counts, kw_only=True):
     model: str
     task: str
     subjects: dict[str, Counts] | None = None
 
 
-class Summary(BaseModel):
+class Summary(msgspec.Struct, kw_only=True):
     schema_version: int = SCHEMA_VERSION
     thinkeval_version: str = __version__
     run: str
@@ -198,7 +219,9 @@ class Tally:
     def counts(self) -> Counts:
         total = self.total
         fixed, retry, adaptive = (
-            self.fixed.model_copy(), self.retry.model_copy(), self.adaptive.model_copy()
+            msgspec.structs.replace(self.fixed),
+            msgspec.structs.replace(self.retry),
+            msgspec.structs.replace(self.adaptive),
         )
         retry.answered = retry.correct + retry.wrong
         fixed.accuracy = fixed.correct / total if total else 0.0
@@ -304,7 +327,7 @@ def summarize(run_dir: Path) -> Summary:
                     model=model,
                     task=task,
                     subjects=task_counts.subjects,
-                    **task_counts.counts.model_dump(),
+                    **msgspec.structs.asdict(task_counts.counts),
                 )
             )
     return Summary(
@@ -322,5 +345,5 @@ def write_summary(run_dir: Path) -> Summary:
     with (run_dir / ".summary.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         summary = summarize(run_dir)
-        write_json(run_dir / SUMMARY_FILE, summary.model_dump(mode="json"))
+        write_json(run_dir / SUMMARY_FILE, msgspec.to_builtins(summary))
     return summary

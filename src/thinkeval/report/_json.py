@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import orjson
 
 from ._model import Report
@@ -15,5 +16,6 @@ def render_json(report: Report) -> str:
 
     >>> text = render_json(build_report([Path("runs/demo")]))  # doctest: +SKIP
     """
-    data = report.model_dump(mode="json")
+    data = msgspec.to_builtins(report)
+    del data["browser"]
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"

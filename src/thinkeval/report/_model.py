@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import msgspec
 
 from ..results import Counts
 
@@ -18,8 +18,8 @@ REPORT_SCHEMA_VERSION = 1
 Comparison = Literal["fixed", "adaptive"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class _Frozen(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """An immutable part of the report."""
 
 
 class RunInfo(_Frozen):
@@ -222,7 +222,7 @@ class Browser(_Frozen):
     samples: list[SampleView]
 
 
-class Report(_Frozen):
+class Report(_Frozen, kw_only=True):
     """Everything a report shows, for one or several combined run directories."""
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -244,4 +244,4 @@ class Report(_Frozen):
     curves: list[CurveRow]
     usage: list[UsageRow]
     histograms: list[Histogram]
-    browser: Browser = Field(exclude=True)
+    browser: Browser  # HTML only: left out of the JSON format

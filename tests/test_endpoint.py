@@ -14,6 +14,8 @@ from thinkeval.endpoint import (
     normalise,
     parse_completion,
 )
+from thinkeval.journal import Journal, iter_attempts
+from thinkeval.records import Attempt, Usage
 
 
 def body(message: dict, finish: str = "stop", usage: dict | None = None) -> dict:
@@ -189,3 +191,18 @@ def test_normalise_keeps_plain_replies() -> None:
     assert normalise("  ", None) == ("  ", None)
     assert normalise("", "r") == (None, "r")
     assert normalise("<think>unclosed", None) == (None, "unclosed")
+
+
+def test_fields_of_the_wrong_type_are_dropped_so_the_journal_reads_back(tmp_path) -> None:
+    raw = body({"role": "assistant", "content": "The answer is 4"}, finish=5,  # type: ignore[arg-type]
+               usage={"prompt_tokens": "12", "completion_tokens": 3.5, "reasoning_tokens": True})
+    raw["model"] = 123
+    reply = parse_completion(raw)
+    assert (reply.served_model, reply.finish_reason) == (None, None)
+    assert reply.usage == Usage()
+    attempt = Attempt(model="m", task="gsm8k", sample_id="gsm8k/0", phase="fixed", budget=8,
+                      max_tokens=8, content=reply.content, finish_reason=reply.finish_reason,
+                      usage=reply.usage)
+    with Journal(tmp_path) as journal:
+        journal.append(attempt)
+    assert list(iter_attempts(tmp_path)) == [attempt]

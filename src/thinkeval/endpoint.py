@@ -111,6 +111,15 @@ def _http_failure(status: int, raw: bytes, retry_after: str | None) -> RequestFa
     return RequestFailed(f"http_{status}", message, retryable, status, _retry_after(retry_after))
 
 
+def _count(value: Any) -> int | None:
+    """A token count as sent, or None when the server sent something that is not one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
@@ -119,9 +128,9 @@ def _usage(raw: Any) -> Usage:
     if reasoning is None:
         reasoning = raw.get("reasoning_tokens")  # SGLang's top-level field
     return Usage(
-        prompt_tokens=raw.get("prompt_tokens"),
-        completion_tokens=raw.get("completion_tokens"),
-        reasoning_tokens=reasoning,
+        prompt_tokens=_count(raw.get("prompt_tokens")),
+        completion_tokens=_count(raw.get("completion_tokens")),
+        reasoning_tokens=_count(reasoning),
     )
 
 
@@ -163,10 +172,10 @@ def parse_completion(body: Any) -> Reply:
     return Reply(
         content=content,
         reasoning=reasoning,
-        finish_reason=choice.get("finish_reason"),
+        finish_reason=_text(choice.get("finish_reason")),
         usage=_usage(body.get("usage")),
         http_status=200,
-        served_model=body.get("model"),
+        served_model=_text(body.get("model")),
     )
 
 
@@ -296,21 +305,25 @@ async def _read_stream(resp: Response, started: float) -> tuple[Reply, float | N
             raise RequestFailed("server_error", f"error event in stream: {message}", True, 200)
         if not isinstance(event, dict):
             continue
-        served = event.get("model", served)
+        served = _text(event.get("model")) or served
         if event.get("usage"):
             usage = event["usage"]
-        for choice in event.get("choices") or ():
-            delta = choice.get("delta") or {}
+        choices = event.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, dict):
+                continue
+            delta = choice.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
             # vLLM 0.11.1-0.15 sends the same text under both names: take one, not both.
-            piece = delta.get("reasoning") or delta.get("reasoning_content")
+            piece = _text(delta.get("reasoning")) or _text(delta.get("reasoning_content"))
             if piece:
                 reasoning.append(piece)
-            if delta.get("content"):
-                content.append(delta["content"])
-            if ttft is None and (piece or delta.get("content")):
+            text_piece = _text(delta.get("content"))
+            if text_piece:
+                content.append(text_piece)
+            if ttft is None and (piece or text_piece):
                 ttft = time.perf_counter() - started
-            if choice.get("finish_reason"):
-                finish_reason = choice["finish_reason"]
+            finish_reason = _text(choice.get("finish_reason")) or finish_reason
     if not done and finish_reason is None:
         raise RequestFailed("connection", "stream ended before [DONE]", True, 200)
     text, thought = normalise("".join(content) or None, "".join(reasoning) or None)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import pytest
+import trustme
 
 from thinkeval.http_client import HttpClient, HttpError
 
@@ -238,3 +241,37 @@ async def test_error_status_and_headers_are_returned_not_raised() -> None:
     ):
         assert (resp.status, resp.headers["retry-after"]) == (429, "2")
         assert await resp.read() == b"slow down"
+
+
+@asynccontextmanager
+async def tls_server(ca: trustme.CA) -> AsyncIterator[str]:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost").configure_cert(context)
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(reply(b"over tls"))
+            await writer.drain()
+        writer.close()
+
+    listener = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=context)
+    async with listener:
+        yield f"https://localhost:{listener.sockets[0].getsockname()[1]}/v1/models"
+
+
+async def test_https_verifies_the_server_certificate() -> None:
+    ca = trustme.CA()
+    client_context = ssl.create_default_context()
+    ca.configure_trust(client_context)
+    async with tls_server(ca) as url:
+        async with (
+            HttpClient(ssl_context=client_context) as client,
+            client.request("GET", url) as resp,
+        ):
+            assert await resp.read() == b"over tls"
+        # The system's trust store has never heard of this CA.
+        async with HttpClient() as client:
+            with pytest.raises(HttpError, match="certificate verify failed"):
+                async with client.request("GET", url):
+                    pass

@@ -225,12 +225,15 @@ class HttpClient:
     way closes its connection, so the next one never reads a stale reply.
     """
 
-    def __init__(self, user_agent: str = "thinkeval") -> None:
+    def __init__(
+        self, user_agent: str = "thinkeval", ssl_context: ssl.SSLContext | None = None
+    ) -> None:
         self._user_agent = user_agent
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self._busy: set[_Connection] = set()
         self._targets: dict[str, _Target] = {}
-        self._ssl: ssl.SSLContext | None = None
+        # None: the system's trusted certificates (SSL_CERT_FILE / SSL_CERT_DIR are honoured).
+        self._ssl = ssl_context
 
     async def __aenter__(self) -> HttpClient:
         return self

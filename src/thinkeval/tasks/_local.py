@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from thinkeval.errors import DatasetError
 from thinkeval.records import Sample
@@ -66,8 +67,8 @@ def read_jsonl(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str,
             continue
         where = f"{path} line {number}"
         try:
-            row = json.loads(text)
-        except json.JSONDecodeError as exc:
+            row = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
             raise DatasetError(
                 f"{where}: invalid JSON ({exc.msg} at column {exc.colno});"
                 " the line may be torn or truncated"

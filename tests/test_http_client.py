@@ -275,3 +275,23 @@ async def test_https_verifies_the_server_certificate() -> None:
             with pytest.raises(HttpError, match="certificate verify failed"):
                 async with client.request("GET", url):
                     pass
+
+
+async def test_a_line_without_end_comes_in_pieces_of_bounded_size() -> None:
+    async def endless(request: bytes, writer: asyncio.StreamWriter) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n")
+        for _ in range(10):
+            writer.write(b"x" * 500)
+            await writer.drain()
+            await asyncio.sleep(0.01)
+        return True
+
+    async with (
+        raw_server(endless) as server,
+        HttpClient() as client,
+        client.request("GET", server.url) as resp,
+    ):
+        pieces = [line async for line in resp.lines(max_line=1000)]
+    assert b"".join(pieces) == b"x" * 5000
+    # Never held whole: a piece is at most max_line plus what one read brought.
+    assert len(pieces) > 1 and max(len(piece) for piece in pieces) < 5000

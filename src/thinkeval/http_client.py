@@ -79,8 +79,12 @@ class Response:
         connection.buffered = 0
         return data if limit < 0 else data[:limit]
 
-    async def lines(self) -> AsyncIterator[bytes]:
-        """The body line by line (each with its b"\\n"), as server-sent events arrive."""
+    async def lines(self, max_line: int = 1 << 20) -> AsyncIterator[bytes]:
+        """The body line by line (each with its b"\\n"), as server-sent events arrive.
+
+        A line longer than `max_line` is yielded in pieces, so a server that never sends a
+        line break cannot fill memory; the caller's own size cap then stops it.
+        """
         connection = self._connection
         pending = b""
         while True:
@@ -91,6 +95,9 @@ class Response:
                 *complete, pending = pending.split(b"\n")
                 for line in complete:
                     yield line + b"\n"
+                if len(pending) > max_line:
+                    yield pending
+                    pending = b""
             elif connection.complete:
                 if pending:
                     yield pending
@@ -107,7 +114,6 @@ class _Connection(asyncio.Protocol):
         self.parser = httptools.HttpResponseParser(self)
         self.lost = False
         self.error: HttpError | None = None
-        self.received = False  # any byte of the current response
         self.headers_done = False
         self.complete = False
         self.keep_alive = False  # llhttp's verdict on the last complete response
@@ -122,7 +128,6 @@ class _Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
-        self.received = True
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserError as exc:
@@ -163,7 +168,7 @@ class _Connection(asyncio.Protocol):
 
     def start(self, request: bytes) -> None:
         """Send one request; the previous response must be complete."""
-        self.received = self.headers_done = self.complete = self.keep_alive = False
+        self.headers_done = self.complete = self.keep_alive = False
         self.body.clear()
         self.buffered = 0
         self._header_list.clear()

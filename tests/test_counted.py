@@ -118,14 +118,17 @@ def test_first_success_counts_and_errors_only_until_then(tmp_path: Path) -> None
             return found
 
         assert journals.read(entry.fixed[slot(0)]).content == "The answer is 999"
-        assert recorded(entry.fixed[slot(0)]) and not recorded(entry.retry[slot(0)])
+        assert recorded(entry.fixed[slot(0)]) and not recorded(entry.retry_ref(slot(0)))
         assert entry.fixed[slot(1)] & RETRY_CANDIDATE
-        assert journals.read(entry.retry[slot(1)]).content == "The answer is 2"
+        assert journals.read(entry.retry_ref(slot(1))).content == "The answer is 2"
         assert entry.fixed[slot(2)] & (PRESENT | ERROR) == PRESENT | ERROR
         assert not recorded(entry.fixed[slot(2)])
         assert entry.fixed[slot(3)] & UNJUDGED
         only_m = count_journal(journals, {"gsm8k": index}, model="m")
         assert set(only_m) == {("m", "gsm8k")}
+        # A model with no retry attempt holds no retry references: 8 bytes a sample, not 16.
+        assert counted["other", "gsm8k"].retry is None and entry.retry is not None
+        assert counted["other", "gsm8k"].retry_ref(slot(3)) == 0
 
 
 def test_a_corrupt_journal_line_stops_the_count(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
 import sys
 import textwrap
@@ -29,9 +28,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
-from .config import redact_url
+from .config import read_api_key, redact_url
 from .endpoint import MAX_REPLY_BYTES, Endpoint, RequestFailed, error_message, parse_completion
-from .errors import ConfigError
 from .http_client import HttpClient, HttpError
 from .scoring import score
 
@@ -530,9 +528,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the check; 0 when all is well, 1 with the reason on the last line otherwise."""
     api_key = None
     if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise ConfigError(f"--api-key-env {args.api_key_env}: the variable is not set")
+        api_key = read_api_key(args.api_key_env, f"--api-key-env {args.api_key_env}: the variable")
     report = asyncio.run(
         check_server(args.base_url, args.model, args.budgets, api_key, args.timeout_s)
     )

@@ -143,20 +143,24 @@ class ModelConfig(_Strict, kw_only=True):
         """Read the API key from the environment; it is never stored."""
         if self.api_key_env is None:
             return None
-        # Surrounding whitespace is a copy-paste slip (a key read from a file keeps its newline).
-        key = os.environ.get(self.api_key_env, "").strip()
-        if not key:
-            raise ConfigError(
-                f"model {self.name!r}: environment variable {self.api_key_env} "
-                "(api_key_env) is not set"
-            )
-        if not key.isascii() or not key.isprintable() or " " in key:
-            # It goes into an HTTP header, where a line break would add headers of its own.
-            raise ConfigError(
-                f"model {self.name!r}: environment variable {self.api_key_env} (api_key_env) "
-                "holds spaces, line breaks or non-ASCII characters; an API key cannot"
-            )
-        return key
+        return read_api_key(
+            self.api_key_env,
+            f"model {self.name!r}: environment variable {self.api_key_env} (api_key_env)",
+        )
+
+
+def read_api_key(variable: str, named: str) -> str:
+    """The API key held by environment `variable`; `named` says where it was asked for."""
+    # Surrounding whitespace is a copy-paste slip (a key read from a file keeps its newline).
+    key = os.environ.get(variable, "").strip()
+    if not key:
+        raise ConfigError(f"{named} is not set")
+    if not key.isascii() or not key.isprintable() or " " in key:
+        # It goes into an HTTP header, where a line break would add headers of its own.
+        raise ConfigError(
+            f"{named} holds spaces, line breaks or non-ASCII characters; an API key cannot"
+        )
+    return key
 
 
 class RunConfig(_Strict, kw_only=True):

@@ -57,12 +57,18 @@ class IdIndex:
         refused, naming `source`."""
         unsorted = array("Q", map(id_hash, ids))
         # Sorted in chunks and merged: sorting all at once would box every hash as a Python int.
-        chunks = [
-            array("Q", sorted(unsorted[i : i + _SORT_CHUNK]))
-            for i in range(0, len(unsorted), _SORT_CHUNK)
-        ]
+        # The chunks are sorted in place and the merge fills an array sized once, so at most
+        # two arrays of 8 bytes a sample are alive at a time.
+        chunks = []
+        for start in range(0, len(unsorted), _SORT_CHUNK):
+            chunk = unsorted[start : start + _SORT_CHUNK]
+            unsorted[start : start + _SORT_CHUNK] = array("Q", sorted(chunk))
+            chunks.append(range(start, start + len(chunk)))
+        hashes = array("Q", bytes(8 * len(unsorted)))
+        merged = heapq.merge(*(map(unsorted.__getitem__, chunk) for chunk in chunks))
+        for position, value in enumerate(merged):
+            hashes[position] = value
         del unsorted
-        hashes = array("Q", heapq.merge(*chunks))
         for i in range(1, len(hashes)):
             if hashes[i] == hashes[i - 1]:
                 raise JournalError(f"{source}: a sample id occurs twice")
@@ -90,18 +96,31 @@ def index_samples(run_dir: Path, tasks: Iterable[str]) -> dict[str, IdIndex]:
 
 @dataclass
 class CountedAttempts:
-    """One model on one task: per slot, a reference to the counted fixed and retry attempt."""
+    """One model on one task: per slot, a reference to the counted fixed and retry attempt.
+
+    The retry references are made at the first retry attempt: a fixed phase and a run whose
+    replies all fit the first budget need none.
+    """
 
     fixed: array[int]
-    retry: array[int]
+    retry: array[int] | None = None
 
     @classmethod
     def empty(cls, size: int) -> CountedAttempts:
-        return cls(array("Q", bytes(8 * size)), array("Q", bytes(8 * size)))
+        return cls(array("Q", bytes(8 * size)))
+
+    def retry_ref(self, slot: int) -> int:
+        """The counted retry attempt of `slot` (0: none recorded)."""
+        return self.retry[slot] if self.retry is not None else 0
 
     def offer(self, slot: int, attempt: Attempt, ref: int) -> None:
         """Keep `attempt` (at `ref`) if it beats what the slot holds: first success wins."""
-        refs = self.fixed if attempt.phase == "fixed" else self.retry
+        if attempt.phase == "fixed":
+            refs = self.fixed
+        else:
+            if self.retry is None:
+                self.retry = array("Q", bytes(8 * len(self.fixed)))
+            refs = self.retry
         current = refs[slot]
         if current and not current & ERROR:
             return

@@ -142,7 +142,7 @@ class ModelRun:
         if entry is None:
             return 0, 0
         slot = self.indexes[task].slot(sample_id)
-        return (0, 0) if slot is None else (entry.fixed[slot], entry.retry[slot])
+        return (0, 0) if slot is None else (entry.fixed[slot], entry.retry_ref(slot))
 
     def _retry_due(self, ref: int, gold: str) -> Attempt | None:
         """The recorded fixed attempt at `ref` when it calls for the retry, else None.

@@ -256,8 +256,8 @@ def sample_result(
     if entry is None or not entry.fixed[slot]:
         return None
     result = SampleResult(fixed=outcome_of(journals.read(entry.fixed[slot]), gold))
-    if result.candidate and entry.retry[slot]:
-        result.retry = outcome_of(journals.read(entry.retry[slot]), gold)
+    if result.candidate and entry.retry_ref(slot):
+        result.retry = outcome_of(journals.read(entry.retry_ref(slot)), gold)
     return result
 
 

@@ -295,3 +295,12 @@ async def test_a_line_without_end_comes_in_pieces_of_bounded_size() -> None:
     assert b"".join(pieces) == b"x" * 5000
     # Never held whole: a piece is at most max_line plus what one read brought.
     assert len(pieces) > 1 and max(len(piece) for piece in pieces) < 5000
+
+
+async def test_a_connection_idle_too_long_is_not_reused() -> None:
+    async with raw_server(answer_ok) as server, HttpClient(idle_s=0.1) as client:
+        for pause in (0.0, 0.3, 0.0):  # the second request finds its connection stale
+            await asyncio.sleep(pause)
+            async with client.request("GET", server.url) as resp:
+                await resp.read()
+    assert server.connections == 2

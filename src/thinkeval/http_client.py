@@ -22,6 +22,10 @@ from urllib.parse import unquote, urlsplit
 
 import httptools
 
+# A connection idle this long is closed instead of reused: uvicorn (vLLM, SGLang) closes idle
+# connections after 5 s, and a request sent as it does so is lost to a race.
+IDLE_S = 4.0
+
 
 class HttpError(Exception):
     """No well-formed HTTP response: refused, reset, closed early, or not HTTP at all."""
@@ -117,6 +121,7 @@ class _Connection(asyncio.Protocol):
         self.headers_done = False
         self.complete = False
         self.keep_alive = False  # llhttp's verdict on the last complete response
+        self.idle_since = 0.0  # loop time it went back to the pool
         self.body: list[bytes] = []
         self.buffered = 0
         self._header_list: list[tuple[bytes, bytes]] = []
@@ -231,9 +236,13 @@ class HttpClient:
     """
 
     def __init__(
-        self, user_agent: str = "thinkeval", ssl_context: ssl.SSLContext | None = None
+        self,
+        user_agent: str = "thinkeval",
+        ssl_context: ssl.SSLContext | None = None,
+        idle_s: float = IDLE_S,
     ) -> None:
         self._user_agent = user_agent
+        self._idle_s = idle_s
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self._busy: set[_Connection] = set()
         self._targets: dict[str, _Target] = {}
@@ -286,6 +295,7 @@ class HttpClient:
         finally:
             self._busy.discard(connection)
             if reusable:
+                connection.idle_since = asyncio.get_running_loop().time()
                 self._idle.setdefault(target.origin, []).append(connection)
             else:
                 connection.close()
@@ -311,11 +321,16 @@ class HttpClient:
 
     async def _connect(self, origin: tuple[str, str, int]) -> _Connection:
         idle = self._idle.get(origin)
+        fresh_since = asyncio.get_running_loop().time() - self._idle_s
         while idle:
             connection = idle.pop()
             transport = connection.transport
-            if not connection.lost and transport is not None and not transport.is_closing():
-                return connection
+            if connection.lost or transport is None or transport.is_closing():
+                continue
+            if connection.idle_since < fresh_since:
+                connection.close()
+                continue
+            return connection
         scheme, host, port = origin
         ssl_context = self._ssl_context() if scheme == "https" else None
         loop = asyncio.get_running_loop()

@@ -4,10 +4,11 @@ Why not aiohttp or httpx: a run is a few thousand small JSON requests to one or 
 what matters is the cost per request and the time before the first one. aiohttp costs a quarter
 of a second to import (and builds two TLS contexts at import) before a run can send anything;
 httpx's connection pool costs several milliseconds of CPU per request at 64 in flight (both
-measured on the benchmark machine; docs/architecture.md). This module keeps only what the endpoints use: a pool of
-keep-alive connections per origin, bodies sent with Content-Length, bodies read whole (capped)
-or line by line for server-sent events. Parsing, chunked encoding and keep-alive rules are
-llhttp's; TLS is the standard library's, built on the first https request.
+measured on the benchmark machine; docs/architecture.md). This module keeps only what the
+endpoints use: a pool of keep-alive connections per origin, bodies sent with Content-Length,
+bodies read whole (capped) or line by line for server-sent events. Parsing, chunked encoding
+and keep-alive rules are llhttp's; TLS is the standard library's, built on the first https
+request.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import re
+from pathlib import Path
 
 import pytest
 
@@ -16,3 +18,17 @@ def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), verbose=False)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+ROOT = Path(__file__).parent.parent
+# [text](target) with a relative target: no scheme, no in-page anchor.
+_LINK = re.compile(r"\]\((?![a-z]+:|#)([^)\s]+)\)")
+
+
+@pytest.mark.parametrize(
+    "page", [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))], ids=lambda p: p.name
+)
+def test_relative_links_lead_to_files(page: Path) -> None:
+    targets = [m.group(1).split("#")[0] for m in _LINK.finditer(page.read_text("utf-8"))]
+    missing = [t for t in targets if t and not (page.parent / t).exists()]
+    assert missing == []

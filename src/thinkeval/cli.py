@@ -145,6 +145,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     "stop": ("background", "stop a background run gracefully (nothing partial is recorded)"),
     "verify": ("verify", "check that a run is complete: every sample exactly once per phase"),
     "import-aisbench": ("aisbench", "import an AISBench output folder as a run's fixed phase"),
+    "schema": ("schema", "print the JSON Schema of a journal line, summary.json or the config"),
 }
 
 

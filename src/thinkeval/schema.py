@@ -1,0 +1,76 @@
+"""`thinkeval schema`: the JSON Schema of each file a run writes, for auditors and other tools.
+
+The schemas are generated from the structs that read and write those files, so they cannot
+drift from them; `docs/schemas/` holds a copy of each, which a test keeps equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import msgspec
+
+from .config import RunConfig
+from .records import Attempt
+from .results import Summary
+
+# name: (struct, the file it describes)
+DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {
+    "attempt": (Attempt, "one line of journal/<writer>.jsonl"),
+    "summary": (Summary, "summary.json"),
+    "config": (
+        RunConfig,
+        "a run config (YAML; a bare task name is short for {name: ...}) and config.json, "
+        "which holds it resolved, URLs redacted",
+    ),
+}
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of document `name` (`attempt`, `summary`, `config`).
+
+    >>> json_schema("attempt")["$defs"]["Attempt"]["properties"]["phase"]
+    {'enum': ['fixed', 'retry']}
+    """
+    struct, describes = DOCUMENTS[name]
+    schema = msgspec.json.schema(struct)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$comment"] = f"thinkeval: {describes}"
+    return schema
+
+
+def render(name: str) -> str:
+    """`json_schema(name)` as indented JSON with sorted keys, ending in a newline."""
+    encoded = msgspec.json.encode(_sorted(json_schema(name)))
+    return msgspec.json.format(encoded, indent=2).decode() + "\n"
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
+DESCRIPTION = """\
+Print the JSON Schema of a file thinkeval writes: `attempt` (one journal line), `summary`
+(summary.json) or `config` (the run config, also stored as config.json). Generated from the
+structs that read and write the files."""
+EPILOG = """\
+examples:
+  thinkeval schema attempt > attempt.schema.json
+  thinkeval schema summary | jq '.["$defs"].Counts'"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the schema command's arguments to `parser`."""
+    parser.add_argument("document", choices=sorted(DOCUMENTS), help="which file's schema")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`thinkeval schema DOCUMENT`: print the schema on stdout."""
+    sys.stdout.write(render(args.document))
+    return 0

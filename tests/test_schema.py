@@ -1,0 +1,51 @@
+"""`thinkeval schema`: the published schemas match the structs and the files a run writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from conftest import write_config
+from thinkeval.cli import main
+from thinkeval.schema import DOCUMENTS, json_schema, render
+
+DOCS = Path(__file__).parent.parent / "docs" / "schemas"
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_the_published_schema_is_the_generated_one(name: str) -> None:
+    published = DOCS / f"{name}.schema.json"
+    assert published.read_text(encoding="utf-8") == render(name), (
+        f"regenerate it: thinkeval schema {name} > docs/schemas/{name}.schema.json"
+    )
+
+
+def test_a_run_s_files_follow_their_schemas(tmp_path: Path, sim, capsys) -> None:
+    server = sim(model="m", seed=3, p_long=0.4, p_wrong=0.2)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "schemas", "tasks": [{"name": "gsm8k", "limit": 12}, {"name": "ceval", "limit": 6}],
+        "models": [{"name": "m", "base_url": server.base_url}]})
+    run_dir = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+
+    lines = (run_dir / "journal" / "main.jsonl").read_text(encoding="utf-8").splitlines()
+    assert any(json.loads(line)["phase"] == "retry" for line in lines)
+    for line in lines:
+        jsonschema.validate(json.loads(line), json_schema("attempt"))
+    jsonschema.validate(json.loads((run_dir / "summary.json").read_text()), json_schema("summary"))
+    jsonschema.validate(json.loads((run_dir / "config.json").read_text()), json_schema("config"))
+    jsonschema.validate(yaml.safe_load(config.read_text()), json_schema("config"))
+
+    broken = json.loads(lines[0]) | {"phase": "third"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, json_schema("attempt"))
+
+
+def test_schema_command_prints_json(capsys) -> None:
+    assert main(["schema", "summary"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["$defs"]["Summary"]["required"][:2] == ["run", "budgets"]

@@ -14,7 +14,7 @@ import pytest
 
 from thinkeval.errors import JournalError
 from thinkeval.journal import Journal, iter_attempts, journal_files
-from thinkeval.records import Attempt
+from thinkeval.records import Attempt, Usage
 
 
 def attempt(i: int, phase: str = "fixed", **extra: object) -> Attempt:
@@ -39,6 +39,17 @@ def test_append_and_read_back(tmp_path: Path) -> None:
     read = list(iter_attempts(tmp_path))
     assert [a.sample_id for a in read] == [f"gsm8k/{i}" for i in range(5)]
     assert read[3] == attempt(3)
+
+
+def test_an_attempt_that_would_not_read_back_is_refused(tmp_path: Path) -> None:
+    with Journal(tmp_path) as journal:
+        journal.append(attempt(0))
+        with pytest.raises(JournalError, match=r"would not read back: usage.prompt_tokens"):
+            journal.append(attempt(1, usage=Usage(prompt_tokens="12")))  # type: ignore[arg-type]
+        with pytest.raises(JournalError, match=r"would not read back: phase"):
+            journal.append(attempt(2, phase="third"))
+        journal.append(attempt(3))
+    assert [a.sample_id for a in iter_attempts(tmp_path)] == ["gsm8k/0", "gsm8k/3"]
 
 
 def test_torn_last_line_is_ignored_then_cut(tmp_path: Path) -> None:

@@ -183,6 +183,15 @@ class Journal:
         if self._fd is None:
             raise JournalError(f"{self.path}: journal is not open")
         line = _ENCODE.encode(attempt) + b"\n"
+        # Structs are not checked when built: check the line as resume will read it (~5 us), so
+        # the journal never holds a line that stops the next run.
+        try:
+            _DECODE_ATTEMPT.decode(line)
+        except msgspec.ValidationError as exc:
+            raise JournalError(
+                f"{self.path}: refusing to record an attempt that would not read back: "
+                f"{describe_decode_error(exc)}"
+            ) from None
         before = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             written = os.write(self._fd, line)

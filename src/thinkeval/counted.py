@@ -35,6 +35,11 @@ _FILE_SHIFT, _FILE_BITS, _OFFSET_SHIFT = 4, 12, 16
 _SORT_CHUNK = 4096
 
 
+def _zeros(size: int) -> array[int]:
+    # Repeating a one-item array allocates once; array("Q", bytes(8 * size)) holds twice that.
+    return array("Q", [0]) * size
+
+
 def id_hash(sample_id: str) -> int:
     """A stable 64-bit hash of a sample id (the same in every process, unlike `hash`)."""
     return int.from_bytes(hashlib.blake2b(sample_id.encode(), digest_size=8).digest(), "big")
@@ -64,7 +69,7 @@ class IdIndex:
             chunk = unsorted[start : start + _SORT_CHUNK]
             unsorted[start : start + _SORT_CHUNK] = array("Q", sorted(chunk))
             chunks.append(range(start, start + len(chunk)))
-        hashes = array("Q", bytes(8 * len(unsorted)))
+        hashes = _zeros(len(unsorted))
         merged = heapq.merge(*(map(unsorted.__getitem__, chunk) for chunk in chunks))
         for position, value in enumerate(merged):
             hashes[position] = value
@@ -107,7 +112,7 @@ class CountedAttempts:
 
     @classmethod
     def empty(cls, size: int) -> CountedAttempts:
-        return cls(array("Q", bytes(8 * size)))
+        return cls(_zeros(size))
 
     def retry_ref(self, slot: int) -> int:
         """The counted retry attempt of `slot` (0: none recorded)."""
@@ -119,7 +124,7 @@ class CountedAttempts:
             refs = self.fixed
         else:
             if self.retry is None:
-                self.retry = array("Q", bytes(8 * len(self.fixed)))
+                self.retry = _zeros(len(self.fixed))
             refs = self.retry
         current = refs[slot]
         if current and not current & ERROR:

@@ -19,6 +19,7 @@ import msgspec
 import yaml
 
 from .errors import ConfigError
+from .records import decode_error_parts
 from .tasks import TASKS
 
 # Request fields the protocol owns: a config may not override them.
@@ -230,10 +231,7 @@ _KEY_PROBLEMS = (
 
 def _describe_conversion_error(error: msgspec.ValidationError) -> str:
     """`key.path: what is wrong` for the first unknown key, missing key or wrong type."""
-    message, found, where = str(error).rpartition(" - at `")
-    if not found:
-        message, where = str(error), ""
-    path = where.rstrip("`").removeprefix("$").lstrip(".")
+    path, message = decode_error_parts(error)
     for wording, meaning in _KEY_PROBLEMS:
         if message.startswith(wording):
             key = message.removeprefix(wording).strip("`")

@@ -62,12 +62,18 @@ class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A typed record read from and written to JSON: unknown keys are refused on decoding."""
 
 
-def describe_decode_error(error: msgspec.MsgspecError) -> str:
-    """`key.path: what is wrong` from msgspec's `... - at `$.key.path`` wording."""
+def decode_error_parts(error: msgspec.MsgspecError) -> tuple[str, str]:
+    """`(key.path, what is wrong)` from msgspec's `... - at `$.key.path`` ("": the top)."""
     message, found, where = str(error).rpartition(" - at `")
     if not found:
-        return str(error)
-    return f"{where.rstrip('`').removeprefix('$').lstrip('.')}: {message}"
+        return "", str(error)
+    return where.rstrip("`").removeprefix("$").lstrip("."), message
+
+
+def describe_decode_error(error: msgspec.MsgspecError) -> str:
+    """`key.path: what is wrong`, or just what is wrong when it is about the whole document."""
+    path, message = decode_error_parts(error)
+    return f"{path}: {message}" if path else message
 
 
 class Usage(Record, kw_only=True, forbid_unknown_fields=True):

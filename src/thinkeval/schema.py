@@ -43,16 +43,8 @@ def json_schema(name: str) -> dict[str, Any]:
 
 def render(name: str) -> str:
     """`json_schema(name)` as indented JSON with sorted keys, ending in a newline."""
-    encoded = msgspec.json.encode(_sorted(json_schema(name)))
+    encoded = msgspec.json.encode(json_schema(name), order="sorted")
     return msgspec.json.format(encoded, indent=2).decode() + "\n"
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _sorted(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(item) for item in value]
-    return value
 
 
 DESCRIPTION = """\

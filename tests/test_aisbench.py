@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 import yaml
 
-from thinkeval import aisbench
-from thinkeval.aisbench import AisbenchError, split_prediction
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
-from thinkeval.journal import iter_attempts
+from thinkeval.ops import aisbench
+from thinkeval.ops.aisbench import AisbenchError, split_prediction
 from thinkeval.records import RETRY_STATUSES, Attempt
-from thinkeval.results import imported_status
-from thinkeval.rundir import read_samples
+from thinkeval.results.summary import imported_status
+from thinkeval.run.journal import iter_attempts
+from thinkeval.run.rundir import read_samples
 from thinkeval.scoring import score
 
 FIXTURE = Path(__file__).parent / "fixtures" / "aisbench" / "20250628_151326"

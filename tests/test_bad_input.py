@@ -17,9 +17,9 @@ import pytest
 from aiohttp import web
 
 from conftest import write_config
-from thinkeval import endpoint
 from thinkeval.cli import main
-from thinkeval.journal import iter_attempts
+from thinkeval.client import endpoint
+from thinkeval.run.journal import iter_attempts
 
 MODEL = "m"
 

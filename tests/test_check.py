@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from thinkeval import check
+from thinkeval.ops import check
 
 # Every prompt answered after a short think: the probe finishes at the first or second rung.
 ANSWERS = {"p_long": 0.0, "p_never": 0.0, "p_wrong": 0.0, "p_malformed": 0.0, "p_empty": 0.0}

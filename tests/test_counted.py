@@ -8,7 +8,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from thinkeval.counted import (
+from thinkeval.errors import JournalError
+from thinkeval.records import Attempt, Sample
+from thinkeval.run.counted import (
     ERROR,
     PRESENT,
     RETRY_CANDIDATE,
@@ -18,10 +20,8 @@ from thinkeval.counted import (
     count_journal,
     recorded,
 )
-from thinkeval.errors import JournalError
-from thinkeval.journal import Journal
-from thinkeval.records import Attempt, Sample
-from thinkeval.rundir import SamplesFile, read_samples, write_samples
+from thinkeval.run.journal import Journal
+from thinkeval.run.rundir import SamplesFile, read_samples, write_samples
 
 EXEMPLARS = ({"role": "user", "content": "Q: 40+2?"}, {"role": "assistant", "content": "42"})
 

@@ -12,7 +12,7 @@ import pytest
 
 @pytest.mark.parametrize(
     "module",
-    ["thinkeval", "thinkeval.scoring", "thinkeval.scoring.lenient", "thinkeval.stats"],
+    ["thinkeval", "thinkeval.scoring", "thinkeval.scoring.lenient", "thinkeval.results.stats"],
 )
 def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), verbose=False)

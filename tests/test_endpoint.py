@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from thinkeval.endpoint import (
+from thinkeval.client.endpoint import (
     RequestFailed,
     _http_failure,
     _retry_after,
@@ -14,8 +14,8 @@ from thinkeval.endpoint import (
     normalise,
     parse_completion,
 )
-from thinkeval.journal import Journal, iter_attempts
 from thinkeval.records import Attempt, Usage
+from thinkeval.run.journal import Journal, iter_attempts
 
 
 def body(message: dict, finish: str = "stop", usage: dict | None = None) -> dict:

@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 import pytest
 import trustme
 
-from thinkeval.http_client import HttpClient, HttpError
+from thinkeval.client.http import HttpClient, HttpError
 
 Handler = Callable[[bytes, asyncio.StreamWriter], Awaitable[bool]]
 

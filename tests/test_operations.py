@@ -23,16 +23,16 @@ from typing import Any
 import pytest
 
 from conftest import running_sim, write_config
-from thinkeval.background import find_writers, is_thinkeval_process, stop_run
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
-from thinkeval.journal import iter_attempts
-from thinkeval.protocol import Shard
-from thinkeval.results import write_summary
+from thinkeval.ops.background import find_writers, is_thinkeval_process, stop_run
+from thinkeval.ops.status import read_status
+from thinkeval.ops.status import run as status_command
+from thinkeval.ops.verify import verify_run
+from thinkeval.results.summary import write_summary
+from thinkeval.run.journal import iter_attempts
+from thinkeval.run.protocol import Shard
 from thinkeval.sim.config import SimConfig
-from thinkeval.status import read_status
-from thinkeval.status import run as status_command
-from thinkeval.verify import verify_run
 
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 

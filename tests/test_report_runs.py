@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from thinkeval.journal import Journal
 from thinkeval.records import Attempt, Sample, Usage
-from thinkeval.rundir import write_json, write_samples
+from thinkeval.run.journal import Journal
+from thinkeval.run.rundir import write_json, write_samples
 from thinkeval.scoring import score
 
 B1, B2 = 2048, 8192

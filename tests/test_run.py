@@ -19,12 +19,12 @@ import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.journal import Journal, iter_attempts
-from thinkeval.progress import RunProgress
 from thinkeval.records import RETRY_STATUSES, Attempt, Sample
-from thinkeval.results import write_summary
-from thinkeval.rundir import read_samples
+from thinkeval.results.summary import write_summary
+from thinkeval.run.journal import Journal, iter_attempts
+from thinkeval.run.rundir import read_samples
 from thinkeval.scoring import SCORER_VERSION
+from thinkeval.ui.progress import RunProgress
 
 STATUSES = ("correct", "wrong", "no_answer", "empty", "unfinished", "error")
 

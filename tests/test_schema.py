@@ -11,7 +11,7 @@ import yaml
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.schema import DOCUMENTS, json_schema, render
+from thinkeval.ops.schema import DOCUMENTS, json_schema, render
 
 DOCS = Path(__file__).parent.parent / "docs" / "schemas"
 

@@ -1,4 +1,4 @@
-"""Tests for thinkeval.stats against independent references: statsmodels, scipy, pure Python."""
+"""Tests for thinkeval.results.stats against independent references: statsmodels, scipy."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from thinkeval import stats
-from thinkeval.stats import (
+from thinkeval.results import stats
+from thinkeval.results.stats import (
     PairedComparison,
     budget_curve,
     mcnemar_exact,

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 
-from . import __version__
-from .errors import ThinkevalError
+from thinkeval import __version__
+from thinkeval.errors import ThinkevalError
 
 EXIT_OK = 0
 EXIT_ERRORS_LEFT = 1  # the run finished but some requests failed: run again to retry them
@@ -33,11 +33,11 @@ def _console() -> Console:
     return Console(stderr=True, highlight=False)
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .config import load_config
-    from .protocol import Shard
-    from .rundir import run_dir_for
-    from .runner import RunOptions, run_evaluation
-    from .terminal import results_table, stdout_console
+    from thinkeval.config import load_config
+    from thinkeval.run.protocol import Shard
+    from thinkeval.run.rundir import run_dir_for
+    from thinkeval.run.runner import RunOptions, run_evaluation
+    from thinkeval.ui.tables import results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
     # collector from walking them again during the run and at exit (about 0.15 s at exit).
@@ -49,7 +49,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ThinkevalError(str(exc)) from None
     run_dir = run_dir_for(config, args.output)
     if args.detach:
-        from .background import detach, run_argv
+        from thinkeval.ops.background import detach, run_argv
 
         return detach(run_argv(args, run_dir), run_dir)
     options = RunOptions(
@@ -74,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from thinkeval.ops.demo import run_demo
 
     return run_demo(args)
 
@@ -138,14 +138,17 @@ def _add_demo(sub: argparse._SubParsersAction) -> None:
 # provides DESCRIPTION, EPILOG, add_arguments and run, is imported only when its command is
 # chosen, so `thinkeval run` does not pay for numpy (reports) or the simulator.
 MODULE_COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("check", "check a server before a run: model served, thinking on, reasoning field"),
+    "check": (
+        "ops.check",
+        "check a server before a run: model served, thinking on, reasoning field",
+    ),
     "sim": ("sim.cli", "start a vLLM-faithful simulated server on 127.0.0.1 (tests, the demo)"),
     "report": ("report.cli", "write the report of one or more runs: Markdown, HTML or JSON"),
-    "status": ("status", "show where a run stands: progress per model/task/phase, rate, ETA"),
-    "stop": ("background", "stop a background run gracefully (nothing partial is recorded)"),
-    "verify": ("verify", "check that a run is complete: every sample exactly once per phase"),
-    "import-aisbench": ("aisbench", "import an AISBench output folder as a run's fixed phase"),
-    "schema": ("schema", "print the JSON Schema of a journal line, summary.json or the config"),
+    "status": ("ops.status", "show where a run stands: progress per model/task/phase, rate, ETA"),
+    "stop": ("ops.background", "stop a background run gracefully (nothing partial is recorded)"),
+    "verify": ("ops.verify", "check that a run is complete: every sample exactly once per phase"),
+    "import-aisbench": ("ops.aisbench", "import an AISBench output folder as a run's fixed phase"),
+    "schema": ("ops.schema", "print the JSON Schema of a journal line, summary.json or the config"),
 }
 
 

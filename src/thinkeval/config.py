@@ -18,9 +18,9 @@ from urllib.parse import urlsplit, urlunsplit
 import msgspec
 import yaml
 
-from .errors import ConfigError
-from .records import decode_error_parts
-from .tasks import TASKS
+from thinkeval.errors import ConfigError
+from thinkeval.records import decode_error_parts
+from thinkeval.tasks import TASKS
 
 # Request fields the protocol owns: a config may not override them.
 RESERVED_GENERATION_KEYS = frozenset(

@@ -12,10 +12,10 @@ agree, and rendering the same runs twice gives the same bytes.
 
 from __future__ import annotations
 
-from ._build import build_report
-from ._html import render_html
-from ._json import render_json
-from ._markdown import render_markdown
-from ._model import Report
+from thinkeval.report._build import build_report
+from thinkeval.report._html import render_html
+from thinkeval.report._json import render_json
+from thinkeval.report._markdown import render_markdown
+from thinkeval.report._model import Report
 
 __all__ = ["Report", "build_report", "render_html", "render_json", "render_markdown"]

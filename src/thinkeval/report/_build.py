@@ -8,13 +8,10 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from .. import __version__
-from ..records import PHASES, RETRY_STATUSES, Attempt, Phase, Sample, Verdict
-from ..results import Counts, Outcome, count
-from ..stats import budget_curve, paired_bootstrap, percentiles, wilson_interval
-from ..terminal import cell, gain
-from ._collect import Collection, Judged, ModelTask, RunData, SampleRecord, collect
-from ._model import (
+from thinkeval import __version__
+from thinkeval.records import PHASES, RETRY_STATUSES, Attempt, Phase, Sample, Verdict
+from thinkeval.report._collect import Collection, Judged, ModelTask, RunData, SampleRecord, collect
+from thinkeval.report._model import (
     AttemptView,
     BestOf,
     BreakdownRow,
@@ -34,6 +31,14 @@ from ._model import (
     SampleView,
     UsageRow,
 )
+from thinkeval.results.stats import (
+    budget_curve,
+    paired_bootstrap,
+    percentiles,
+    wilson_interval,
+)
+from thinkeval.results.summary import Counts, Outcome, count
+from thinkeval.ui.tables import cell, gain
 
 # Budgets the curve table always shows when they lie within B2 (B1 and B2 are added).
 CURVE_TABLE_BUDGETS = (512, 1024, 2048, 4096, 8192)

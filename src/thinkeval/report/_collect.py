@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import results
-from ..errors import JournalError, ThinkevalError
-from ..journal import iter_attempts
-from ..records import Attempt, Sample, Verdict
-from ..results import Outcome, SampleResult
-from ..rundir import CONFIG_FILE, read_json, read_samples
+from thinkeval.errors import JournalError, ThinkevalError
+from thinkeval.records import Attempt, Sample, Verdict
+from thinkeval.results import summary as results
+from thinkeval.results.summary import Outcome, SampleResult
+from thinkeval.run.journal import iter_attempts
+from thinkeval.run.rundir import CONFIG_FILE, read_json, read_samples
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,10 +17,10 @@ from typing import Any
 
 import orjson
 
-from ..records import STATUSES
-from . import _svg
-from ._model import AttemptView, Report
-from ._tables import Block, Section, Table, header_lines, sections
+from thinkeval.records import STATUSES
+from thinkeval.report import _svg
+from thinkeval.report._model import AttemptView, Report
+from thinkeval.report._tables import Block, Section, Table, header_lines, sections
 
 # Long texts are shortened in the page so that a run of thousands of thinking replies stays a
 # file a browser opens quickly; the full texts stay in the journal.

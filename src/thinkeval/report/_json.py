@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import orjson
 
-from ._model import Report
+from thinkeval.report._model import Report
 
 
 def render_json(report: Report) -> str:

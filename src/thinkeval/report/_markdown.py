@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._model import Report
-from ._tables import Block, Table, header_lines, sections
+from thinkeval.report._model import Report
+from thinkeval.report._tables import Block, Table, header_lines, sections
 
 
 def _cell(text: str) -> str:

@@ -10,7 +10,7 @@ from typing import Literal
 
 import msgspec
 
-from ..results import Counts
+from thinkeval.results.summary import Counts
 
 REPORT_SCHEMA_VERSION = 1
 

@@ -10,8 +10,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..results import Counts
-from ._model import BreakdownRow, PairRow, PairSide, Report, UsageRow
+from thinkeval.report._model import BreakdownRow, PairRow, PairSide, Report, UsageRow
+from thinkeval.results.summary import Counts
 
 DASH = "–"  # shown where a number does not exist (no candidates, nothing timed)
 

@@ -11,8 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ..errors import ThinkevalError
-from ..rundir import write_atomic
+from thinkeval.errors import ThinkevalError
+from thinkeval.run.rundir import write_atomic
 
 FORMATS = ("md", "html", "json")
 HTML_DEFAULT_NAME = "report.html"
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
     Raises `ThinkevalError` for a directory that is not a run, or runs that cannot be combined.
     """
-    from . import build_report, render_html, render_json, render_markdown
+    from thinkeval.report import build_report, render_html, render_json, render_markdown
 
     if args.resamples < 1:
         raise ThinkevalError(f"--resamples must be at least 1, got {args.resamples}")

@@ -41,16 +41,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .check import parse_budgets
-from .config import RESERVED_GENERATION_KEYS, RunConfig, parse_config, redact_url
-from .errors import ThinkevalError
-from .journal import Journal, iter_attempts
-from .records import RETRY_STATUSES, Attempt, Sample, Usage
-from .results import imported_status
-from .rundir import check_resumable, run_dir_for, write_atomic, write_config, write_samples
-from .scoring import score
-from .scoring.numbers import canonical_number
-from .tasks import TASKS, load_samples, resolve_data_dir
+from thinkeval.config import RESERVED_GENERATION_KEYS, RunConfig, parse_config, redact_url
+from thinkeval.errors import ThinkevalError
+from thinkeval.ops.check import parse_budgets
+from thinkeval.records import RETRY_STATUSES, Attempt, Sample, Usage
+from thinkeval.results.summary import imported_status
+from thinkeval.run.journal import Journal, iter_attempts
+from thinkeval.run.rundir import (
+    check_resumable,
+    run_dir_for,
+    write_atomic,
+    write_config,
+    write_samples,
+)
+from thinkeval.scoring import score
+from thinkeval.scoring.numbers import canonical_number
+from thinkeval.tasks import TASKS, load_samples, resolve_data_dir
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -695,7 +701,7 @@ def import_aisbench(
     config_path = _write_run_config(run_dir, data, output_dir)
     # Imported here, not at the top: results.py asks this module how imported attempts are
     # judged, and a module-level import both ways would be a cycle.
-    from .results import write_summary
+    from thinkeval.results.summary import write_summary
 
     write_summary(run_dir)
 
@@ -800,7 +806,7 @@ def run(args: argparse.Namespace) -> int:
         served_model=args.served_model,
     )
     # Imported here, not at the top: results.py (read by terminal.py) reads this module.
-    from .terminal import stdout_console
+    from thinkeval.ui.tables import stdout_console
 
     _render(result, stdout_console())
     return 0

@@ -18,15 +18,14 @@ from typing import Any
 
 from rich.console import Console
 
-from .config import ModelConfig, RunConfig
-from .counted import Journals, count_journal, index_samples
-from .dispatch import Dispatcher
-from .errors import ThinkevalError
-from .journal import Journal
-from .progress import RunProgress
-from .protocol import ModelRun, Shard, check_identity
-from .results import Summary, write_summary
-from .rundir import (
+from thinkeval.client.dispatch import Dispatcher
+from thinkeval.config import ModelConfig, RunConfig
+from thinkeval.errors import ThinkevalError
+from thinkeval.results.summary import Summary, write_summary
+from thinkeval.run.counted import Journals, count_journal, index_samples
+from thinkeval.run.journal import Journal
+from thinkeval.run.protocol import ModelRun, Shard, check_identity
+from thinkeval.run.rundir import (
     STATUS_DIR,
     check_resumable,
     write_config,
@@ -34,7 +33,8 @@ from .rundir import (
     write_model_card,
     write_samples,
 )
-from .tasks import iter_samples, resolve_data_dir
+from thinkeval.tasks import iter_samples, resolve_data_dir
+from thinkeval.ui.progress import RunProgress
 
 
 class Interrupted(ThinkevalError):

@@ -22,16 +22,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import ModelConfig, redact_url
-from .counted import RETRY_CANDIDATE, UNJUDGED, CountedAttempts, IdIndex, Journals, recorded
-from .dispatch import Dispatcher, Outcome
-from .endpoint import RequestFailed
-from .errors import ServerError
-from .journal import Journal
-from .records import RETRY_STATUSES, Attempt, Phase, Sample
-from .results import outcome_of
-from .rundir import SamplesFile
-from .scoring import SCORER_VERSION, score
+from thinkeval.client.dispatch import Dispatcher, Outcome
+from thinkeval.client.endpoint import RequestFailed
+from thinkeval.config import ModelConfig, redact_url
+from thinkeval.errors import ServerError
+from thinkeval.records import RETRY_STATUSES, Attempt, Phase, Sample
+from thinkeval.results.summary import outcome_of
+from thinkeval.run.counted import (
+    RETRY_CANDIDATE,
+    UNJUDGED,
+    CountedAttempts,
+    IdIndex,
+    Journals,
+    recorded,
+)
+from thinkeval.run.journal import Journal
+from thinkeval.run.rundir import SamplesFile
+from thinkeval.scoring import SCORER_VERSION, score
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,12 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from .background import find_writers
-from .errors import ThinkevalError
-from .journal import scan
-from .records import RETRY_STATUSES, Phase, Sample
-from .rundir import CONFIG_FILE, SAMPLES_DIR, read_json, read_samples
-from .scoring import score
+from thinkeval.errors import ThinkevalError
+from thinkeval.ops.background import find_writers
+from thinkeval.records import RETRY_STATUSES, Phase, Sample
+from thinkeval.run.journal import scan
+from thinkeval.run.rundir import CONFIG_FILE, SAMPLES_DIR, read_json, read_samples
+from thinkeval.scoring import score
 
 # Ids listed per problem in the readable output; --json lists all of them.
 SHOWN_IDS = 10

@@ -24,7 +24,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .records import RETRY_STATUSES, Attempt
+from thinkeval.records import RETRY_STATUSES, Attempt
 
 
 @dataclass

@@ -21,8 +21,8 @@ from typing import IO
 
 import msgspec
 
-from .errors import JournalError
-from .records import Attempt, describe_decode_error
+from thinkeval.errors import JournalError
+from thinkeval.records import Attempt, describe_decode_error
 
 _DECODE_ATTEMPT = msgspec.json.Decoder(Attempt)
 _ENCODE = msgspec.json.Encoder()

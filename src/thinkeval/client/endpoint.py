@@ -18,8 +18,8 @@ from typing import Any
 
 import orjson
 
-from .http_client import HttpClient, HttpError, Response
-from .records import Reply, Usage
+from thinkeval.client.http import HttpClient, HttpError, Response
+from thinkeval.records import Reply, Usage
 
 # A reply larger than this is a broken server, not an answer worth keeping.
 MAX_REPLY_BYTES = 64 * 1024 * 1024

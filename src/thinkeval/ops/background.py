@@ -11,7 +11,7 @@ A process counts as alive when its pid exists on this host and its heartbeat is 
 `FRESH_S` seconds old; a heartbeat from another host (shards sharing the run directory over a
 network file system) can only be judged by its age.
 
-`python -m thinkeval.background --pid-file PATH run ...` is what a detached run executes: the
+`python -m thinkeval.ops.background --pid-file PATH run ...` is what a detached run executes: the
 `thinkeval` command itself, plus a last log line and pid-file record with its exit status, so a run
 that ended while nobody watched still says how it ended.
 """
@@ -35,9 +35,9 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from .errors import ThinkevalError
-from .protocol import Shard
-from .rundir import STATUS_DIR, read_json, write_json
+from thinkeval.errors import ThinkevalError
+from thinkeval.run.protocol import Shard
+from thinkeval.run.rundir import STATUS_DIR, read_json, write_json
 
 # The runner rewrites its heartbeat every 2 s; 10 s leaves room for a busy event loop or a slow
 # network file system before a live process is declared gone.
@@ -103,7 +103,7 @@ def _is_thinkeval_command(args: list[bytes]) -> bool:
         if os.path.basename(arg) == b"thinkeval":
             return True
         if arg == b"-m" and i + 1 < len(args):
-            return args[i + 1] in (b"thinkeval", b"thinkeval.background")
+            return args[i + 1] in (b"thinkeval", b"thinkeval.ops.background")
     return False
 
 
@@ -353,8 +353,10 @@ def detach(argv_without_detach: list[str], run_dir: Path) -> int:
             f"{run_dir}: cannot create the run directory ({exc.strerror})"
         ) from None
     pid_path, log_path = pid_file(run_dir, writer), log_file(run_dir, writer)
-    command = [sys.executable, "-m", "thinkeval.background", "--pid-file", str(pid_path.resolve()),
-               *argv_without_detach]
+    command = [
+        sys.executable, "-m", "thinkeval.ops.background", "--pid-file", str(pid_path.resolve()),
+        *argv_without_detach,
+    ]
     shown = "thinkeval " + shlex.join(argv_without_detach)
     started_at = time.time()
     # Unbuffered, so the log shows progress lines as they happen rather than in 8 KiB bursts.
@@ -414,11 +416,11 @@ def _interrupt(signum: int, frame: object) -> None:
 def _detached_main(argv: list[str]) -> int:
     """The detached process: `thinkeval <argv>`, then its exit status in the log and pid file."""
     if len(argv) < 2 or argv[0] != "--pid-file":
-        print("usage: python -m thinkeval.background --pid-file PATH run CONFIG ...",
+        print("usage: python -m thinkeval.ops.background --pid-file PATH run CONFIG ...",
               file=sys.stderr)
         return 2
     pid_path, command = Path(argv[1]), argv[2:]
-    from .cli import main
+    from thinkeval.cli import main
 
     signal.signal(signal.SIGTERM, _interrupt)
     started_at = time.time()

@@ -23,9 +23,9 @@ from typing import Any
 
 import orjson
 
-from .config import RunConfig
-from .errors import JournalError
-from .records import Sample
+from thinkeval.config import RunConfig
+from thinkeval.errors import JournalError
+from thinkeval.records import Sample
 
 CONFIG_FILE = "config.json"
 SUMMARY_FILE = "summary.json"

@@ -23,12 +23,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .config import parse_config
-from .errors import ThinkevalError
-from .report import build_report, render_html, render_markdown
-from .runner import run_evaluation
-from .tasks import TASKS, resolve_data_dir
-from .terminal import results_table, stdout_console
+from thinkeval.config import parse_config
+from thinkeval.errors import ThinkevalError
+from thinkeval.report import build_report, render_html, render_markdown
+from thinkeval.run.runner import run_evaluation
+from thinkeval.tasks import TASKS, resolve_data_dir
+from thinkeval.ui.tables import results_table, stdout_console
 
 BANNER = "SIMULATED MODELS: these numbers demonstrate the protocol, not any real LLM."
 

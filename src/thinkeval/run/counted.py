@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .errors import JournalError
-from .journal import iter_located, journal_files, read_attempt_line
-from .records import RETRY_STATUSES, Attempt
-from .rundir import SamplesFile
+from thinkeval.errors import JournalError
+from thinkeval.records import RETRY_STATUSES, Attempt
+from thinkeval.run.journal import iter_located, journal_files, read_attempt_line
+from thinkeval.run.rundir import SamplesFile
 
 # Reference layout, low bits first: 1 present, 2 error, 4 fixed verdict empty/unfinished,
 # 8 no verdict recorded (imported: judge it against the gold), 12 bits journal file, then

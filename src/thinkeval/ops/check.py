@@ -27,11 +27,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import __version__
-from .config import read_api_key, redact_url
-from .endpoint import MAX_REPLY_BYTES, Endpoint, RequestFailed, error_message, parse_completion
-from .http_client import HttpClient, HttpError
-from .scoring import score
+from thinkeval import __version__
+from thinkeval.client.endpoint import (
+    MAX_REPLY_BYTES,
+    Endpoint,
+    RequestFailed,
+    error_message,
+    parse_completion,
+)
+from thinkeval.client.http import HttpClient, HttpError
+from thinkeval.config import read_api_key, redact_url
+from thinkeval.scoring import score
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -538,7 +544,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         # terminal.py reads results.py, which reads aisbench.py, which reads this module: a
         # module-level import would close that circle.
-        from .terminal import stdout_console
+        from thinkeval.ui.tables import stdout_console
 
         render(report, stdout_console())
     if report.ok:

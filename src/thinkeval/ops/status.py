@@ -26,11 +26,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .background import FRESH_S, WriterProcess, find_writers
-from .errors import ThinkevalError
-from .records import Attempt, Phase
-from .results import Counts, tally
-from .rundir import CONFIG_FILE, SAMPLES_DIR, read_json
+from thinkeval.errors import ThinkevalError
+from thinkeval.ops.background import FRESH_S, WriterProcess, find_writers
+from thinkeval.records import Attempt, Phase
+from thinkeval.results.summary import Counts, tally
+from thinkeval.run.rundir import CONFIG_FILE, SAMPLES_DIR, read_json
 
 RATE_WINDOW_S = 300.0
 # The shortest span a rate is measured over, so that the first finished requests of a fresh

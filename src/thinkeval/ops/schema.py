@@ -12,9 +12,9 @@ from typing import Any
 
 import msgspec
 
-from .config import RunConfig
-from .records import Attempt
-from .results import Summary
+from thinkeval.config import RunConfig
+from thinkeval.records import Attempt
+from thinkeval.results.summary import Summary
 
 # name: (struct, the file it describes)
 DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {

@@ -17,10 +17,10 @@ from typing import Any
 
 import msgspec
 
-from . import __version__
-from .counted import CountedAttempts, Journals, count_journal, index_samples
-from .records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Status, Verdict
-from .rundir import (
+from thinkeval import __version__
+from thinkeval.records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Status, Verdict
+from thinkeval.run.counted import CountedAttempts, Journals, count_journal, index_samples
+from thinkeval.run.rundir import (
     CONFIG_FILE,
     SUMMARY_FILE,
     SamplesFile,
@@ -28,7 +28,7 @@ from .rundir import (
     recorded_tasks,
     write_json,
 )
-from .scoring import SCORER_VERSION, score
+from thinkeval.scoring import SCORER_VERSION, score
 
 OUTCOMES = (*STATUSES, "error")
 

@@ -8,7 +8,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from rich.console import Console
 from rich.table import Table
 
-from .results import Summary
+from thinkeval.results.summary import Summary
 
 
 def stdout_console() -> Console:

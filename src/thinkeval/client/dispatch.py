@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__
-from .config import ModelConfig, redact_url
-from .endpoint import Endpoint, RequestFailed, Timed
-from .http_client import HttpClient
+from thinkeval import __version__
+from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
+from thinkeval.client.http import HttpClient
+from thinkeval.config import ModelConfig, redact_url
 
 
 @dataclass

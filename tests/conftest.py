@@ -16,7 +16,7 @@ from thinkeval.records import Sample
 from thinkeval.sim.behaviour import answer_key_from_samples
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.server import serve
-from thinkeval.tasks import TASKS, load_samples, resolve_data_dir
+from thinkeval.tasks import default_tasks, load_samples, resolve_data_dir
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +31,7 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def all_samples(data_dir: Path) -> dict[str, list[Sample]]:
-    return {task: load_samples(task, data_dir) for task in TASKS}
+    return {spec.name: load_samples(spec, data_dir) for spec in default_tasks()}
 
 
 @pytest.fixture(scope="session")

@@ -13,15 +13,17 @@ from typing import Any
 import pytest
 import yaml
 
+from thinkeval.cli import import_aisbench as import_command
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops import aisbench
 from thinkeval.ops.aisbench import AisbenchError, split_prediction
+from thinkeval.ops.aisbench.importer import imported_state
 from thinkeval.records import RETRY_STATUSES, Attempt
-from thinkeval.results.summary import imported_status
 from thinkeval.run.journal import iter_attempts
+from thinkeval.run.judge import attempt_state
 from thinkeval.run.rundir import read_samples
-from thinkeval.scoring import score
+from thinkeval.tasks import get_task
 
 FIXTURE = Path(__file__).parent / "fixtures" / "aisbench" / "20250628_151326"
 MODEL = "vllm-api-general-chat"
@@ -33,7 +35,7 @@ EXPECTED = {
     "gsm8k/2": "empty",  # cut inside <think>: no content
     "gsm8k/3": "unfinished",  # finished text without a legal answer
     "gsm8k/4": "unfinished",  # reasoning only, output_tokens == budget: cut by the limit
-    "gsm8k/5": None,  # a failed request
+    "gsm8k/5": "error",  # a failed request
     "ceval/law/0": "correct",
     "ceval/law/1": "empty",
     "ceval/law/2": "unfinished",
@@ -44,12 +46,10 @@ CANDIDATES = {k for k, v in EXPECTED.items() if v in RETRY_STATUSES}
 STATUSES = ("correct", "wrong", "no_answer", "empty", "unfinished", "error")
 
 
-
-
 def import_cli(*argv: str | Path) -> int:
     parser = argparse.ArgumentParser()
-    aisbench.add_arguments(parser)
-    return aisbench.run(parser.parse_args([str(a) for a in argv]))
+    import_command.add_arguments(parser)
+    return import_command.run(parser.parse_args([str(a) for a in argv]))
 
 
 def copy_fixture(tmp_path: Path) -> Path:
@@ -67,7 +67,7 @@ def test_import_judges_each_record_from_its_text(tmp_path: Path, data_dir: Path,
     run_dir = tmp_path / "run"
     assert import_cli(FIXTURE, "--output", run_dir, "--data-dir", data_dir) == 0
     attempts = {a.sample_id: a for a in iter_attempts(run_dir)}
-    assert {k: a.verdict for k, a in attempts.items()} == EXPECTED
+    assert {k: a.recorded_status() for k, a in attempts.items()} == EXPECTED
     for attempt in attempts.values():
         assert attempt.phase == "fixed" and attempt.imported_from == "aisbench"
         assert attempt.budget == attempt.max_tokens == 2048
@@ -77,7 +77,7 @@ def test_import_judges_each_record_from_its_text(tmp_path: Path, data_dir: Path,
     correct = attempts["gsm8k/0"]
     assert correct.reasoning == "\nJanet has 16 - 3 - 4 = 9 eggs left to sell.\n"
     assert correct.content is not None and correct.content.endswith("The answer is 18")
-    assert correct.finish_reason is None and correct.answer == "18"
+    assert correct.finish_reason is None and correct.verdicts["strict"].answer == "18"
     assert correct.usage.prompt_tokens == 880 and correct.usage.completion_tokens == 118
     # reasoning + "</think>" + content, as AISBench joins them, without an opening tag
     assert attempts["gsm8k/1"].reasoning == "Okay, 2 bolts of blue and half that of white.\n"
@@ -108,11 +108,12 @@ def test_import_writes_a_run_directory(tmp_path: Path, data_dir: Path) -> None:
     assert model["base_url"] == "http://localhost:8080/v1" and model["concurrency"] == 16
     assert model["generation"]["temperature"] == 0.6
     assert model["generation"]["chat_template_kwargs"] == {"enable_thinking": True}
-    assert config["tasks"] == [
-        {"name": "ceval", "limit": None, "range": "186:189"},
-        {"name": "boolq", "limit": 2, "range": None},
-        {"name": "gsm8k", "limit": 6, "range": None},
+    assert [(t["name"], t["limit"], t["range"]) for t in config["tasks"]] == [
+        ("boolq", 2, None),
+        ("ceval", None, "186:189"),
+        ("gsm8k", 6, None),
     ]
+    assert all(t["version"] == "1" and t["digest"] for t in config["tasks"])
     samples = read_samples(run_dir, "ceval")
     assert [s.id for s in samples] == [f"ceval/law/{i}" for i in range(3)]
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -142,7 +143,7 @@ def test_adaptive_phase_asks_only_the_candidates(
     retried = {a.sample_id for a in asked if a.phase == "retry"}
     assert fixed == {"gsm8k/5"}  # the failed request, asked again at the fixed budget
     new_candidates = {
-        a.sample_id for a in asked if a.phase == "fixed" and a.verdict in RETRY_STATUSES
+        a.sample_id for a in asked if a.phase == "fixed" and a.state in RETRY_STATUSES
     }
     assert retried == CANDIDATES | new_candidates
     assert all(a.max_tokens == 8192 for a in asked if a.phase == "retry")
@@ -191,7 +192,7 @@ def test_json_and_jsonl_layouts_import_alike(tmp_path: Path, data_dir: Path) -> 
     run_dir = tmp_path / "run"
     # The parent folder works too when it holds exactly one AISBench run.
     import_cli(source.parent, "--output", run_dir, "--data-dir", data_dir)
-    assert {a.sample_id: a.verdict for a in iter_attempts(run_dir)} == EXPECTED
+    assert {a.sample_id: a.recorded_status() for a in iter_attempts(run_dir)} == EXPECTED
 
 
 @pytest.mark.parametrize(
@@ -210,7 +211,16 @@ def test_split_prediction(text: str | None, content: str | None, reasoning: str 
     assert split_prediction(text) == (content, reasoning)
 
 
-def test_imported_status_only_touches_imported_no_answers() -> None:
+def test_imported_replies_without_a_legal_answer_count_as_cut_off() -> None:
+    gsm8k = get_task("gsm8k")
+    assert imported_state(gsm8k, "no idea", None, "4") == "unfinished"
+    assert imported_state(gsm8k, "The answer is 5", None, "4") == "finished"  # a wrong answer
+    assert imported_state(gsm8k, "no idea", "stop", "4") == "finished"  # the end is known
+    assert imported_state(gsm8k, None, None, "4") == "empty"
+
+
+def test_version_1_imports_are_judged_by_the_same_rule() -> None:
+    # Journals written before the reply state was recorded: the judge applies the import rule.
     def attempt(**fields: Any) -> Attempt:
         base = {
             "model": "m",
@@ -220,17 +230,17 @@ def test_imported_status_only_touches_imported_no_answers() -> None:
             "budget": 2048,
             "max_tokens": 2048,
             "content": "no idea",
+            "schema_version": 1,
         }
         return Attempt(**{**base, **fields})
 
-    no_answer = score("gsm8k", "no idea", None, "4")
-    assert no_answer.status == "no_answer"
-    assert imported_status(attempt(imported_from="aisbench"), no_answer) == "unfinished"
-    assert imported_status(attempt(), no_answer) == "no_answer"  # a live reply said it all
+    gsm8k = get_task("gsm8k")
+    assert attempt_state(attempt(imported_from="aisbench"), gsm8k, "4") == "unfinished"
+    assert attempt_state(attempt(), gsm8k, "4") == "finished"  # a live reply said it all
     finished = attempt(imported_from="aisbench", finish_reason="stop")
-    assert imported_status(finished, no_answer) == "no_answer"
-    wrong = score("gsm8k", "The answer is 5", None, "4")
-    assert imported_status(attempt(imported_from="aisbench"), wrong) == "wrong"
+    assert attempt_state(finished, gsm8k, "4") == "finished"
+    wrong = attempt(imported_from="aisbench", content="The answer is 5")
+    assert attempt_state(wrong, gsm8k, "4") == "finished"
 
 
 def test_dataset_names() -> None:
@@ -238,12 +248,12 @@ def test_dataset_names() -> None:
     assert aisbench.task_of("SuperGLUE_BoolQ") == aisbench.task_of("BoolQ") == "boolq"
     assert aisbench.task_of("ceval-law") == aisbench.task_of("ceval_law") == "ceval"
     assert aisbench.task_of("mmlu") is None
-    subjects = ["accountant", "tax_accountant", "law", "legal_professional"]
-    assert aisbench.ceval_subject("ceval-tax_accountant", subjects) == "tax_accountant"
-    assert aisbench.ceval_subject("ceval_accountant", subjects) == "accountant"
-    assert aisbench.ceval_subject("ceval-law_gen", subjects) == "law"
-    assert aisbench.ceval_subject("ceval-lawyer", subjects) is None
-    assert aisbench.ceval_subject("ceval-computer_network", subjects) is None
+    ceval = get_task("ceval")
+    assert aisbench.subset_of("ceval-tax_accountant", ceval) == "tax_accountant"
+    assert aisbench.subset_of("ceval_accountant", ceval) == "accountant"
+    assert aisbench.subset_of("ceval-law_gen", ceval) == "law"
+    assert aisbench.subset_of("ceval-lawyer", ceval) is None
+    assert aisbench.subset_of("ceval-computer_network", ceval) is None
 
 
 # Bad input -----------------------------------------------------------------------------------
@@ -279,7 +289,7 @@ def test_unknown_dataset_names_the_file(tmp_path: Path, data_dir: Path) -> None:
     (source / PREDICTIONS / "mmlu_college_physics.jsonl").unlink()
     (source / PREDICTIONS / "ceval-computer_network.json").write_text("{}")
     expect_error(
-        r"ceval-computer_network\.json: unknown C-Eval subject", source, tmp_path, data_dir
+        r"ceval-computer_network\.json: unknown ceval subset", source, tmp_path, data_dir
     )
 
 
@@ -385,4 +395,5 @@ def test_several_models_need_a_choice(tmp_path: Path, data_dir: Path) -> None:
 
 
 def test_help_has_an_example() -> None:
-    assert "example:" in aisbench.EPILOG and "thinkeval import-aisbench" in aisbench.EPILOG
+    epilog = import_command.EPILOG
+    assert "example:" in epilog and "thinkeval import-aisbench" in epilog

@@ -182,7 +182,7 @@ def test_changed_budgets_refuse_to_resume(tmp_path: Path, sim) -> None:
     write_config(tmp_path / "run.yaml", {**data, "budgets": [1024, 8192]})
     proc = run_cli("run", str(config), "--output", str(run_dir))
     assert proc.returncode == 2
-    assert "started with budgets [2048, 8192]" in proc.stderr
+    assert "was run with budgets [2048, 8192]" in proc.stderr
 
 
 def test_unreachable_server_is_named(tmp_path: Path) -> None:

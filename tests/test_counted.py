@@ -46,7 +46,7 @@ def attempt(i: int, phase: str = "fixed", **fields: object) -> Attempt:
         "max_tokens": 2048,
         "content": f"The answer is {2 * i}",
         "finish_reason": "stop",
-        "verdict": "correct",
+        "state": "finished",
     }
     values.update(fields)
     return Attempt(**values)  # type: ignore[arg-type]
@@ -54,7 +54,7 @@ def attempt(i: int, phase: str = "fixed", **fields: object) -> Attempt:
 
 def test_samples_stream_with_offsets_and_read_back_by_offset(tmp_path: Path) -> None:
     samples = [sample(i) for i in range(5)] + [sample(5, shared=False), sample(6)]
-    assert write_samples(tmp_path, "gsm8k", iter(samples)) == 7
+    assert write_samples(tmp_path, "gsm8k", iter(samples))[0] == 7
     with SamplesFile(tmp_path, "gsm8k") as stored:
         located = list(stored)
         assert [s for _, s in located] == samples
@@ -67,7 +67,7 @@ def test_samples_stream_with_offsets_and_read_back_by_offset(tmp_path: Path) -> 
 
 
 def test_empty_selection_writes_a_readable_file(tmp_path: Path) -> None:
-    assert write_samples(tmp_path, "gsm8k", []) == 0
+    assert write_samples(tmp_path, "gsm8k", [])[0] == 0
     assert read_samples(tmp_path, "gsm8k") == []
 
 
@@ -98,13 +98,13 @@ def test_id_index_refuses_a_repeated_id() -> None:
 def test_first_success_counts_and_errors_only_until_then(tmp_path: Path) -> None:
     index = IdIndex.from_ids(f"gsm8k/{i}" for i in range(4))
     with Journal(tmp_path) as journal:
-        journal.append(attempt(0, content=None, error="HTTP 500", verdict=None))
+        journal.append(attempt(0, content=None, error="HTTP 500", state=None))
         journal.append(attempt(0, content="The answer is 999"))  # first success: counts
         journal.append(attempt(0, content="The answer is 0"))  # a duplicate: ignored
-        journal.append(attempt(1, content="thinking", finish_reason="length", verdict="unfinished"))
+        journal.append(attempt(1, content="thinking", finish_reason="length", state="unfinished"))
         journal.append(attempt(1, "retry", content="The answer is 2"))
-        journal.append(attempt(2, content=None, error="timeout", verdict=None))
-        journal.append(attempt(3, verdict=None))  # imported: no verdict recorded
+        journal.append(attempt(2, content=None, error="timeout", state=None))
+        journal.append(attempt(3, state=None))  # a version-1 line: no reply state recorded
         journal.append(attempt(3, model="other"))
         journal.append(attempt(9))  # not in the selection
     with Journals(tmp_path) as journals:

@@ -570,4 +570,4 @@ def test_imported_replies_follow_the_summary_rules(tmp_path: Path) -> None:
     assert view.final == "pending"  # a retry candidate whose retry has not run yet
     strict = view.attempts[0].strict
     assert strict is not None and strict[0] == "unfinished"
-    assert strict[2] is not None and strict[2].endswith("scorer said no_answer")
+    assert strict[2] is not None and strict[2].endswith("the text reads no_answer")

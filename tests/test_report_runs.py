@@ -222,7 +222,7 @@ def make_run(
         {
             "run": name or run_dir.name,
             "budgets": list(budgets),
-            "models": [{"name": m} for m in models],
+            "models": [{"name": m, "base_url": "http://127.0.0.1:9/v1"} for m in models],
             "tasks": [{"name": t} for t in samples],
         },
     )

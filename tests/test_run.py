@@ -23,7 +23,8 @@ from thinkeval.records import RETRY_STATUSES, Attempt, Sample
 from thinkeval.results.summary import write_summary
 from thinkeval.run.journal import Journal, iter_attempts
 from thinkeval.run.rundir import read_samples
-from thinkeval.scoring import SCORER_VERSION
+from thinkeval.scoring.scorers import LENIENT, STRICT
+from thinkeval.tasks import get_task
 from thinkeval.ui.progress import RunProgress
 
 STATUSES = ("correct", "wrong", "no_answer", "empty", "unfinished", "error")
@@ -102,7 +103,7 @@ def test_two_models_three_full_tasks(tmp_path: Path, sim, all_samples) -> None:
     # Exactly once per phase, retries only for empty/unfinished fixed verdicts.
     phases = Counter((x.model, x.sample_id, x.phase) for x in iter_attempts(run_dir))
     assert set(phases.values()) == {1}
-    fixed_status = {(x.model, x.sample_id): x.verdict for x in iter_attempts(run_dir)
+    fixed_status = {(x.model, x.sample_id): x.recorded_status() for x in iter_attempts(run_dir)
                     if x.phase == "fixed"}
     retried = {(m, s) for (m, s, p) in phases if p == "retry"}
     assert retried == {k for k, v in fixed_status.items() if v in RETRY_STATUSES}
@@ -190,21 +191,28 @@ def test_summary_reuses_recorded_verdicts_only_when_they_are_current(
     done = run_small(tmp_path, sim, 30, seed=4, p_long=0.3, p_wrong=0.3)
     run_dir, first, journal = done.run_dir, done.numbers, done.run_dir / "journal" / "main.jsonl"
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
-    assert {row["scorer_version"] for row in rows} == {SCORER_VERSION}
+    for row in rows:
+        spec = get_task(row["task"])
+        assert row["verdicts"]["strict"]["version"] == STRICT.version_for(spec)
+        assert row["verdicts"]["lenient"]["version"] == LENIENT.version_for(spec)
 
     def rewrite(change) -> dict[Any, Any]:
         journal.write_text("".join(json.dumps(change(dict(row))) + "\n" for row in rows))
         write_summary(run_dir)
         return numbers(run_dir)
 
-    def lie(row: dict[str, Any]) -> dict[str, Any]:
+    def lie(row: dict[str, Any], version: str | None = None) -> dict[str, Any]:
         # Recorded verdicts that re-scoring would not give: every reply "correct".
-        return {**row, "verdict": "correct", "lenient_verdict": "correct"}
+        verdicts = {
+            name: {**verdict, "status": "correct", "version": version or verdict["version"]}
+            for name, verdict in row["verdicts"].items()
+        }
+        return {**row, "verdicts": verdicts}
 
     # Scored by another scorer version, or against another gold: scored again, same numbers.
-    assert rewrite(lambda row: {**lie(row), "scorer_version": "0"}) == first
+    assert rewrite(lambda row: lie(row, version="0")) == first
     assert rewrite(lambda row: {**lie(row), "gold": "not the gold"}) == first
-    assert rewrite(lambda row: {**row, "scorer_version": None, "lenient_verdict": None}) == first
+    assert rewrite(lambda row: {**row, "verdicts": {}}) == first
     # Current version and gold: the recorded verdicts are what the summary counts.
     lied = rewrite(lie)
     assert all(row["fixed"]["correct"] == row["total"] for row in lied.values())
@@ -301,7 +309,9 @@ def test_faults_end_with_the_verdicts_of_a_clean_run(tmp_path: Path, sim) -> Non
             "run": name, "tasks": tasks,
             "models": [model_entry("m", server.base_url, timeout_s=1.0, max_retries=12)]})
         assert main(["run", str(config), "--output", str(tmp_path / name)]) == 0
-        runs[name] = {(x.sample_id, x.phase): x.verdict for x in iter_attempts(tmp_path / name)}
+        runs[name] = {
+            (x.sample_id, x.phase): x.recorded_status() for x in iter_attempts(tmp_path / name)
+        }
     assert runs["faulty"] == runs["clean"]
     faults = stats(faulty_sim.base_url)["faults"]
     assert all(faults.get(kind, 0) > 0 for kind in ("500", "429", "reset", "malformed")), faults
@@ -361,7 +371,7 @@ def test_every_server_era_gives_the_same_verdicts(tmp_path: Path, sim, profile: 
         config = write_config(tmp_path / f"{name}.yaml", {
             "run": name, "tasks": small_tasks(40), "models": [model_entry("m", server.base_url)]})
         assert main(["run", str(config), "--output", str(tmp_path / name)]) == 0
-        verdicts.append({(x.sample_id, x.phase): x.verdict
+        verdicts.append({(x.sample_id, x.phase): x.recorded_status()
                          for x in iter_attempts(tmp_path / name)})
     assert verdicts[0] == verdicts[1]
 
@@ -376,7 +386,7 @@ def test_streaming_gives_the_same_verdicts_and_records_ttft(tmp_path: Path, sim)
             "models": [model_entry("m", server.base_url, stream=stream)]})
         assert main(["run", str(config), "--output", str(tmp_path / name)]) == 0
         attempts = list(iter_attempts(tmp_path / name))
-        verdicts.append({(x.sample_id, x.phase): (x.verdict, x.content, x.reasoning)
+        verdicts.append({(x.sample_id, x.phase): (x.recorded_status(), x.content, x.reasoning)
                          for x in attempts})
         assert all((x.ttft_s is not None) == stream for x in attempts)
     assert verdicts[0] == verdicts[1]

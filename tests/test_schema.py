@@ -37,7 +37,10 @@ def test_a_run_s_files_follow_their_schemas(tmp_path: Path, sim, capsys) -> None
     for line in lines:
         jsonschema.validate(json.loads(line), json_schema("attempt"))
     jsonschema.validate(json.loads((run_dir / "summary.json").read_text()), json_schema("summary"))
-    jsonschema.validate(json.loads((run_dir / "config.json").read_text()), json_schema("config"))
+    jsonschema.validate(json.loads((run_dir / "config.json").read_text()), json_schema("run"))
+    jsonschema.validate(
+        json.loads((run_dir / "status" / "main.json").read_text()), json_schema("heartbeat")
+    )
     jsonschema.validate(yaml.safe_load(config.read_text()), json_schema("config"))
 
     broken = json.loads(lines[0]) | {"phase": "third"}
@@ -48,4 +51,4 @@ def test_a_run_s_files_follow_their_schemas(tmp_path: Path, sim, capsys) -> None
 def test_schema_command_prints_json(capsys) -> None:
     assert main(["schema", "summary"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["$defs"]["Summary"]["required"][:2] == ["run", "budgets"]
+    assert printed["$defs"]["Summary"]["required"][:2] == ["run", "complete"]

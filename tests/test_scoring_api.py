@@ -9,7 +9,10 @@ import time
 import pytest
 
 from thinkeval.records import STATUSES
-from thinkeval.scoring import SCORERS, TASKS, score
+from thinkeval.scoring import SCORERS, score
+from thinkeval.scoring.scorers import LENIENT, STRICT
+
+TASKS = ("gsm8k", "boolq", "ceval")
 
 ADVERSARIAL = [
     "1," * 100_000,
@@ -70,8 +73,8 @@ def test_score_is_pure() -> None:
 
 
 # Replies that reach every rule of both scorers. Changing what any of them scores to changes the
-# digest below; that is the moment to bump SCORER_VERSION, because summaries reuse the verdicts
-# recorded under the current version instead of scoring again.
+# digest below; that is the moment to bump the scorer's version (or the answer kind's), because
+# summaries reuse the verdicts recorded under the current version instead of scoring again.
 VERSION_CORPUS = [
     "#### 18", "The answer is 18.", "So the answer is $1,200.", "The answer is: **18**",
     "Final answer: 18", "**Final Answer**\n$18", "Answer: 18 dollars", "答案是18元。",
@@ -82,11 +85,19 @@ VERSION_CORPUS = [
     "<think>\nOkay, 9 * 2 = 18", "<think>unclosed", "</think>The answer is 7", "", "   ", None,
 ]
 PINNED_DIGEST = "ef68b5579383316a"
+PINNED_VERSIONS = [
+    ["2/number-1", "2/gsm8k"],
+    ["2/boolean-1", "2/first-capital"],
+    ["2/choice-1", "2/last-option-ABCD"],
+]
 
 
 def test_scorer_version_guards_the_recorded_verdicts() -> None:
-    from thinkeval.scoring import SCORER_VERSION
+    from thinkeval.tasks import get_task
 
+    versions = [
+        [scorer.version_for(get_task(task)) for scorer in (STRICT, LENIENT)] for task in TASKS
+    ]
     seen = []
     for text in VERSION_CORPUS:
         for task, gold in (("gsm8k", "18"), ("boolq", "A"), ("ceval", "C")):
@@ -96,7 +107,8 @@ def test_scorer_version_guards_the_recorded_verdicts() -> None:
                         verdict = score(task, text, finish, gold, reasoning, scorer)
                         seen.append([verdict.status, verdict.answer, verdict.rule])
     digest = hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:16]
-    assert (SCORER_VERSION, digest) == ("1", PINNED_DIGEST), (
-        "the scorers now judge some reply differently: bump SCORER_VERSION and pin the new digest"
+    assert (versions, digest) == (PINNED_VERSIONS, PINNED_DIGEST), (
+        "the scorers now judge some reply differently: bump the scorer's (or the answer "
+        "kind's) version and pin the new versions and digest"
     )
 

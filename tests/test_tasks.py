@@ -16,9 +16,17 @@ import pytest
 
 from thinkeval.errors import DatasetError
 from thinkeval.records import Sample
-from thinkeval.tasks import DATA_DIR_ENV, TASKS, load_samples, resolve_data_dir
-from thinkeval.tasks._hub import load_hub
-from thinkeval.tasks._rows import CEVAL_SUBJECTS, boolq_sample, ceval_sample, gsm8k_sample
+from thinkeval.tasks import DATA_DIR_ENV, Row, iter_samples, load_samples, resolve_data_dir
+from thinkeval.tasks.builtin.boolq import boolq_sample
+from thinkeval.tasks.builtin.ceval import SUBJECTS as CEVAL_SUBJECTS
+from thinkeval.tasks.builtin.ceval import ceval_sample
+from thinkeval.tasks.builtin.gsm8k import gsm8k_sample
+
+TASKS = ("boolq", "ceval", "gsm8k")
+
+
+def load_hub(task: str, hub: Any) -> Iterable[Sample]:
+    return iter_samples(task, None, load_dataset=hub)
 
 CEVAL_COUNTS = {
     "college_economics": 55,
@@ -339,7 +347,7 @@ def test_ceval_multiline_field_and_line_numbers(copy_dir: Path) -> None:
 
 def test_braces_in_values_are_inserted_verbatim() -> None:
     row = {"question": "Is {question} {x} {{y}} 50% of {}?", "answer": "so\n#### 1,000"}
-    sample = gsm8k_sample(row, 7, "here")
+    sample = gsm8k_sample(Row(row, 7, "here"))
     assert sample.messages[-1]["content"] == f"Question: {row['question']}{SUFFIX}"
     assert (sample.id, sample.gold) == ("gsm8k/7", "1000")
     ceval = {
@@ -351,13 +359,13 @@ def test_braces_in_values_are_inserted_verbatim() -> None:
         "D": "{",
         "answer": "B",
     }
-    content = ceval_sample(ceval, "law", "here").messages[0]["content"]
+    content = ceval_sample(Row(ceval, 0, "here", "law")).messages[0]["content"]
     assert content.endswith("\n\n{A}?\nA. {B}\nB. {D}\nC. }{\nD. {")
 
 
 def test_unknown_task() -> None:
     with pytest.raises(
-        DatasetError, match=r"unknown task 'mmlu'; known tasks: ceval, boolq, gsm8k"
+        DatasetError, match=r"unknown task 'mmlu'; known tasks: boolq, ceval, gsm8k"
     ):
         load_samples("mmlu")
 
@@ -404,7 +412,7 @@ class FakeHub:
         self.tables = tables
         self.calls: list[tuple[str, str, str]] = []
 
-    def __call__(self, path: str, name: str, *, split: str) -> Iterable[dict[str, Any]]:
+    def __call__(self, path: str, name: str, *, split: str, **_: Any) -> Iterable[dict[str, Any]]:
         self.calls.append((path, name, split))
         return self.tables[(path, name, split)]
 
@@ -498,7 +506,7 @@ def test_hub_and_local_rows_give_the_same_samples(
 
 
 def test_hub_failure_is_a_dataset_error() -> None:
-    def offline(path: str, name: str, *, split: str) -> list[dict[str, Any]]:
+    def offline(path: str, name: str, *, split: str, **_: Any) -> list[dict[str, Any]]:
         raise ConnectionError("no route to host")
 
     with pytest.raises(DatasetError, match=r"could not load openai/gsm8k .*no route to host"):
@@ -516,7 +524,7 @@ def test_missing_datasets_package(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_row_conversion_needs_no_files() -> None:
-    sample = boolq_sample({"question": "q", "passage": "p", "idx": 9, "label": True}, "mem")
+    sample = boolq_sample(Row({"question": "q", "passage": "p", "idx": 9, "label": True}, 0, "mem"))
     assert (sample.id, sample.gold, sample.subset) == ("boolq/9", "A", None)
     with pytest.raises(DatasetError, match="mem: missing field 'passage'"):
-        boolq_sample({"question": "q", "idx": 9, "label": True}, "mem")
+        boolq_sample(Row({"question": "q", "idx": 9, "label": True}, 0, "mem"))

@@ -20,7 +20,6 @@ import yaml
 
 from thinkeval.errors import ConfigError
 from thinkeval.records import decode_error_parts
-from thinkeval.tasks import TASKS
 
 # Request fields the protocol owns: a config may not override them.
 RESERVED_GENERATION_KEYS = frozenset(
@@ -36,6 +35,10 @@ Problem = tuple[str, str]
 class _Strict(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """A config section: unknown keys and wrong types are refused when the YAML is converted."""
 
+    def problems(self) -> Iterator[Problem]:
+        """Every mistake the types cannot express, with the key path relative to the section."""
+        return iter(())
+
 
 def redact_url(url: str) -> str:
     """Return `url` with any user:password part replaced by `***`, for display and files."""
@@ -48,16 +51,26 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, f"***@{host}", parts.path, parts.query, parts.fragment))
 
 
-class TaskSelection(_Strict, kw_only=True):
-    """One task and, optionally, which of its samples to run (by position in the dataset)."""
+class TaskSelection(_Strict, kw_only=True, frozen=True):
+    """One task, which of its samples to run (by position in the dataset), and its settings.
+
+    `budgets`, `repeats` and `generation` override the task's defaults (`thinkeval tasks show`);
+    `generation` here wins over a model's `generation`, which wins over the task's recommended
+    sampling.
+    """
 
     name: str
     limit: Annotated[int, msgspec.Meta(gt=0)] | None = None
     range: str | None = None
+    budgets: tuple[int, int] | None = None
+    repeats: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
+    generation: dict[str, Any] = {}
 
     def problems(self) -> Iterator[Problem]:
-        if self.name not in TASKS:
-            yield "name", f"unknown task {self.name!r}; known tasks: {', '.join(TASKS)}"
+        from thinkeval.tasks import find_task, task_names
+
+        if find_task(self.name) is None:
+            yield "name", f"unknown task {self.name!r}; known tasks: {', '.join(task_names())}"
         if self.range is not None:
             match = _RANGE.match(self.range)
             if not match:
@@ -70,6 +83,9 @@ class TaskSelection(_Strict, kw_only=True):
                     yield "range", f"range {self.range!r} is empty: END must be greater than START"
         if self.limit is not None and self.range is not None:
             yield "", "give either limit or range, not both"
+        if self.budgets is not None:
+            yield from (("budgets", message) for message in budget_problems(self.budgets))
+        yield from (("generation", message) for message in generation_problems(self.generation))
 
     def select(self, items: Iterable[T]) -> Iterator[T]:
         """Apply `limit` / `range` to the task's samples in dataset order, as they stream."""
@@ -83,7 +99,61 @@ class TaskSelection(_Strict, kw_only=True):
         return iter(items)
 
 
-class ModelConfig(_Strict, kw_only=True):
+def budget_problems(budgets: tuple[int, int]) -> Iterator[str]:
+    """What is wrong with a (fixed, retry) budget pair."""
+    fixed, adaptive = budgets
+    if fixed <= 0:
+        yield "the fixed budget must be a positive number of tokens"
+    elif adaptive <= fixed:
+        yield (
+            f"budgets must increase: the retry budget {adaptive} is not larger than the "
+            f"fixed budget {fixed}"
+        )
+
+
+def generation_problems(generation: dict[str, Any]) -> Iterator[str]:
+    """Generation settings thinkeval cannot pass on."""
+    reserved = sorted(RESERVED_GENERATION_KEYS & generation.keys())
+    if reserved:
+        yield (
+            f"{', '.join(reserved)} cannot be set in generation: thinkeval sets them "
+            "(max_tokens comes from budgets)"
+        )
+    if generation.get("stop"):
+        yield (
+            "stop sequences are not sent: they cut thinking models off inside their "
+            "reasoning; remove 'stop'"
+        )
+    seed = generation.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        yield f"seed must be an integer, got {seed!r}"
+
+
+class TaskSettings(msgspec.Struct, kw_only=True, frozen=True):
+    """What one task runs with, resolved from the config and the task's defaults.
+
+    A request's generation settings are layered: the task's `recommended` sampling, then the
+    model's own `generation`, then the config's task entry (`generation` here).
+    """
+
+    name: str
+    budgets: tuple[int, int]
+    repeats: int = 1
+    recommended: dict[str, Any] = {}
+    generation: dict[str, Any] = {}
+
+    def request_generation(self, model_generation: dict[str, Any]) -> dict[str, Any]:
+        """The generation settings a request of this task sends for a model."""
+        return {**self.recommended, **model_generation, **self.generation}
+
+
+def _default_tasks() -> list[TaskSelection]:
+    from thinkeval.tasks import default_tasks
+
+    return [TaskSelection(name=spec.name) for spec in default_tasks()]
+
+
+class ModelConfig(_Strict, kw_only=True, frozen=True):
     """One model under evaluation and how to reach it."""
 
     name: str
@@ -114,17 +184,7 @@ class ModelConfig(_Strict, kw_only=True):
                     f"base_url {redact_url(url)!r} is not an http(s) URL with a host, "
                     "e.g. http://127.0.0.1:8000/v1"
                 )
-        reserved = sorted(RESERVED_GENERATION_KEYS & self.generation.keys())
-        if reserved:
-            yield "generation", (
-                f"{', '.join(reserved)} cannot be set in generation: thinkeval sets them "
-                "(max_tokens comes from budgets)"
-            )
-        if self.generation.get("stop"):
-            yield "generation", (
-                "stop sequences are not sent: they cut thinking models off inside their "
-                "reasoning; remove 'stop'"
-            )
+        yield from (("generation", message) for message in generation_problems(self.generation))
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
             yield "", (
                 "base_url carries credentials and api_key_env is set: only one Authorization "
@@ -164,15 +224,17 @@ def read_api_key(variable: str, named: str) -> str:
     return key
 
 
-class RunConfig(_Strict, kw_only=True):
-    """A whole evaluation: which models, which tasks, which budgets."""
+class RunConfig(_Strict, kw_only=True, frozen=True):
+    """A whole evaluation: which models, which tasks, which budgets.
+
+    `budgets`, when given, is every task's budget pair unless the task sets its own; when left
+    out, each task uses its default (2048 → 8192 for the seed's benchmarks).
+    """
 
     run: str
     data_dir: str | None = None
-    budgets: tuple[int, int] = (2048, 8192)
-    tasks: list[TaskSelection] = msgspec.field(
-        default_factory=lambda: [TaskSelection(name=name) for name in TASKS]
-    )
+    budgets: tuple[int, int] | None = None
+    tasks: list[TaskSelection] = msgspec.field(default_factory=_default_tasks)
     models: list[ModelConfig]
 
     def problems(self) -> Iterator[Problem]:
@@ -183,14 +245,8 @@ class RunConfig(_Strict, kw_only=True):
                 f"run name {self.run!r} must start with a letter or digit and use only letters, "
                 "digits, '.', '_' and '-'"
             )
-        fixed, adaptive = self.budgets
-        if fixed <= 0:
-            yield "budgets", "the fixed budget must be a positive number of tokens"
-        elif adaptive <= fixed:
-            yield "budgets", (
-                f"budgets must increase: the retry budget {adaptive} is not larger than the "
-                f"fixed budget {fixed}"
-            )
+        if self.budgets is not None:
+            yield from (("budgets", message) for message in budget_problems(self.budgets))
         for key, items in (("tasks", self.tasks), ("models", self.models)):
             if not items:
                 yield key, f"list at least one {key[:-1]}"
@@ -200,6 +256,21 @@ class RunConfig(_Strict, kw_only=True):
             for index, item in enumerate(items):
                 for where, message in item.problems():
                     yield f"{key}[{index}]" + (f".{where}" if where else ""), message
+
+    def settings(self, task: str) -> TaskSettings:
+        """The budgets, repeats and generation `task` runs with: the task entry's, else the
+        config's budgets, else the task spec's defaults."""
+        from thinkeval.tasks import get_task
+
+        selection = next(t for t in self.tasks if t.name == task)
+        spec = get_task(task)
+        return TaskSettings(
+            name=task,
+            budgets=selection.budgets or self.budgets or spec.budgets,
+            repeats=selection.repeats or spec.repeats,
+            recommended=dict(spec.generation),
+            generation=dict(selection.generation),
+        )
 
     def model_named(self, name: str) -> ModelConfig:
         for model in self.models:

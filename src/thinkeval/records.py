@@ -12,17 +12,19 @@ from typing import Any, Literal
 
 import msgspec
 
-SCHEMA_VERSION = 1
+# 2: attempts carry `repeat`, the reply `state` and `verdicts` per scorer; summaries carry
+# budgets and repeats per task. Version-1 journals are still read (their verdicts re-scored).
+SCHEMA_VERSION = 2
 
 Status = Literal["correct", "wrong", "no_answer", "empty", "unfinished"]
 STATUSES: tuple[Status, ...] = ("correct", "wrong", "no_answer", "empty", "unfinished")
 # Samples with these fixed verdicts get the single adaptive retry at the larger budget.
 RETRY_STATUSES: frozenset[str] = frozenset({"empty", "unfinished"})
+ReplyState = Literal["empty", "unfinished", "finished"]
 
 Phase = Literal["fixed", "retry"]
 PHASES: tuple[Phase, ...] = ("fixed", "retry")
 
-ScorerName = Literal["strict", "lenient"]
 
 
 @dataclass(frozen=True)
@@ -95,17 +97,30 @@ class Reply(Record, kw_only=True, forbid_unknown_fields=True):
     served_model: str | None = None
 
 
+class StoredVerdict(Record, kw_only=True, forbid_unknown_fields=True):
+    """A scorer's verdict as recorded with an attempt; `version` is the scorer's version for the
+    task (`Scorer.version_for`). It is a cache: readers re-score when the version or gold differ."""
+
+    status: Status
+    answer: str | None = None
+    rule: str | None = None
+    version: str
+
+
 class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
-    """One journalled request for one sample at one budget, and what came back.
+    """One journalled request for one sample (one repeat of it) at one budget, and its reply.
 
     `error` is set for transport or HTTP failures left after the client's retries; such an attempt
     is never scored as the model's answer and the sample is asked again when the run is resumed.
+    `state` is the reply state that decides the protocol (`scoring.state`); imported replies
+    record the state judged at import, since their finish_reason is unknown.
     """
 
     schema_version: int = SCHEMA_VERSION
     model: str
     task: str
     sample_id: str
+    repeat: int = 0
     phase: Phase
     budget: int
     max_tokens: int
@@ -125,12 +140,23 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     ttft_s: float | None = None  # streaming only: send to first output token
     shard: str | None = None
     imported_from: str | None = None  # e.g. "aisbench": finish_reason unknown, judged from text
-    verdict: Status | None = None  # the strict scorer's, when the reply was recorded
+    state: ReplyState | None = None  # None for an error attempt (and in version-1 journals)
+    gold: str | None = None  # what the verdicts were judged against
+    verdicts: dict[str, StoredVerdict] = msgspec.field(default_factory=dict)
+    # Version-1 journals recorded these; they are read, never written, and always re-scored.
+    verdict: Status | None = None
     answer: str | None = None
     lenient_verdict: Status | None = None
-    gold: str | None = None  # what the verdicts were judged against
-    scorer_version: str | None = None  # scoring.SCORER_VERSION that gave the verdicts
+    scorer_version: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def recorded_status(self, scorer: str = "strict") -> str | None:
+        """The status `scorer` gave when the attempt was recorded: "error" for a transport
+        error, None when it recorded none (summaries re-score; this is what the journal says)."""
+        if self.error is not None:
+            return "error"
+        stored = self.verdicts.get(scorer)
+        return stored.status if stored is not None else None

@@ -147,7 +147,10 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("ops.status", "show where a run stands: progress per model/task/phase, rate, ETA"),
     "stop": ("ops.background", "stop a background run gracefully (nothing partial is recorded)"),
     "verify": ("ops.verify", "check that a run is complete: every sample exactly once per phase"),
-    "import-aisbench": ("ops.aisbench", "import an AISBench output folder as a run's fixed phase"),
+    "import-aisbench": (
+        "cli.import_aisbench",
+        "import an AISBench output folder as a run's fixed phase",
+    ),
     "schema": ("ops.schema", "print the JSON Schema of a journal line, summary.json or the config"),
 }
 

@@ -36,8 +36,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from thinkeval.errors import ThinkevalError
-from thinkeval.run.protocol import Shard
 from thinkeval.run.rundir import STATUS_DIR, read_json, write_json
+from thinkeval.run.shard import Shard
 
 # The runner rewrites its heartbeat every 2 s; 10 s leaves room for a busy event loop or a slow
 # network file system before a live process is declared gone.

@@ -37,7 +37,8 @@ from thinkeval.client.endpoint import (
 )
 from thinkeval.client.http import HttpClient, HttpError
 from thinkeval.config import read_api_key, redact_url
-from thinkeval.scoring import score
+from thinkeval.scoring.kinds.number import NumberKind
+from thinkeval.scoring.strict import strict_verdict
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -264,7 +265,7 @@ class _Client:
         probe.completion_tokens = reply.usage.completion_tokens
         probe.reasoning_tokens = _raw_reasoning_tokens(usage)
         probe.reasoning_tokens_reported = probe.reasoning_tokens is not None
-        verdict = score("gsm8k", reply.content, reply.finish_reason, PROBE_GOLD)
+        verdict = strict_verdict(NumberKind(), reply.content, reply.finish_reason, PROBE_GOLD)
         probe.verdict, probe.answer = verdict.status, verdict.answer
         return probe
 

@@ -27,7 +27,7 @@ from thinkeval.config import parse_config
 from thinkeval.errors import ThinkevalError
 from thinkeval.report import build_report, render_html, render_markdown
 from thinkeval.run.runner import run_evaluation
-from thinkeval.tasks import TASKS, resolve_data_dir
+from thinkeval.tasks import default_tasks, resolve_data_dir
 from thinkeval.ui.tables import results_table, stdout_console
 
 BANNER = "SIMULATED MODELS: these numbers demonstrate the protocol, not any real LLM."
@@ -124,9 +124,9 @@ def run_demo(args: argparse.Namespace) -> int:
     console.print(f"[bold yellow]{BANNER}[/]")
     console.print(f"starting {len(DEMO_MODELS)} simulated vLLM servers on 127.0.0.1 …")
     with simulators(DEMO_MODELS, data_dir) as urls:
-        tasks: list[str | dict[str, object]] = list(TASKS)
+        tasks: list[str | dict[str, object]] = [spec.name for spec in default_tasks()]
         if args.limit:
-            tasks = [{"name": task, "limit": args.limit} for task in TASKS]
+            tasks = [{"name": spec.name, "limit": args.limit} for spec in default_tasks()]
         config = parse_config(
             {
                 "run": run_dir.name or "demo",

@@ -15,6 +15,8 @@ import msgspec
 from thinkeval.config import RunConfig
 from thinkeval.records import Attempt
 from thinkeval.results.summary import Summary
+from thinkeval.run.heartbeat import Heartbeat
+from thinkeval.run.run_record import RunRecord
 
 # name: (struct, the file it describes)
 DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {
@@ -22,9 +24,14 @@ DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {
     "summary": (Summary, "summary.json"),
     "config": (
         RunConfig,
-        "a run config (YAML; a bare task name is short for {name: ...}) and config.json, "
-        "which holds it resolved, URLs redacted",
+        "a run config (YAML; a bare task name is short for {name: ...})",
     ),
+    "run": (
+        RunRecord,
+        "config.json: the config a run was started with, resolved per task (budgets, repeats, "
+        "version, prompt digest, data source), URLs redacted and no API keys",
+    ),
+    "heartbeat": (Heartbeat, "status/<writer>.json: a running process's heartbeat"),
 }
 
 

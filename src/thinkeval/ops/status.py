@@ -29,8 +29,9 @@ from rich.table import Table
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops.background import FRESH_S, WriterProcess, find_writers
 from thinkeval.records import Attempt, Phase
-from thinkeval.results.summary import Counts, tally
-from thinkeval.run.rundir import CONFIG_FILE, SAMPLES_DIR, read_json
+from thinkeval.results.summary import Counts, FixedBlock, RetryBlock, tally
+from thinkeval.run.run_record import read_run_record
+from thinkeval.run.rundir import CONFIG_FILE, SAMPLES_DIR
 
 RATE_WINDOW_S = 300.0
 # The shortest span a rate is measured over, so that the first finished requests of a fresh
@@ -52,6 +53,7 @@ class PhaseStatus:
     model: str
     task: str
     phase: Phase
+    budget: int
     total: int
     done: int
     ok: int
@@ -73,7 +75,6 @@ class RunStatus:
 
     run: str | None
     run_dir: str
-    budgets: list[int] | None
     checked_at: float
     state: str
     alive: bool
@@ -136,16 +137,18 @@ def _phase_rows(
     if fixed.pending:
         expected = fixed.pending * retry.candidates / answered if answered else None
     rows = []
-    for phase, block, total, more in (
+    phases: tuple[tuple[Phase, FixedBlock | RetryBlock, int, float | None], ...] = (
         ("fixed", fixed, counts.total, 0.0),
         ("retry", retry, retry.candidates, expected),
-    ):
+    )
+    for phase, block, total, more in phases:
         timing = timings.get((model, task, phase)) or _Timing()
         rate = None if now is None else timing.rate_per_s(now)
         eta = None if rate is None or more is None else _eta(block.pending + more, rate)
         unresolved = timing.last_error if block.error else None
         rows.append(PhaseStatus(
-            model=model, task=task, phase=phase, total=total, done=total - block.pending,
+            model=model, task=task, phase=phase, budget=block.budget, total=total,
+            done=total - block.pending,
             ok=block.correct + block.wrong + block.no_answer,
             correct=block.correct, wrong=block.wrong, no_answer=block.no_answer,
             truncated=block.unfinished, empty=block.empty, failed=block.error,
@@ -192,26 +195,25 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
             )
         notes.append(f"no {CONFIG_FILE} yet: the run has not loaded its config and samples")
         return RunStatus(
-            run=None, run_dir=str(run_dir), budgets=None, checked_at=now,
+            run=None, run_dir=str(run_dir), checked_at=now,
             state=_overall_state(writers, False), alive=alive, complete=False,
             writers=writers, phases=[], notes=notes,
         )
-    config: dict[str, Any] = read_json(config_path)
-    budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
-    models = [str(m["name"]) for m in config["models"]]
-    tasks = _recorded_tasks(run_dir, [str(t["name"]) for t in config["tasks"]], notes)
+    record = read_run_record(run_dir)
+    models = record.model_names
+    tasks = _recorded_tasks(run_dir, record.task_names, notes)
     timings: dict[tuple[str, str, str], _Timing] = defaultdict(_Timing)
 
     def observe(attempt: Attempt) -> None:
         timings[attempt.model, attempt.task, attempt.phase].add(attempt)
 
-    counted = tally(run_dir, models, tasks, budgets, observe=observe)
+    counted = tally(run_dir, record, models, tasks, observe=observe)
     phases: list[PhaseStatus] = []
-    complete = len(tasks) == len(config["tasks"])
+    complete = len(tasks) == len(record.tasks)
     for model in models:
         for task in tasks:
             counts = counted[model, task].counts
-            complete &= counts.fixed.pending == 0 and counts.retry.pending == 0
+            complete &= counts.complete
             rate_now = now if alive else None
             phases += _phase_rows(model, task, counts, timings, rate_now)
     in_flight: dict[str, int] = {}
@@ -228,7 +230,7 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
         if not writer.alive and writer.state in ("dead", "exited", "failed") and writer.log:
             notes.append(f"{writer.writer}: {writer.state}; see {writer.log}")
     return RunStatus(
-        run=str(config.get("run")), run_dir=str(run_dir), budgets=list(budgets), checked_at=now,
+        run=record.run, run_dir=str(run_dir), checked_at=now,
         state=_overall_state(writers, complete), alive=alive, complete=complete,
         writers=writers, phases=phases, in_flight=in_flight, notes=notes,
     )
@@ -267,10 +269,9 @@ def _styled(state: str) -> str:
 
 def render(status: RunStatus, console: Console) -> None:
     """Print `status` as a header, a table of processes and a table of progress."""
-    budgets = f" · budgets {status.budgets[0]} → {status.budgets[1]}" if status.budgets else ""
     complete = " · complete" if status.complete else ""
     console.print(
-        f"[bold]{escape(status.run or '?')}[/] · {escape(status.run_dir)}{budgets} · "
+        f"[bold]{escape(status.run or '?')}[/] · {escape(status.run_dir)} · "
         f"{_styled(status.state)}{complete}"
     )
     if status.writers:
@@ -291,6 +292,7 @@ def render(status: RunStatus, console: Console) -> None:
         table = Table(title="progress (from the journal)", title_justify="left")
         for column in ("model", "task", "phase"):
             table.add_column(column)
+        table.add_column("budget", justify="right")
         for column in ("done/total", "ok", "trunc", "empty", "failed", "in flight", "rate/min",
                        "ETA"):
             table.add_column(column, justify="right")
@@ -300,7 +302,8 @@ def render(status: RunStatus, console: Console) -> None:
             seen_models.add(p.model)
             flight = status.in_flight.get(p.model)
             table.add_row(
-                escape(p.model), escape(p.task), p.phase, f"{p.done}/{p.total}", str(p.ok),
+                escape(p.model), escape(p.task), p.phase, str(p.budget), f"{p.done}/{p.total}",
+                str(p.ok),
                 str(p.truncated), str(p.empty), str(p.failed),
                 str(flight) if first and flight is not None else "",
                 "-" if p.rate_per_min is None else f"{p.rate_per_min:.1f}",

@@ -11,9 +11,9 @@ All journal files (the main run and every shard) are combined. For every model a
 A sample+phase recorded successfully more than once (two shards with overlapping splits, a
 journal copied twice) is a duplicate. A sample whose only attempts in a phase are transport
 errors is `error-only`: the next `thinkeval run` asks it again. Attempts for models, tasks or
-samples outside the run are `unknown`. The fixed verdict that decides candidacy is the one
-`summary.json` uses (the strict scorer applied to the first successful fixed attempt), so
-`verify` and the summary agree on the number of candidates.
+samples outside the run are `unknown`. Every decision (which attempt counts, whether the retry
+is due, what is a duplicate) is the judge's (`run/judge.py`), the same that `summary.json`,
+`status` and resuming use, so they always agree. With repeats, each (sample, repeat) is checked.
 """
 
 from __future__ import annotations
@@ -30,25 +30,15 @@ from rich.markup import escape
 
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops.background import find_writers
-from thinkeval.records import RETRY_STATUSES, Phase, Sample
+from thinkeval.records import Phase, Sample
 from thinkeval.run.journal import scan
-from thinkeval.run.rundir import CONFIG_FILE, SAMPLES_DIR, read_json, read_samples
-from thinkeval.scoring import score
+from thinkeval.run.judge import Line, judge_unit, line_of
+from thinkeval.run.run_record import read_run_record
+from thinkeval.run.rundir import SAMPLES_DIR, read_samples
+from thinkeval.tasks import find_task
 
 # Ids listed per problem in the readable output; --json lists all of them.
 SHOWN_IDS = 10
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One journal line, reduced to what the checks need (a journal can hold gigabytes)."""
-
-    where: str  # "shard-1-of-3.jsonl:12"
-    ok: bool
-    phase: Phase
-    budget: int
-    content: str | None
-    finish_reason: str | None
 
 
 @dataclass(frozen=True)
@@ -70,11 +60,12 @@ class WrongBudget:
 
 @dataclass(frozen=True)
 class Unknown:
-    """An attempt for a model, task or sample that the run does not have."""
+    """An attempt for a model, task, sample or repeat that the run does not have."""
 
     model: str
     task: str
     sample_id: str
+    repeat: int
     where: str
 
 
@@ -84,7 +75,9 @@ class TaskCheck:
 
     model: str
     task: str
-    samples: int
+    budgets: list[int]
+    samples: int  # (sample, repeat) pairs
+    repeats: int = 1
     fixed_recorded: int = 0
     candidates: int = 0
     retry_recorded: int = 0
@@ -112,7 +105,6 @@ class Verification:
 
     run: str
     run_dir: str
-    budgets: list[int]
     tasks: list[TaskCheck]
     unknown: list[Unknown] = field(default_factory=list)
     invalid_lines: list[str] = field(default_factory=list)
@@ -141,17 +133,20 @@ class Verification:
         return data
 
 
-# (model, task, sample id, phase)
-_Key = tuple[str, str, str, str]
+# (model, task, sample id, repeat)
+_Key = tuple[str, str, str, int]
 
 
-def _read_journals(run_dir: Path, found: Verification) -> dict[_Key, list[Seen]]:
-    """Every parseable attempt by (model, task, sample id, phase), in journal order.
+def _read_journals(
+    run_dir: Path, found: Verification, golds: dict[tuple[str, str], str]
+) -> dict[_Key, list[Line[str]]]:
+    """Every parseable attempt as the judge sees it, by (model, task, sample id, repeat), in
+    journal order.
 
     Unlike `journal.iter_attempts`, a broken line is reported and skipped rather than fatal, so a
     single bad line does not hide the rest of the check.
     """
-    seen: dict[_Key, list[Seen]] = defaultdict(list)
+    seen: dict[_Key, list[Line[str]]] = defaultdict(list)
     for line in scan(run_dir):
         where = f"{line.path.name}:{line.number}"
         attempt = line.attempt
@@ -161,80 +156,75 @@ def _read_journals(run_dir: Path, found: Verification) -> dict[_Key, list[Seen]]
         if attempt is None:
             found.invalid_lines.append(f"{where}: {line.problem}")
             continue
-        key = (attempt.model, attempt.task, attempt.sample_id, attempt.phase)
-        seen[key].append(Seen(where, attempt.error is None, attempt.phase,
-                              attempt.budget, attempt.content, attempt.finish_reason))
+        spec = find_task(attempt.task)
+        gold = golds.get((attempt.task, attempt.sample_id))
+        key = (attempt.model, attempt.task, attempt.sample_id, attempt.repeat)
+        if spec is None or gold is None:
+            seen[key].append(Line(attempt.phase, attempt.ok, attempt.budget, False, where))
+        else:
+            seen[key].append(line_of(attempt, spec, gold, where))
     return seen
 
 
-def _check_sample(
-    check: TaskCheck,
-    sample: Sample,
-    fixed: list[Seen],
-    retry: list[Seen],
-    budgets: tuple[int, int],
+def _check_unit(
+    check: TaskCheck, unit: str, lines: list[Line[str]], budgets: tuple[int, int]
 ) -> None:
-    for entries, budget in ((fixed, budgets[0]), (retry, budgets[1])):
-        check.wrong_budget.extend(
-            WrongBudget(sample.id, entry.phase, entry.budget, entry.where)
-            for entry in entries
-            if entry.budget != budget
-        )
-    fixed_ok = [entry for entry in fixed if entry.ok]
-    retry_ok = [entry.where for entry in retry if entry.ok]
-    if len(fixed_ok) > 1:
-        check.duplicated.append(Duplicate(sample.id, "fixed", [e.where for e in fixed_ok]))
-    if not fixed_ok:
-        (check.error_only_fixed if fixed else check.missing_fixed).append(sample.id)
-        if retry:
-            check.unexpected_retries.append(sample.id)
+    judged = judge_unit(lines, budgets)
+    check.wrong_budget.extend(
+        WrongBudget(unit, line.phase, line.budget, line.where) for line in judged.wrong_budget
+    )
+    for phase, places in judged.duplicates.items():
+        check.duplicated.append(Duplicate(unit, phase, places))
+    if judged.unexpected_retries:
+        check.unexpected_retries.append(unit)
+    fixed = judged.fixed_state
+    if fixed != "recorded":
+        (check.error_only_fixed if fixed == "error" else check.missing_fixed).append(unit)
         return
     check.fixed_recorded += 1
-    first = fixed_ok[0]
-    candidate = score(sample.task, first.content, first.finish_reason, sample.gold).status
-    if candidate not in RETRY_STATUSES:
-        if retry:
-            check.unexpected_retries.append(sample.id)
+    retry = judged.retry_state
+    if retry is None:
         return
     check.candidates += 1
-    if len(retry_ok) > 1:
-        check.duplicated.append(Duplicate(sample.id, "retry", retry_ok))
-    if retry_ok:
+    if retry == "recorded":
         check.retry_recorded += 1
     else:
-        (check.error_only_retry if retry else check.missing_retry).append(sample.id)
+        (check.error_only_retry if retry == "error" else check.missing_retry).append(unit)
 
 
 def verify_run(run_dir: Path) -> Verification:
     """Check the run in `run_dir` for completeness and protocol violations."""
-    config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
-    budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
-    models = [str(m["name"]) for m in config["models"]]
-    tasks = [str(t["name"]) for t in config["tasks"]]
-    found = Verification(run=str(config.get("run")), run_dir=str(run_dir),
-                         budgets=list(budgets), tasks=[])
+    record = read_run_record(run_dir)
+    found = Verification(run=record.run, run_dir=str(run_dir), tasks=[])
     found.live_writers = [w.describe() for w in find_writers(run_dir) if w.alive]
     samples: dict[str, list[Sample]] = {}
-    for task in tasks:
+    for task in record.task_names:
         if (run_dir / SAMPLES_DIR / f"{task}.jsonl").exists():
             samples[task] = read_samples(run_dir, task, messages=False)
         else:
             found.missing_samples.append(task)
-    seen = _read_journals(run_dir, found)
-    known: set[tuple[str, str, str]] = set()
-    for model in models:
+    golds = {(task, s.id): s.gold for task, items in samples.items() for s in items}
+    seen = _read_journals(run_dir, found, golds)
+    known: set[_Key] = set()
+    for model in record.model_names:
         for task, items in samples.items():
-            check = TaskCheck(model=model, task=task, samples=len(items))
+            budgets = record.budgets_of(task)
+            repeats = record.task(task).repeats
+            check = TaskCheck(
+                model=model, task=task, budgets=list(budgets), repeats=repeats,
+                samples=len(items) * repeats,
+            )
             for sample in items:
-                known.add((model, task, sample.id))
-                _check_sample(
-                    check, sample, seen.get((model, task, sample.id, "fixed"), []),
-                    seen.get((model, task, sample.id, "retry"), []), budgets,
-                )
+                for repeat in range(repeats):
+                    key = (model, task, sample.id, repeat)
+                    known.add(key)
+                    unit = sample.id if repeats == 1 else f"{sample.id}#{repeat}"
+                    _check_unit(check, unit, seen.get(key, []), budgets)
             found.tasks.append(check)
-    for (model, task, sample_id, _), entries in seen.items():
-        if (model, task, sample_id) not in known:
-            found.unknown.extend(Unknown(model, task, sample_id, e.where) for e in entries)
+    for key, lines in seen.items():
+        if key not in known:
+            model, task, sample_id, repeat = key
+            found.unknown.extend(Unknown(model, task, sample_id, repeat, e.where) for e in lines)
     return found
 
 
@@ -246,8 +236,7 @@ def _ids(ids: list[str]) -> str:
 
 def render(found: Verification, console: Console) -> None:
     """Print the verification: one line per model and task, then every problem."""
-    b1, b2 = found.budgets
-    console.print(f"[bold]{escape(found.run)}[/] · {escape(found.run_dir)} · budgets {b1} → {b2}")
+    console.print(f"[bold]{escape(found.run)}[/] · {escape(found.run_dir)}")
     if found.live_writers:
         console.print(
             f"[yellow]the run is still in progress ({escape(', '.join(found.live_writers))}); "
@@ -255,8 +244,10 @@ def render(found: Verification, console: Console) -> None:
         )
     for check in found.tasks:
         mark = "[green]✓[/]" if check.complete and check.clean else "[red]✗[/]"
+        b1, b2 = check.budgets
+        repeats = f" × {check.repeats} repeats" if check.repeats > 1 else ""
         console.print(
-            f"{mark} {escape(check.model)} · {escape(check.task)}: fixed "
+            f"{mark} {escape(check.model)} · {escape(check.task)}{repeats} ({b1} → {b2}): fixed "
             f"{check.fixed_recorded}/{check.samples}, retry {check.retry_recorded}/"
             f"{check.candidates} candidates"
         )
@@ -279,7 +270,11 @@ def render(found: Verification, console: Console) -> None:
         console.print(f"[red]✗[/] task {escape(task)}: no {SAMPLES_DIR}/{escape(task)}.jsonl "
                       "(never started)")
     if found.unknown:
-        items = [f"{u.model}/{u.task}/{u.sample_id} ({u.where})" for u in found.unknown]
+        items = [
+            f"{u.model}/{u.task}/{u.sample_id}" + (f"#{u.repeat}" if u.repeat else "")
+            + f" ({u.where})"
+            for u in found.unknown
+        ]
         console.print(f"[red]✗[/] attempts for unknown samples: {len(items)}: "
                       f"{escape(_ids(items))}")
     if found.invalid_lines:

@@ -1,9 +1,8 @@
 """Read one or more run directories into per-sample records, and check they can be combined.
 
 The report needs each counted reply's tokens, timings and texts, not only its outcome, so it
-keeps the counted attempts in memory. The selection rule is `counted.CountedAttempts.offer`'s
-(first successful attempt per phase wins; an error counts while nothing better is recorded) and
-the outcome is `results.outcome_of`'s, so the counts built from these records equal
+keeps the counted attempts in memory. Which attempt counts, whether a retry was due and the
+outcome are the judge's (`run/judge.py`), so the counts built from these records equal
 `summary.json`'s.
 """
 
@@ -11,14 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from thinkeval.errors import JournalError, ThinkevalError
 from thinkeval.records import Attempt, Sample, Verdict
-from thinkeval.results import summary as results
-from thinkeval.results.summary import Outcome, SampleResult
+from thinkeval.results.summary import SampleResult
 from thinkeval.run.journal import iter_attempts
-from thinkeval.run.rundir import CONFIG_FILE, read_json, read_samples
+from thinkeval.run.judge import Outcome, retry_due, score_attempt, takes_over
+from thinkeval.run.run_record import read_run_record
+from thinkeval.run.rundir import CONFIG_FILE, read_samples
+from thinkeval.tasks import get_task
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +37,14 @@ class SampleRecord:
 
     fixed: Judged | None = None
     retry: Judged | None = None
+    due: bool = False  # the judge's word on the counted fixed attempt
 
     def result(self) -> SampleResult:
         """The `results.SampleResult` that `count` and the summary work with."""
         return SampleResult(
             fixed=self.fixed.outcome if self.fixed else None,
             retry=self.retry.outcome if self.retry else None,
+            due=self.due,
         )
 
 
@@ -94,8 +96,8 @@ class Collection:
 
 def judge(attempt: Attempt, gold: str) -> Judged:
     """The attempt's outcome, exactly as the summary counts it, and both scorers' verdicts."""
-    judgement = results.judge(attempt, gold)
-    return Judged(attempt, judgement.strict, judgement.lenient, judgement.outcome)
+    scored = score_attempt(attempt, get_task(attempt.task), gold)
+    return Judged(attempt, scored.strict, scored.lenient, scored.outcome)
 
 
 def read_run(run_dir: Path) -> RunData:
@@ -105,19 +107,19 @@ def read_run(run_dir: Path) -> RunData:
             f"{run_dir}: not a thinkeval run directory (no {CONFIG_FILE}); pass the folder "
             "that `thinkeval run` wrote, e.g. runs/<run>"
         )
-    config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
-    try:
-        budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
-        models = tuple(str(m["name"]) for m in config["models"])
-        tasks = tuple(str(t["name"]) for t in config["tasks"])
-        name = str(config["run"])
-    except (KeyError, IndexError, TypeError, ValueError) as exc:
-        raise JournalError(
-            f"{run_dir / CONFIG_FILE}: missing or malformed field ({exc!r}); "
-            "it needs run, budgets [B1, B2], models[].name and tasks[].name"
-        ) from None
+    record = read_run_record(run_dir)
+    tasks = tuple(record.task_names)
+    budgets = {record.budgets_of(task) for task in tasks}
+    if any(task.repeats > 1 for task in record.tasks):
+        raise ThinkevalError(f"{run_dir}: reports of runs with repeats are not supported yet")
+    if len(budgets) > 1:
+        raise ThinkevalError(
+            f"{run_dir}: its tasks run at different budgets; reports of such runs are not "
+            "supported yet: report each task's run separately"
+        )
     samples = {task: read_samples(run_dir, task) for task in tasks}
-    return RunData(run_dir, name, budgets, models, tasks, samples)
+    pair = budgets.pop() if budgets else record.budgets or (0, 0)
+    return RunData(run_dir, record.run, pair, tuple(record.model_names), tasks, samples)
 
 
 def _check_combinable(runs: list[RunData]) -> None:
@@ -176,14 +178,13 @@ def _read_attempts(run: RunData, cells: dict[tuple[str, str], ModelTask]) -> Non
         cell.attempts.append(attempt)
         record = cell.records.setdefault(attempt.sample_id, SampleRecord())
         current = record.fixed if attempt.phase == "fixed" else record.retry
-        if current is not None and current.outcome.status != "error":
-            continue  # first success wins, as in counted.CountedAttempts.offer
-        try:
-            judged = judge(attempt, gold[(attempt.task, attempt.sample_id)])
-        except ValueError as exc:  # a task the scorers do not know
-            raise ThinkevalError(f"{run.path}: {exc}") from None
+        if not takes_over(None if current is None else current.attempt.ok, attempt.ok):
+            continue
+        sample_gold = gold[(attempt.task, attempt.sample_id)]
+        judged = judge(attempt, sample_gold)
         if attempt.phase == "fixed":
             record.fixed = judged
+            record.due = attempt.ok and retry_due(attempt, get_task(attempt.task), sample_gold)
         else:
             record.retry = judged
 

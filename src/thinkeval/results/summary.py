@@ -1,9 +1,9 @@
 """Results: count the journal's outcomes per model and task into `summary.json`.
 
 Verdicts are recomputed from the recorded replies with the current scorers (strict and
-lenient), so re-scoring a run is a pure function of its journal. Per sample and phase the first
-successful attempt counts; an `error` attempt counts only while nothing better is recorded
-(`counted.py` finds that attempt; this module scores and counts it).
+lenient), so re-scoring a run is a pure function of its journal. Which attempt counts, whether
+a retry was due and what the outcome is are the judge's decisions (`run/judge.py`); this module
+only counts them, per (sample, repeat).
 """
 
 from __future__ import annotations
@@ -13,117 +13,37 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
 from thinkeval import __version__
-from thinkeval.records import RETRY_STATUSES, SCHEMA_VERSION, STATUSES, Attempt, Status, Verdict
+from thinkeval.records import SCHEMA_VERSION, STATUSES, Attempt
 from thinkeval.run.counted import CountedAttempts, Journals, count_journal, index_samples
-from thinkeval.run.rundir import (
-    CONFIG_FILE,
-    SUMMARY_FILE,
-    SamplesFile,
-    read_json,
-    recorded_tasks,
-    write_json,
-)
-from thinkeval.scoring import SCORER_VERSION, score
+from thinkeval.run.judge import Outcome, adaptive_outcome, outcome_of, retry_due
+from thinkeval.run.run_record import RunRecord, read_run_record
+from thinkeval.run.rundir import SUMMARY_FILE, SamplesFile, recorded_tasks, write_json
+from thinkeval.tasks import get_task
+from thinkeval.tasks.spec import TaskSpec
 
 OUTCOMES = (*STATUSES, "error")
 
 
 @dataclass(slots=True)
-class Outcome:
-    """One phase of one sample, reduced to what the numbers need."""
-
-    status: str  # a verdict status, or "error"
-    lenient_correct: bool
-    completion_tokens: int | None
-
-
-@dataclass(slots=True)
 class SampleResult:
+    """The outcomes that count for one (sample, repeat) in each phase (None: nothing yet)."""
+
     fixed: Outcome | None = None
     retry: Outcome | None = None
+    due: bool = False  # the judge's word: the fixed reply calls for the retry
 
     @property
     def candidate(self) -> bool:
-        return self.fixed is not None and self.fixed.status in RETRY_STATUSES
+        return self.fixed is not None and self.due
 
     @property
     def adaptive(self) -> Outcome | None:
         """The retry outcome if the sample was retried, else the fixed one (None: pending)."""
-        return self.retry if self.candidate else self.fixed
-
-
-@dataclass(frozen=True, slots=True)
-class Judgement:
-    """An attempt's outcome as the numbers count it, with both scorers' verdicts behind it."""
-
-    outcome: Outcome
-    strict: Verdict | None  # None for a transport error
-    lenient: Verdict | None
-
-
-def imported_status(attempt: Attempt, verdict: Verdict) -> Status:
-    """The verdict status of an attempt, with the rule for replies imported without finish_reason.
-
-    A finished reply without a legal final answer is `no_answer`; but an imported reply's
-    finish_reason is unknown, and a reply cut by the token limit looks exactly like that. So an
-    attempt with `imported_from` set and `finish_reason` None whose strict status is `no_answer`
-    counts as `unfinished` (and gets the adaptive retry). Everything else is unchanged.
-
-    >>> a = Attempt(model="m", task="gsm8k", sample_id="gsm8k/0", phase="fixed", budget=2048,
-    ...             max_tokens=2048, content="Let me think", imported_from="aisbench")
-    >>> imported_status(a, score("gsm8k", a.content, None, "18"))
-    'unfinished'
-    """
-    if (
-        attempt.imported_from is not None
-        and attempt.finish_reason is None
-        and verdict.status == "no_answer"
-    ):
-        return "unfinished"
-    return verdict.status
-
-
-def judge(attempt: Attempt, gold: str) -> Judgement:
-    """Score one attempt strictly and leniently, applying the run-level rules once."""
-    if attempt.error is not None:
-        return Judgement(Outcome("error", False, None), None, None)
-    strict = score(attempt.task, attempt.content, attempt.finish_reason, gold)
-    lenient = score(
-        attempt.task,
-        attempt.content,
-        attempt.finish_reason,
-        gold,
-        reasoning=attempt.reasoning,
-        scorer="lenient",
-    )
-    status = imported_status(attempt, strict)
-    if status != strict.status:
-        # Imported replies carry no finish_reason: no legal answer there means cut off.
-        rule = f"{strict.rule or 'no rule matched'}; imported, scorer said {strict.status}"
-        strict = Verdict(status, strict.answer, rule)  # type: ignore[arg-type]
-    outcome = Outcome(status, lenient.is_correct, attempt.usage.completion_tokens)
-    return Judgement(outcome, strict, lenient)
-
-
-def outcome_of(attempt: Attempt, gold: str) -> Outcome:
-    """The attempt's outcome; the recorded verdicts are reused when this scorer version gave
-    them against this gold (re-scoring would give the same), else the reply is scored again."""
-    if (
-        attempt.scorer_version == SCORER_VERSION
-        and attempt.gold == gold
-        and attempt.error is None
-        and attempt.imported_from is None
-        and attempt.verdict is not None
-        and attempt.lenient_verdict is not None
-    ):
-        lenient_correct = attempt.lenient_verdict == "correct"
-        return Outcome(attempt.verdict, lenient_correct, attempt.usage.completion_tokens)
-    return judge(attempt, gold).outcome
+        return adaptive_outcome(self.fixed, self.retry, self.candidate)
 
 
 class OutcomeCounts(msgspec.Struct, kw_only=True):
@@ -159,7 +79,10 @@ class LenientBlock(msgspec.Struct, kw_only=True):
 
 
 class Counts(msgspec.Struct, kw_only=True):
-    """The outcome counts of one model on one task (or one C-Eval subject)."""
+    """The outcome counts of one model on one task (or one C-Eval subject).
+
+    `total` counts (sample, repeat) pairs: the samples times the task's repeats.
+    """
 
     total: int
     fixed: FixedBlock
@@ -167,10 +90,21 @@ class Counts(msgspec.Struct, kw_only=True):
     adaptive: AdaptiveBlock
     lenient: LenientBlock
 
+    @property
+    def complete(self) -> bool:
+        """Every sample has a reply in every phase the protocol asks for: nothing pending, and
+        no transport error left (an accuracy is only a result when every sample has a reply)."""
+        return not (
+            self.fixed.pending or self.fixed.error or self.retry.pending or self.retry.error
+        )
+
 
 class TaskResult(Counts, kw_only=True):
     model: str
     task: str
+    budgets: tuple[int, int]
+    repeats: int = 1
+    samples: int = 0  # questions; `total` counts each repeat of them
     subjects: dict[str, Counts] | None = None
 
 
@@ -178,7 +112,6 @@ class Summary(msgspec.Struct, kw_only=True):
     schema_version: int = SCHEMA_VERSION
     thinkeval_version: str = __version__
     run: str
-    budgets: tuple[int, int]
     complete: bool
     written_at: float
     results: list[TaskResult]
@@ -243,46 +176,58 @@ def count(results: Iterable[SampleResult | None], budgets: tuple[int, int]) -> C
 
 @dataclass
 class TaskCounts:
-    """One model on one task: its counts, and per C-Eval subject (None for other tasks)."""
+    """One model on one task: its counts, and per subset (None for a task of one part)."""
 
     counts: Counts
     subjects: dict[str, Counts] | None
+    samples: int
 
 
 def sample_result(
-    entry: CountedAttempts | None, slot: int, journals: Journals, gold: str
+    entry: CountedAttempts | None,
+    unit: int,
+    journals: Journals,
+    spec: TaskSpec,
+    gold: str,
 ) -> SampleResult | None:
-    """The outcomes that count for the sample in `slot`, read back from the journal."""
-    if entry is None or not entry.fixed[slot]:
+    """The outcomes that count for `unit` (a sample and repeat), read back from the journal."""
+    if entry is None or not entry.fixed[unit]:
         return None
-    result = SampleResult(fixed=outcome_of(journals.read(entry.fixed[slot]), gold))
-    if result.candidate and entry.retry_ref(slot):
-        result.retry = outcome_of(journals.read(entry.retry_ref(slot)), gold)
+    attempt = journals.read(entry.fixed[unit])
+    result = SampleResult(fixed=outcome_of(attempt, spec, gold))
+    result.due = attempt.error is None and retry_due(attempt, spec, gold)
+    if result.candidate and entry.retry_ref(unit):
+        result.retry = outcome_of(journals.read(entry.retry_ref(unit)), spec, gold)
     return result
 
 
 def tally(
     run_dir: Path,
+    record: RunRecord,
     models: list[str],
     tasks: list[str],
-    budgets: tuple[int, int],
     observe: Callable[[Attempt], None] | None = None,
 ) -> dict[tuple[str, str], TaskCounts]:
     """Count every model on every task from the journal, holding a few bytes per sample.
 
-    One pass over the journals finds the attempt that counts per sample and phase; a pass over
-    each task's samples then reads those attempts back and scores them. `observe` sees every
-    attempt of the first pass (`thinkeval status` takes its timings there).
+    One pass over the journals finds the attempt that counts per (sample, repeat) and phase;
+    a pass over each task's samples then reads those attempts back and scores them. `observe`
+    sees every attempt of the first pass (`thinkeval status` takes its timings there).
     """
-    indexes = index_samples(run_dir, tasks)
+    repeats = {task: record.task(task).repeats for task in tasks}
+    indexes = index_samples(run_dir, repeats)
     out: dict[tuple[str, str], TaskCounts] = {}
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes, observe=observe)
         for task in tasks:
+            spec = get_task(task)
+            budgets = record.budgets_of(task)
             overall = {model: Tally(budgets) for model in models}
             subjects: dict[str, dict[str, Tally]] = {}
-            with SamplesFile(run_dir, task, messages=False) as samples:
-                for _, sample in samples:
+            samples = 0
+            with SamplesFile(run_dir, task, messages=False) as stream:
+                for _, sample in stream:
+                    samples += 1
                     slot = indexes[task].slot(sample.id)
                     assert slot is not None  # indexed from this very file
                     subject = None
@@ -292,48 +237,47 @@ def tally(
                             subject = subjects[sample.subset] = {m: Tally(budgets) for m in models}
                     for model in models:
                         entry = counted.get((model, task))
-                        result = sample_result(entry, slot, journals, sample.gold)
-                        overall[model].add(result)
-                        if subject is not None:
-                            subject[model].add(result)
+                        for repeat in range(repeats[task]):
+                            unit = slot * repeats[task] + repeat
+                            result = sample_result(entry, unit, journals, spec, sample.gold)
+                            overall[model].add(result)
+                            if subject is not None:
+                                subject[model].add(result)
             for model in models:
                 by_subject = (
                     {name: tallies[model].counts() for name, tallies in subjects.items()}
                     if subjects
                     else None
                 )
-                out[model, task] = TaskCounts(overall[model].counts(), by_subject)
+                out[model, task] = TaskCounts(overall[model].counts(), by_subject, samples)
     return out
 
 
 def summarize(run_dir: Path) -> Summary:
     """Compute the summary of a run directory from its config, samples and journal."""
-    config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
-    budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
-    models = [m["name"] for m in config["models"]]
+    record = read_run_record(run_dir)
+    models = record.model_names
     # A task in the config but never started (e.g. `run --task` chose another) has no samples yet.
-    tasks = [t["name"] for t in config["tasks"] if t["name"] in recorded_tasks(run_dir)]
-    counts = tally(run_dir, models, tasks, budgets)
+    started = recorded_tasks(run_dir)
+    tasks = [task for task in record.task_names if task in started]
+    counts = tally(run_dir, record, models, tasks)
     results = []
-    complete = True
     for model in models:
         for task in tasks:
             task_counts = counts[model, task]
-            complete &= (
-                task_counts.counts.fixed.pending == 0 and task_counts.counts.retry.pending == 0
-            )
             results.append(
                 TaskResult(
                     model=model,
                     task=task,
+                    budgets=record.budgets_of(task),
+                    repeats=record.task(task).repeats,
+                    samples=task_counts.samples,
                     subjects=task_counts.subjects,
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )
-    return Summary(
-        run=config["run"], budgets=budgets, complete=complete, written_at=time.time(),
-        results=results,
-    )
+    complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
+    return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 
 
 def write_summary(run_dir: Path) -> Summary:

@@ -1,14 +1,15 @@
 """Which journalled attempt counts for each sample and phase, kept in a few bytes a sample.
 
-Resuming a run, writing its summary and `thinkeval status` all need, per sample, the attempt
-that counts in each phase. A 100,000-sample run cannot afford a Python object per sample for
-that, so a task's sample ids become a sorted array of 64-bit hashes (the position in it is the
-sample's slot) and each phase keeps one 64-bit reference per slot: where the counted attempt's
-line starts in the journal, plus what deciding the next step needs without reading it again.
-The attempt itself is read back by that reference when it is needed.
+Resuming a run, writing its summary and `thinkeval status` all need, per sample and repeat, the
+attempt that counts in each phase. A 100,000-sample run cannot afford a Python object per sample
+for that, so a task's sample ids become a sorted array of 64-bit hashes (the position in it is
+the sample's slot; with repeats, each slot has one unit per repeat) and each phase keeps one
+64-bit reference per unit: where the counted attempt's line starts in the journal, plus what
+deciding the next step needs without reading it again. The attempt itself is read back by that
+reference when it is needed.
 
-The rule (`CountedAttempts.offer`): per sample and phase the first successful attempt counts;
-an error attempt counts only while nothing better is recorded.
+The rules are the judge's (`run/judge.py`), applied one line at a time: `takes_over` decides
+which attempt counts, and the reply state recorded with the attempt whether a retry is due.
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from pathlib import Path
 from typing import IO
 
 from thinkeval.errors import JournalError
-from thinkeval.records import RETRY_STATUSES, Attempt
+from thinkeval.records import Attempt
 from thinkeval.run.journal import iter_located, journal_files, read_attempt_line
+from thinkeval.run.judge import takes_over
 from thinkeval.run.rundir import SamplesFile
+from thinkeval.scoring.state import RETRY_STATES
 
-# Reference layout, low bits first: 1 present, 2 error, 4 fixed verdict empty/unfinished,
-# 8 no verdict recorded (imported: judge it against the gold), 12 bits journal file, then
-# the byte offset of the line in that file.
+# Reference layout, low bits first: 1 present, 2 error, 4 fixed reply empty/unfinished,
+# 8 no reply state recorded (a version-1 journal: the judge reads the attempt), 12 bits journal
+# file, then the byte offset of the line in that file.
 PRESENT, ERROR, RETRY_CANDIDATE, UNJUDGED = 1, 2, 4, 8
 _FILE_SHIFT, _FILE_BITS, _OFFSET_SHIFT = 4, 12, 16
 _SORT_CHUNK = 4096
@@ -48,16 +51,20 @@ def id_hash(sample_id: str) -> int:
 class IdIndex:
     """A task's sample ids as a sorted array of their hashes: 8 bytes a sample.
 
+    With `repeats` > 1 each sample has that many units (one per repeat), numbered
+    `slot * repeats + repeat`.
+
     >>> index = IdIndex.from_ids(["gsm8k/0", "gsm8k/1"])
     >>> len(index), index.slot("gsm8k/1") is not None, index.slot("gsm8k/9")
     (2, True, None)
     """
 
-    def __init__(self, hashes: array[int]) -> None:
+    def __init__(self, hashes: array[int], repeats: int = 1) -> None:
         self._hashes = hashes
+        self.repeats = repeats
 
     @classmethod
-    def from_ids(cls, ids: Iterable[str], source: str = "samples") -> IdIndex:
+    def from_ids(cls, ids: Iterable[str], source: str = "samples", repeats: int = 1) -> IdIndex:
         """Index `ids`; a repeated id (or, one in 10^10 for 100,000 ids, a hash collision) is
         refused, naming `source`."""
         unsorted = array("Q", map(id_hash, ids))
@@ -77,10 +84,15 @@ class IdIndex:
         for i in range(1, len(hashes)):
             if hashes[i] == hashes[i - 1]:
                 raise JournalError(f"{source}: a sample id occurs twice")
-        return cls(hashes)
+        return cls(hashes, repeats)
 
     def __len__(self) -> int:
         return len(self._hashes)
+
+    @property
+    def units(self) -> int:
+        """Samples times repeats: how many (sample, repeat) pairs the protocol runs."""
+        return len(self._hashes) * self.repeats
 
     def slot(self, sample_id: str) -> int | None:
         """The sample's position in the index, or None when it is not one of the ids."""
@@ -88,20 +100,27 @@ class IdIndex:
         i = bisect_left(self._hashes, key)
         return i if i < len(self._hashes) and self._hashes[i] == key else None
 
+    def unit(self, sample_id: str, repeat: int) -> int | None:
+        """The (sample, repeat) pair's number, or None when either is not part of the run."""
+        if not 0 <= repeat < self.repeats:
+            return None
+        slot = self.slot(sample_id)
+        return None if slot is None else slot * self.repeats + repeat
 
-def index_samples(run_dir: Path, tasks: Iterable[str]) -> dict[str, IdIndex]:
-    """Each task's recorded sample ids, indexed (see `counted.IdIndex`)."""
+
+def index_samples(run_dir: Path, repeats: dict[str, int]) -> dict[str, IdIndex]:
+    """Each task's recorded sample ids, indexed with its repeats (see `IdIndex`)."""
     indexes = {}
-    for task in tasks:
+    for task, count in repeats.items():
         with SamplesFile(run_dir, task, messages=False) as samples:
             ids = (sample.id for _, sample in samples)
-            indexes[task] = IdIndex.from_ids(ids, str(samples.path))
+            indexes[task] = IdIndex.from_ids(ids, str(samples.path), count)
     return indexes
 
 
 @dataclass
 class CountedAttempts:
-    """One model on one task: per slot, a reference to the counted fixed and retry attempt.
+    """One model on one task: per unit, a reference to the counted fixed and retry attempt.
 
     The retry references are made at the first retry attempt: a fixed phase and a run whose
     replies all fit the first budget need none.
@@ -114,31 +133,29 @@ class CountedAttempts:
     def empty(cls, size: int) -> CountedAttempts:
         return cls(_zeros(size))
 
-    def retry_ref(self, slot: int) -> int:
-        """The counted retry attempt of `slot` (0: none recorded)."""
-        return self.retry[slot] if self.retry is not None else 0
+    def retry_ref(self, unit: int) -> int:
+        """The counted retry attempt of `unit` (0: none recorded)."""
+        return self.retry[unit] if self.retry is not None else 0
 
-    def offer(self, slot: int, attempt: Attempt, ref: int) -> None:
-        """Keep `attempt` (at `ref`) if it beats what the slot holds: first success wins."""
+    def offer(self, unit: int, attempt: Attempt, ref: int) -> None:
+        """Keep `attempt` (at `ref`) if it takes over what the unit holds (`judge.takes_over`)."""
         if attempt.phase == "fixed":
             refs = self.fixed
         else:
             if self.retry is None:
                 self.retry = _zeros(len(self.fixed))
             refs = self.retry
-        current = refs[slot]
-        if current and not current & ERROR:
-            return
-        if current and attempt.error is not None:
+        current = refs[unit]
+        if not takes_over(None if not current else not current & ERROR, attempt.error is None):
             return
         flags = PRESENT
         if attempt.error is not None:
             flags |= ERROR
-        elif attempt.verdict is None:
+        elif attempt.state is None:
             flags |= UNJUDGED
-        elif attempt.verdict in RETRY_STATUSES:
+        elif attempt.state in RETRY_STATES:
             flags |= RETRY_CANDIDATE
-        refs[slot] = ref | flags
+        refs[unit] = ref | flags
 
 
 def recorded(ref: int) -> bool:
@@ -189,9 +206,9 @@ def count_journal(
 ) -> dict[tuple[str, str], CountedAttempts]:
     """One pass over every journal: the counted attempts per (model, task).
 
-    Attempts of tasks not in `indexes`, of samples outside them (another selection) and, when
-    `model` is given, of other models are skipped. `observe` sees every valid attempt. A broken
-    line raises `JournalError` naming the file and line (a torn last line is skipped).
+    Attempts of tasks not in `indexes`, of samples or repeats outside them (another selection)
+    and, when `model` is given, of other models are skipped. `observe` sees every valid attempt.
+    A broken line raises `JournalError` naming the file and line (a torn last line is skipped).
     """
     counted: dict[tuple[str, str], CountedAttempts] = {}
     for attempt, ref in journals.located():
@@ -200,12 +217,12 @@ def count_journal(
         if model is not None and attempt.model != model:
             continue
         index = indexes.get(attempt.task)
-        slot = index.slot(attempt.sample_id) if index is not None else None
-        if index is None or slot is None:
+        unit = index.unit(attempt.sample_id, attempt.repeat) if index is not None else None
+        if index is None or unit is None:
             continue
         key = (attempt.model, attempt.task)
         entry = counted.get(key)
         if entry is None:
-            entry = counted[key] = CountedAttempts.empty(len(index))
-        entry.offer(slot, attempt, ref)
+            entry = counted[key] = CountedAttempts.empty(index.units)
+        entry.offer(unit, attempt, ref)
     return counted

@@ -1,21 +1,20 @@
 """The two-phase protocol for one model: fixed budget for all, one adaptive retry for the cut-off.
 
-1. Fixed phase: every sample exactly once at `budgets[0]`.
-2. Samples whose fixed verdict is `empty` or `unfinished` are asked exactly once more at
-   `budgets[1]`; `wrong` and `no_answer` never are, and there is no third round.
+1. Fixed phase: every (sample, repeat) exactly once at its task's first budget.
+2. Those whose fixed reply is `empty` or `unfinished` (the reply state, `scoring.state`) are
+   asked exactly once more at the task's second budget; `wrong` and `no_answer` never are, and
+   there is no third round.
 
 One pool of workers serves all tasks of a model, so the server stays saturated across task
-boundaries; a retry is queued as soon as its fixed verdict is known, ahead of fixed work, so the
-longest requests start first and the tail of the run stays short. Fixed work streams from the
-run's samples files as workers take it, so memory does not grow with the number of samples.
+boundaries; a retry is queued as soon as its fixed reply is recorded, ahead of fixed work, so
+the longest requests start first and the tail of the run stays short. Fixed work streams from
+the run's samples files as workers take it, so memory does not grow with the number of samples.
 Resuming reads the journal and asks only what is not recorded yet (transport errors included).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-import zlib
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
@@ -23,11 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from thinkeval.client.dispatch import Dispatcher, Outcome
-from thinkeval.client.endpoint import RequestFailed
-from thinkeval.config import ModelConfig, redact_url
+from thinkeval.config import ModelConfig, TaskSettings, redact_url
 from thinkeval.errors import ServerError
-from thinkeval.records import RETRY_STATUSES, Attempt, Phase, Sample
-from thinkeval.results.summary import outcome_of
+from thinkeval.records import Attempt, Phase, Reply, Sample, StoredVerdict
 from thinkeval.run.counted import (
     RETRY_CANDIDATE,
     UNJUDGED,
@@ -37,34 +34,25 @@ from thinkeval.run.counted import (
     recorded,
 )
 from thinkeval.run.journal import Journal
+from thinkeval.run.judge import recorded_verdicts, retry_due
 from thinkeval.run.rundir import SamplesFile
-from thinkeval.scoring import SCORER_VERSION, score
+from thinkeval.run.shard import Shard
+from thinkeval.scoring.pool import pooled_strict_verdict
+from thinkeval.scoring.scorers import STRICT, ReplyText
+from thinkeval.scoring.state import RETRY_STATES, reply_state
+from thinkeval.tasks.spec import TaskSpec
 
 
 @dataclass(frozen=True)
-class Shard:
-    """Shard `index` of `count` (1-based): a stable split of samples by id."""
+class TaskPlan:
+    """A task as this run asks it: its spec and the settings resolved from the config."""
 
-    index: int
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        try:
-            i, n = (int(part) for part in text.split("/"))
-        except ValueError:
-            raise ValueError(f"--shard must look like I/N (e.g. 2/3), got {text!r}") from None
-        if not 1 <= i <= n:
-            raise ValueError(f"--shard {text}: I must be between 1 and N")
-        return cls(i, n)
+    spec: TaskSpec
+    settings: TaskSettings
 
     @property
-    def writer(self) -> str:
-        return f"shard-{self.index}-of-{self.count}"
-
-    def owns(self, sample_id: str) -> bool:
-        # crc32 is stable across processes and machines (unlike hash()).
-        return zlib.crc32(sample_id.encode()) % self.count == self.index - 1
+    def name(self) -> str:
+        return self.spec.name
 
 
 @dataclass(slots=True)
@@ -76,6 +64,7 @@ class WorkItem:
     phase: Phase
     budget: int
     offset: int
+    repeat: int = 0
     sample: Sample | None = None
     prompt_tokens: int | None = None
 
@@ -93,7 +82,7 @@ Observer = Callable[[Attempt], None]
 
 
 class ModelRun:
-    """Runs both phases of the protocol for one model over its tasks' samples.
+    """Runs both phases of the protocol for one model over its tasks' samples and repeats.
 
     Samples stream from the run's samples files: fixed work is read as workers need it, so
     memory does not grow with the number of samples. `counted` is what the journal already
@@ -104,8 +93,7 @@ class ModelRun:
         self,
         model: ModelConfig,
         run_dir: Path,
-        tasks: list[str],
-        budgets: tuple[int, int],
+        tasks: list[TaskPlan],
         journal: Journal,
         journals: Journals,
         indexes: dict[str, IdIndex],
@@ -118,8 +106,7 @@ class ModelRun:
     ) -> None:
         self.model = model
         self.run_dir = run_dir
-        self.tasks = tasks
-        self.budgets = budgets
+        self.tasks = {plan.name: plan for plan in tasks}
         self.journal = journal
         self.journals = journals
         self.indexes = indexes
@@ -138,30 +125,29 @@ class ModelRun:
         self.in_flight = 0
         self.last_error: str | None = None
 
-    def _owned(self, samples: SamplesFile) -> Iterator[tuple[int, Sample]]:
-        for offset, sample in samples:
-            if self.shard is None or self.shard.owns(sample.id):
-                yield offset, sample
+    def _units(self, plan: TaskPlan, messages: bool = True) -> Iterator[tuple[int, Sample, int]]:
+        """`(offset, sample, repeat)` of every unit this process asks, repeat by repeat."""
+        for repeat in range(plan.settings.repeats):
+            with SamplesFile(self.run_dir, plan.name, messages=messages) as samples:
+                for offset, sample in samples:
+                    if self.shard is None or self.shard.owns(sample.id, repeat):
+                        yield offset, sample, repeat
 
-    def _refs(self, task: str, sample_id: str) -> tuple[int, int]:
+    def _refs(self, task: str, sample_id: str, repeat: int) -> tuple[int, int]:
         """References to the recorded fixed and retry attempts (0 when none)."""
         entry = self.counted.get((self.model.name, task))
         if entry is None:
             return 0, 0
-        slot = self.indexes[task].slot(sample_id)
-        return (0, 0) if slot is None else (entry.fixed[slot], entry.retry_ref(slot))
+        unit = self.indexes[task].unit(sample_id, repeat)
+        return (0, 0) if unit is None else (entry.fixed[unit], entry.retry_ref(unit))
 
-    def _retry_due(self, ref: int, gold: str) -> Attempt | None:
-        """The recorded fixed attempt at `ref` when it calls for the retry, else None.
-
-        The decision is the summary's (`results.outcome_of`), so resuming retries exactly the
-        samples the summary counts as empty or cut off.
-        """
+    def _retry_due(self, ref: int, spec: TaskSpec, gold: str) -> Attempt | None:
+        """The recorded fixed attempt at `ref` when it calls for the retry, else None."""
         if not ref & (RETRY_CANDIDATE | UNJUDGED):
             return None
         attempt = self.journals.read(ref)
-        if ref & UNJUDGED and outcome_of(attempt, gold).status not in RETRY_STATUSES:
-            return None  # imported without a verdict, and not empty or cut off
+        if ref & UNJUDGED and not retry_due(attempt, spec, gold):
+            return None  # a version-1 journal line, judged now: not empty or cut off
         return attempt
 
     def plan(self) -> Plan:
@@ -170,33 +156,33 @@ class ModelRun:
         Fixed work is not queued: it streams from the samples files while the run goes on.
         """
         plan = Plan()
-        for task in self.tasks:
+        for task in self.tasks.values():
             queued = done = 0
-            with SamplesFile(self.run_dir, task, messages=False) as samples:
-                for offset, sample in self._owned(samples):
-                    fixed, retry = self._refs(task, sample.id)
-                    done += recorded(fixed) + recorded(retry)
-                    if not recorded(fixed):
-                        queued += 1
-                        continue
-                    due = None if recorded(retry) else self._retry_due(fixed, sample.gold)
-                    if due is not None:
-                        tokens = due.usage.prompt_tokens
-                        self._retries.append(
-                            WorkItem(task, "retry", self.budgets[1], offset, None, tokens)
-                        )
-                        queued += 1
-            plan.queued[task] = queued
-            plan.recorded[task] = done
+            retry_budget = task.settings.budgets[1]
+            for offset, sample, repeat in self._units(task, messages=False):
+                fixed, retry = self._refs(task.name, sample.id, repeat)
+                done += recorded(fixed) + recorded(retry)
+                if not recorded(fixed):
+                    queued += 1
+                    continue
+                due = None if recorded(retry) else self._retry_due(fixed, task.spec, sample.gold)
+                if due is not None:
+                    tokens = due.usage.prompt_tokens
+                    self._retries.append(
+                        WorkItem(task.name, "retry", retry_budget, offset, repeat, None, tokens)
+                    )
+                    queued += 1
+            plan.queued[task.name] = queued
+            plan.recorded[task.name] = done
         return plan
 
     def _fixed_work(self) -> Generator[WorkItem, None, None]:
-        for task in self.tasks:
-            with SamplesFile(self.run_dir, task) as samples:
-                for offset, sample in self._owned(samples):
-                    fixed, _ = self._refs(task, sample.id)
-                    if not recorded(fixed):
-                        yield WorkItem(task, "fixed", self.budgets[0], offset, sample)
+        for task in self.tasks.values():
+            budget = task.settings.budgets[0]
+            for offset, sample, repeat in self._units(task):
+                fixed, _ = self._refs(task.name, sample.id, repeat)
+                if not recorded(fixed):
+                    yield WorkItem(task.name, "fixed", budget, offset, repeat, sample)
 
     def _max_tokens(self, budget: int, prompt_tokens: int | None) -> tuple[int, int | None]:
         """The budget, clamped to what fits in the context; and the budget if it was clamped."""
@@ -212,10 +198,15 @@ class ModelRun:
             item.sample = self._prompts[item.task].at(item.offset)
         return item.sample
 
-    def _body(self, sample: Sample, max_tokens: int) -> dict[str, Any]:
-        body: dict[str, Any] = dict(self.model.generation)
+    def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
+        settings = self.tasks[item.task].settings
+        body: dict[str, Any] = settings.request_generation(self.model.generation)
+        if isinstance(body.get("seed"), int):
+            # Repeat r samples with seed + r; its retry with the same seed, so where the server
+            # honours seeds the retry regenerates the cut-off reply and carries it further.
+            body["seed"] += item.repeat
         body["model"] = self.model.served_model
-        body["messages"] = list(sample.messages)
+        body["messages"] = list(self._sample(item).messages)
         body["max_tokens"] = max_tokens
         if self.model.stream:
             body["stream"] = True
@@ -224,7 +215,7 @@ class ModelRun:
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         max_tokens, clamped_from = self._max_tokens(item.budget, item.prompt_tokens)
-        body = self._body(self._sample(item), max_tokens)
+        body = self._body(item, max_tokens)
         outcome = await dispatcher.chat(body)
         failure = outcome.failure
         if (
@@ -242,9 +233,24 @@ class ModelRun:
                 retried = await dispatcher.chat(body)
                 retried.tries += outcome.tries
                 outcome = retried
-        return self._attempt(item, body, max_tokens, clamped_from, outcome)
+        return await self._attempt(item, body, max_tokens, clamped_from, outcome)
 
-    def _attempt(
+    async def _verdicts(self, spec: TaskSpec, reply: Reply, gold: str) -> dict[str, StoredVerdict]:
+        text = ReplyText(reply.content, reply.reasoning, reply.finish_reason)
+        verdicts = recorded_verdicts(spec, text, gold, skip_pooled=True)
+        if spec.answer.pooled:
+            # Symbolic checks can take long or hang: a worker process with a time limit does
+            # them, never the event loop.
+            verdict = await pooled_strict_verdict(spec.answer, text, gold)
+            verdicts[STRICT.name] = StoredVerdict(
+                status=verdict.status,
+                answer=verdict.answer,
+                rule=verdict.rule,
+                version=STRICT.version_for(spec),
+            )
+        return verdicts
+
+    async def _attempt(
         self,
         item: WorkItem,
         body: dict[str, Any],
@@ -258,6 +264,7 @@ class ModelRun:
             "model": self.model.name,
             "task": sample.task,
             "sample_id": sample.id,
+            "repeat": item.repeat,
             "phase": item.phase,
             "budget": item.budget,
             "max_tokens": max_tokens,
@@ -277,15 +284,7 @@ class ModelRun:
                 error_kind=outcome.failure.kind,
             )
         reply = outcome.timed.reply
-        verdict = score(sample.task, reply.content, reply.finish_reason, sample.gold)
-        lenient = score(
-            sample.task,
-            reply.content,
-            reply.finish_reason,
-            sample.gold,
-            reasoning=reply.reasoning,
-            scorer="lenient",
-        )
+        spec = self.tasks[item.task].spec
         return Attempt(
             **common,
             content=reply.content,
@@ -295,11 +294,9 @@ class ModelRun:
             http_status=reply.http_status,
             latency_s=outcome.timed.latency_s,
             ttft_s=outcome.timed.ttft_s,
-            verdict=verdict.status,
-            answer=verdict.answer,
-            lenient_verdict=lenient.status,
+            state=reply_state(reply.content, reply.finish_reason).state,
             gold=sample.gold,
-            scorer_version=SCORER_VERSION,
+            verdicts=await self._verdicts(spec, reply, sample.gold),
         )
 
     async def _next_item(self) -> WorkItem | None:
@@ -315,6 +312,27 @@ class ModelRun:
             await self._wake.wait()
         return None
 
+    def _record(self, item: WorkItem, attempt: Attempt) -> None:
+        if _model_gone(attempt):
+            raise ServerError(
+                f"{redact_url(attempt.endpoint or '')} no longer serves "
+                f"{self.model.served_model!r} ({attempt.error}); the server was "
+                "redeployed mid-run. Nothing partial was recorded: check the server "
+                "and run the same command again to resume"
+            )
+        self.journal.append(attempt)
+        if attempt.error is not None:
+            self.last_error = f"{attempt.sample_id}: {attempt.error}"
+        self.observer(attempt)
+        if attempt.phase == "fixed" and attempt.state in RETRY_STATES:
+            retry_budget = self.tasks[item.task].settings.budgets[1]
+            self._retries.append(
+                WorkItem(
+                    item.task, "retry", retry_budget, item.offset, item.repeat, item.sample,
+                    attempt.usage.prompt_tokens,
+                )
+            )
+
     async def _worker(self, dispatcher: Dispatcher) -> None:
         while (item := await self._next_item()) is not None:
             try:
@@ -323,28 +341,7 @@ class ModelRun:
                     attempt = await self._ask(item, dispatcher)
                 finally:
                     self.in_flight -= 1
-                if _model_gone(attempt):
-                    raise ServerError(
-                        f"{redact_url(attempt.endpoint or '')} no longer serves "
-                        f"{self.model.served_model!r} ({attempt.error}); the server was "
-                        "redeployed mid-run. Nothing partial was recorded: check the server "
-                        "and run the same command again to resume"
-                    )
-                self.journal.append(attempt)
-                if attempt.error is not None:
-                    self.last_error = f"{attempt.sample_id}: {attempt.error}"
-                self.observer(attempt)
-                if (
-                    attempt.phase == "fixed"
-                    and attempt.error is None
-                    and attempt.verdict in RETRY_STATUSES
-                ):
-                    self._retries.append(
-                        WorkItem(
-                            item.task, "retry", self.budgets[1], item.offset, item.sample,
-                            attempt.usage.prompt_tokens,
-                        )
-                    )
+                self._record(item, attempt)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # a broken journal or a redeployed server ends the run
@@ -365,7 +362,8 @@ class ModelRun:
         finished = asyncio.gather(*workers)
         stopped = asyncio.create_task(self.stop.wait())
         try:
-            await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            waiting: set[asyncio.Future[Any]] = {finished, stopped}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         finally:
             # Cancelling abandons requests in flight; only finished attempts were recorded.
             for task in [*workers, stopped]:
@@ -389,39 +387,3 @@ def _model_gone(attempt: Attempt) -> bool:
         and attempt.error is not None
         and "does not exist" in attempt.error
     )
-
-
-def identify(
-    cards: list[dict[str, Any]], served_model: str
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """The card serving `served_model`, and the ids the server offers."""
-    ids = [str(card.get("id")) for card in cards]
-    for card in cards:
-        if card.get("id") == served_model:
-            return card, ids
-    return None, ids
-
-
-async def check_identity(
-    dispatcher: Dispatcher, served_model: str, allow_mismatch: bool
-) -> dict[str, Any]:
-    """Read `/v1/models` and make sure the configured model is the one served."""
-    try:
-        endpoint, cards = await dispatcher.models()
-    except RequestFailed as exc:
-        urls = ", ".join(redact_url(u) for u in dispatcher.config.base_urls)
-        raise ServerError(
-            f"cannot reach {urls} for model {dispatcher.config.name!r}: {exc.message}. "
-            "Is the server up? (thinkeval check --base-url URL)"
-        ) from None
-    card, ids = identify(cards, served_model)
-    if card is None and not allow_mismatch:
-        raise ServerError(
-            f"{redact_url(endpoint.base_url)} serves {', '.join(ids) or 'no model'}, not "
-            f"{served_model!r} (the usual mistake when models are switched on one port). "
-            "Fix base_url/model in the config, or pass --allow-model-mismatch"
-        )
-    seen = dict(card or {"served": ids})
-    seen["checked_at"] = time.time()
-    seen["base_url"] = redact_url(endpoint.base_url)
-    return seen

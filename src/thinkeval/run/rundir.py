@@ -14,10 +14,11 @@ Small files are written atomically (temp file + rename), so a crash never leaves
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,6 @@ SUMMARY_FILE = "summary.json"
 SAMPLES_DIR = "samples"
 MODELS_DIR = "models"
 STATUS_DIR = "status"
-# Settings that change what a recorded attempt means: a resumed run must keep them.
-_FROZEN_KEYS = ("budgets",)
-_FROZEN_MODEL_KEYS = ("model", "generation", "stream")
 
 
 def run_dir_for(config: RunConfig, output: str | Path | None) -> Path:
@@ -42,11 +40,18 @@ def run_dir_for(config: RunConfig, output: str | Path | None) -> Path:
     return Path(output) if output is not None else Path("runs") / config.run
 
 
-def write_atomic(path: Path, data: bytes | Iterable[bytes], durable: bool = True) -> None:
+def write_atomic(
+    path: Path,
+    data: bytes | Iterable[bytes],
+    durable: bool = True,
+    before_replace: Callable[[Path], None] | None = None,
+) -> None:
     """Replace `path` with `data` so that readers see the old or the new file, never half.
 
     `data` may be an iterable of chunks, written as they come: large files never sit in memory.
     `durable=False` skips the fsync, for files that are rewritten every few seconds anyway.
+    `before_replace(temp_path)` runs when everything is written; if it raises, `path` is left
+    as it was.
     """
     chunks = [data] if isinstance(data, bytes) else data
     try:
@@ -60,6 +65,8 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes], durable: bool = True
                 handle.flush()
                 if durable:
                     os.fsync(handle.fileno())
+            if before_replace is not None:
+                before_replace(Path(tmp))
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -82,53 +89,6 @@ def read_json(path: Path) -> Any:
         raise JournalError(f"{path}: not valid JSON ({exc})") from None
 
 
-def check_resumable(run_dir: Path, config: RunConfig) -> None:
-    """Refuse to resume a run whose recorded settings differ from the config's.
-
-    Adding models or tasks is fine; changing budgets or what a model is asked is not, because
-    the recorded attempts would then mean something else.
-    """
-    path = run_dir / CONFIG_FILE
-    if not path.exists():
-        return
-    old = read_json(path)
-    new = config.public_dict()
-    for key in _FROZEN_KEYS:
-        if old.get(key) != new.get(key):
-            raise JournalError(
-                f"{path}: this run was started with {key} {old.get(key)}, the config now says "
-                f"{new.get(key)}; use a new run name or --output DIR"
-            )
-    old_models = {m["name"]: m for m in old.get("models", [])}
-    for model in new["models"]:
-        before = old_models.get(model["name"])
-        if before is None:
-            continue
-        for key in _FROZEN_MODEL_KEYS:
-            if before.get(key) != model.get(key):
-                raise JournalError(
-                    f"{path}: model {model['name']!r} was run with {key} = {before.get(key)!r}, "
-                    f"the config now says {model.get(key)!r}; use a new run name or --output DIR"
-                )
-
-
-def write_config(run_dir: Path, config: RunConfig) -> None:
-    """Store the resolved config, keeping models recorded earlier that this config omits."""
-    path = run_dir / CONFIG_FILE
-    data = config.public_dict()
-    if path.exists():
-        old = read_json(path)
-        names = {m["name"] for m in data["models"]}
-        data["models"] = [m for m in old.get("models", []) if m["name"] not in names] + data[
-            "models"
-        ]
-        task_names = {t["name"] for t in data["tasks"]}
-        data["tasks"] = [t for t in old.get("tasks", []) if t["name"] not in task_names] + data[
-            "tasks"
-        ]
-    write_json(path, data)
-
-
 def sample_to_json(sample: Sample) -> dict[str, Any]:
     return {
         "id": sample.id,
@@ -139,8 +99,18 @@ def sample_to_json(sample: Sample) -> dict[str, Any]:
     }
 
 
-def write_samples(run_dir: Path, task: str, samples: Iterable[Sample]) -> int:
-    """Write the samples as they stream in; return how many were written.
+class PromptsChanged(JournalError):
+    """A resumed run would ask other prompts than the ones its attempts answer."""
+
+
+def write_samples(
+    run_dir: Path, task: str, samples: Iterable[Sample], expect_digest: str | None = None
+) -> tuple[int, str]:
+    """Write the samples as they stream in; return how many were written and their digest.
+
+    The digest covers what is asked (ids, messages, golds, in order). When `expect_digest` is
+    given and the new samples differ, the file recorded before is kept and `PromptsChanged`
+    says where they first differ.
 
     Line 1 is `{"shared_messages": [...]}`: the first sample's leading messages (GSM8K's
     few-shot exemplars), stored once. A sample line holds only the messages after them, or all
@@ -149,7 +119,9 @@ def write_samples(run_dir: Path, task: str, samples: Iterable[Sample]) -> int:
     stream = iter(samples)
     first = next(stream, None)
     prefix = first.messages[:-1] if first is not None else ()
+    digest = hashlib.sha256()
     written = 0
+    path = run_dir / SAMPLES_DIR / f"{task}.jsonl"
 
     def lines() -> Iterator[bytes]:
         nonlocal written
@@ -157,6 +129,7 @@ def write_samples(run_dir: Path, task: str, samples: Iterable[Sample]) -> int:
         if first is None:
             return
         for sample in itertools.chain((first,), stream):
+            digest.update(sample_digest(sample))
             row = sample_to_json(sample)
             if sample.messages[: len(prefix)] == prefix:
                 row["messages"] = row["messages"][len(prefix) :]
@@ -165,8 +138,38 @@ def write_samples(run_dir: Path, task: str, samples: Iterable[Sample]) -> int:
             written += 1
             yield orjson.dumps(row) + b"\n"
 
-    write_atomic(run_dir / SAMPLES_DIR / f"{task}.jsonl", lines())
-    return written
+    def check(new_path: Path) -> None:
+        if expect_digest is not None and digest.hexdigest()[:16] != expect_digest:
+            raise PromptsChanged(_first_difference(path, new_path, written))
+
+    write_atomic(path, lines(), before_replace=check)
+    return written, digest.hexdigest()[:16]
+
+
+def sample_digest(sample: Sample) -> bytes:
+    """The bytes of one sample that the prompt digest covers."""
+    return orjson.dumps([sample.id, list(sample.messages), sample.gold]) + b"\n"
+
+
+def _first_difference(old_path: Path, new_path: Path, new_count: int) -> str:
+    """Where the recorded samples and the new ones first differ, in words."""
+    # Only called when the digests differ, so a second pass over both files is affordable.
+    with SamplesFile(old_path) as old, SamplesFile(new_path) as new:
+        pairs = itertools.zip_longest(
+            (sample for _, sample in old), (sample for _, sample in new)
+        )
+        for position, (before, now) in enumerate(pairs):
+            if before is None:
+                return f"{new_count - position} sample(s) more than the {position} recorded"
+            if now is None:
+                return f"{new_count} sample(s) now, more were recorded"
+            if before.id != now.id:
+                return f"sample {position + 1} was {before.id}, is now {now.id}"
+            if before.gold != now.gold:
+                return f"{now.id}: gold {before.gold!r} is now {now.gold!r}"
+            if before.messages != now.messages:
+                return f"{now.id}: its prompt changed"
+    return "the same samples, recorded differently"
 
 
 class SamplesFile:
@@ -179,8 +182,9 @@ class SamplesFile:
     ...         assert samples.at(offset) == sample
     """
 
-    def __init__(self, run_dir: Path, task: str, messages: bool = True) -> None:
-        self.path = run_dir / SAMPLES_DIR / f"{task}.jsonl"
+    def __init__(self, run_dir: Path, task: str | None = None, messages: bool = True) -> None:
+        # Without a task, `run_dir` is the samples file itself.
+        self.path = run_dir if task is None else run_dir / SAMPLES_DIR / f"{task}.jsonl"
         self.messages = messages
         try:
             self._handle = self.path.open("rb")

@@ -14,7 +14,6 @@ import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
@@ -23,17 +22,29 @@ from thinkeval.config import ModelConfig, RunConfig
 from thinkeval.errors import ThinkevalError
 from thinkeval.results.summary import Summary, write_summary
 from thinkeval.run.counted import Journals, count_journal, index_samples
+from thinkeval.run.heartbeat import HEARTBEAT_S, Heartbeat, ProgressRow, write_record
+from thinkeval.run.identity import check_identity
 from thinkeval.run.journal import Journal
-from thinkeval.run.protocol import ModelRun, Shard, check_identity
+from thinkeval.run.protocol import ModelRun, TaskPlan
+from thinkeval.run.run_record import (
+    RunRecord,
+    TaskRecord,
+    check_resumable,
+    existing_record,
+    merged,
+    new_record,
+    task_record,
+    write_run_record,
+)
 from thinkeval.run.rundir import (
     STATUS_DIR,
-    check_resumable,
-    write_config,
-    write_json,
+    PromptsChanged,
+    SamplesFile,
     write_model_card,
     write_samples,
 )
-from thinkeval.tasks import iter_samples, resolve_data_dir
+from thinkeval.run.shard import Shard
+from thinkeval.tasks import get_task, iter_samples, resolve_data_dir
 from thinkeval.ui.progress import RunProgress
 
 
@@ -43,11 +54,8 @@ class Interrupted(ThinkevalError):
     exit_code = 130
 
 
-HEARTBEAT_S = 2.0
-
-
 @dataclass
-class Heartbeat:
+class HeartbeatWriter:
     """This process's live state, written to `status/<writer>.json` for `thinkeval status`."""
 
     path: Path
@@ -59,31 +67,30 @@ class Heartbeat:
 
     def write(self) -> None:
         rows = [
-            {
-                "model": model,
-                "task": task,
-                "done": row.done,
-                "total": row.total,
-                "rate_per_s": (row.done - row.resumed)
-                / max(time.monotonic() - row.started, 1e-9),
-            }
+            ProgressRow(
+                model=model,
+                task=task,
+                done=row.done,
+                total=row.total,
+                rate_per_s=(row.done - row.resumed) / max(time.monotonic() - row.started, 1e-9),
+            )
             for (model, task), row in self.progress.rows.items()
         ]
         run = self.model_run
-        data: dict[str, Any] = {
-            "pid": os.getpid(),
-            "host": socket.gethostname(),
-            "state": self.state,
-            "started_at": self.started_at,
-            "updated_at": time.time(),
-            "model": run.model.name if run else None,
-            "in_flight": run.in_flight if run else 0,
-            "last_error": (run.last_error if run else None) or self.error,
-            "rows": rows,
-        }
+        beat = Heartbeat(
+            pid=os.getpid(),
+            host=socket.gethostname(),
+            state=self.state,
+            started_at=self.started_at,
+            updated_at=time.time(),
+            model=run.model.name if run else None,
+            in_flight=run.in_flight if run else 0,
+            last_error=(run.last_error if run else None) or self.error,
+            rows=rows,
+        )
         # No fsync: the heartbeat is rewritten every few seconds, and a disk flush here would
         # stall the event loop that keeps requests in flight.
-        write_json(self.path, data, durable=False)
+        write_record(self.path, beat, durable=False)
 
     async def beat(self) -> None:
         while True:
@@ -98,22 +105,71 @@ class RunOptions:
     only_task: str | None = None
     shard: Shard | None = None
     allow_model_mismatch: bool = False
+    # Resume with the prompts recorded at the run's start, even where the data or thinkeval's
+    # prompts changed since.
+    keep_recorded_samples: bool = False
 
 
-def write_selected_samples(config: RunConfig, run_dir: Path, only_task: str | None) -> list[str]:
+def write_selected_samples(
+    config: RunConfig,
+    run_dir: Path,
+    only_task: str | None,
+    old: RunRecord | None = None,
+    keep_recorded: bool = False,
+) -> list[TaskRecord]:
     """Stream each selected task's samples (limit/range applied) into the run directory.
 
-    Returns the task names. The datasets are read one row at a time and never held whole.
+    Returns the records of the tasks. The datasets are read one row at a time and never held
+    whole. A resumed run must ask the prompts it started with: when they changed, the recorded
+    samples are kept and `PromptsChanged` says what changed and what to do.
     """
-    data_dir = resolve_data_dir(config.data_dir)
-    tasks = [t for t in config.tasks if only_task is None or t.name == only_task]
-    if not tasks:
+    selections = [t for t in config.tasks if only_task is None or t.name == only_task]
+    if not selections:
         names = ", ".join(t.name for t in config.tasks)
         raise ThinkevalError(f"--task {only_task}: not in the config's tasks ({names})")
-    for selection in tasks:
-        samples = iter_samples(selection.name, data_dir)
-        write_samples(run_dir, selection.name, selection.select(samples))
-    return [t.name for t in tasks]
+    data_dir = None
+    records = []
+    for selection in selections:
+        settings = config.settings(selection.name)
+        before = _recorded_task(old, selection.name)
+        if keep_recorded and before is not None and before.digest is not None:
+            records.append(_kept(run_dir, before))
+            continue
+        if data_dir is None:
+            data_dir = resolve_data_dir(config.data_dir)
+        spec = get_task(selection.name)
+        samples = selection.select(iter_samples(spec, data_dir))
+        expect = before.digest if before is not None else None
+        try:
+            count, digest = write_samples(run_dir, spec.name, samples, expect)
+        except PromptsChanged as exc:
+            raise PromptsChanged(_changed_message(exc, before, spec.version)) from None
+        source = f"local {data_dir}" if data_dir is not None else "hub"
+        records.append(task_record(config, settings, digest, count, source))
+    return records
+
+
+def _recorded_task(old: RunRecord | None, name: str) -> TaskRecord | None:
+    if old is None:
+        return None
+    return next((t for t in old.tasks if t.name == name), None)
+
+
+def _kept(run_dir: Path, before: TaskRecord) -> TaskRecord:
+    with SamplesFile(run_dir, before.name, messages=False):
+        pass  # the recorded samples must still be there
+    return before
+
+
+def _changed_message(exc: PromptsChanged, before: TaskRecord | None, version: str) -> str:
+    assert before is not None
+    was = f"task version {before.version}" if before.version else "an older thinkeval"
+    return (
+        f"{exc}; the run was started with {was}, now {version}. Its recorded answers belong "
+        "to the old prompts: to resume with the prompts recorded at the start, add "
+        "--keep-recorded-samples; to ask the new ones, start a new run (a new run name or "
+        "--output DIR)"
+    )
 
 
 async def run_evaluation(
@@ -127,16 +183,22 @@ async def run_evaluation(
     models = [config.model_named(options.only_model)] if options.only_model else config.models
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
-    check_resumable(run_dir, config)
+    old = existing_record(run_dir)
+    check_resumable(run_dir, old, config)
     writer = options.shard.writer if options.shard else "main"
     # Lock the journal first: a second process on this run stops here, before it rewrites the
     # samples and the config that the first one reads prompts from.
     journal = Journal(run_dir, writer)
     journal.open()
     try:
-        tasks = write_selected_samples(config, run_dir, options.only_task)
-        write_config(run_dir, config)
-        stopped = await _run_models(config, run_dir, options, console, journal, tasks, models)
+        records = write_selected_samples(
+            config, run_dir, options.only_task, old, options.keep_recorded_samples
+        )
+        write_run_record(run_dir, merged(old, new_record(config, records)))
+        plans = [
+            TaskPlan(get_task(record.name), config.settings(record.name)) for record in records
+        ]
+        stopped = await _run_models(run_dir, options, console, journal, plans, models)
     finally:
         journal.close()
     summary = write_summary(run_dir)
@@ -149,22 +211,20 @@ async def run_evaluation(
 
 
 async def _run_models(
-    config: RunConfig,
     run_dir: Path,
     options: RunOptions,
     console: Console,
     journal: Journal,
-    tasks: list[str],
+    plans: list[TaskPlan],
     models: list[ModelConfig],
 ) -> bool:
     """Run the models one after another; True when a signal stopped the run."""
-    shard = options.shard
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     progress = RunProgress(console)
-    heartbeat = Heartbeat(run_dir / STATUS_DIR / f"{journal.path.stem}.json", progress)
+    heartbeat = HeartbeatWriter(run_dir / STATUS_DIR / f"{journal.path.stem}.json", progress)
     beating: asyncio.Task[None] | None = None
     try:
         with progress.shown():
@@ -174,38 +234,7 @@ async def _run_models(
             for model in models:
                 if stop.is_set():
                     break
-                async with Dispatcher(model) as dispatcher:
-                    card = await check_identity(
-                        dispatcher, model.served_model, options.allow_model_mismatch
-                    )
-                    write_model_card(run_dir, model.name, card)
-                    max_len = card.get("max_model_len")
-                    with Journals(run_dir) as journals:
-                        indexes = index_samples(run_dir, tasks)
-                        model_run = ModelRun(
-                            model,
-                            run_dir,
-                            tasks,
-                            config.budgets,
-                            journal,
-                            journals,
-                            indexes,
-                            count_journal(journals, indexes, model=model.name),
-                            max_model_len=max_len if isinstance(max_len, int) else None,
-                            shard=shard,
-                            observer=progress.record,
-                            stop=stop,
-                        )
-                        plan = model_run.plan()
-                        for task in tasks:
-                            progress.add(
-                                model.name,
-                                task,
-                                plan.queued[task],
-                                already_done=plan.recorded[task],
-                            )
-                        heartbeat.model_run = model_run
-                        await model_run.run(dispatcher)
+                await _run_model(model, run_dir, options, journal, plans, heartbeat, stop)
         heartbeat.state = "stopped" if stop.is_set() else "finished"
     except ThinkevalError as exc:
         heartbeat.state, heartbeat.error = "failed", str(exc)
@@ -220,3 +249,44 @@ async def _run_models(
             with contextlib.suppress(ThinkevalError):
                 heartbeat.write()
     return stop.is_set()
+
+
+async def _run_model(
+    model: ModelConfig,
+    run_dir: Path,
+    options: RunOptions,
+    journal: Journal,
+    plans: list[TaskPlan],
+    heartbeat: HeartbeatWriter,
+    stop: asyncio.Event,
+) -> None:
+    """Check the server's identity, then run both phases of every task for one model."""
+    async with Dispatcher(model) as dispatcher:
+        card = await check_identity(dispatcher, model.served_model, options.allow_model_mismatch)
+        write_model_card(run_dir, model.name, card)
+        max_len = card.get("max_model_len")
+        with Journals(run_dir) as journals:
+            indexes = index_samples(run_dir, {plan.name: plan.settings.repeats for plan in plans})
+            model_run = ModelRun(
+                model,
+                run_dir,
+                plans,
+                journal,
+                journals,
+                indexes,
+                count_journal(journals, indexes, model=model.name),
+                max_model_len=max_len if isinstance(max_len, int) else None,
+                shard=options.shard,
+                observer=heartbeat.progress.record,
+                stop=stop,
+            )
+            plan = model_run.plan()
+            for task in plans:
+                heartbeat.progress.add(
+                    model.name,
+                    task.name,
+                    plan.queued[task.name],
+                    already_done=plan.recorded[task.name],
+                )
+            heartbeat.model_run = model_run
+            await model_run.run(dispatcher)

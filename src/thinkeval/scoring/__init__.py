@@ -1,23 +1,26 @@
-"""Scorers: turn a stored reply into a `Verdict`, as a pure function of the reply.
+"""Scoring: turn a stored reply into a `Verdict`, as a pure function of the reply.
 
-Two named scorers read the same replies: `strict` (only a finished reply's explicit final answer
-counts) and `lenient` (what AISBench/OpenCompass report by default).
+Named scorers read the same replies: `strict` (only a finished reply's explicit final answer
+counts, judged by the task's answer kind) and `lenient` (what AISBench/OpenCompass report by
+default). See `scoring.scorers` for the plug-in interface and `scoring.kinds` for answer kinds.
 """
 
 from __future__ import annotations
 
 from thinkeval.records import Verdict
-from thinkeval.scoring.lenient import lenient_verdict
-from thinkeval.scoring.strict import strict_verdict
+from thinkeval.scoring.scorers import SCORERS, ReplyText, Scorer, get_scorer
+from thinkeval.scoring.state import RETRY_STATES, ReplyState, reply_state
 
-TASKS: tuple[str, ...] = ("gsm8k", "boolq", "ceval")
-SCORERS: tuple[str, ...] = ("strict", "lenient")
-# Recorded with every scored attempt. Summaries reuse the verdicts of attempts scored by this
-# version and re-score the others, so bump it whenever some reply would get another verdict;
-# tests/test_scoring_api.py pins a digest of the verdicts on a corpus to catch a forgotten bump.
-SCORER_VERSION = "1"
-
-__all__ = ["SCORERS", "SCORER_VERSION", "TASKS", "lenient_verdict", "score", "strict_verdict"]
+__all__ = [
+    "RETRY_STATES",
+    "SCORERS",
+    "ReplyState",
+    "ReplyText",
+    "Scorer",
+    "get_scorer",
+    "reply_state",
+    "score",
+]
 
 
 def score(
@@ -39,10 +42,9 @@ def score(
     >>> score("gsm8k", "The answer is 15", "length", "15", scorer="lenient").status
     'correct'
     """
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}: expected one of {', '.join(TASKS)}")
-    if scorer == "strict":
-        return strict_verdict(task, content, finish_reason, gold)
-    if scorer == "lenient":
-        return lenient_verdict(task, content, reasoning, gold)
-    raise ValueError(f"unknown scorer {scorer!r}: expected one of {', '.join(SCORERS)}")
+    from thinkeval.tasks.registry import find_task, task_names
+
+    spec = find_task(task)
+    if spec is None:
+        raise ValueError(f"unknown task {task!r}: expected one of {', '.join(task_names())}")
+    return get_scorer(scorer).score(spec, ReplyText(content, reasoning, finish_reason), gold)

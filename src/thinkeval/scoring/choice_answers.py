@@ -50,27 +50,27 @@ def _compile(letters: str, yes_no: bool) -> _Patterns:
     return _Patterns(stated, bare_line, option_reply)
 
 
-_CEVAL = _compile("ABCD", yes_no=False)
-_BOOLQ = _compile("AB", yes_no=True)
 _SHORT_REPLY = 200
 
 
-def find_ceval_answer(text: str) -> tuple[str, str] | None:
-    """The last explicit answer letter A-D in `text` as `(letter, rule)`, or None.
+class ChoiceFinder:
+    """Finds the last explicit choice of one of `letters` in a reply.
 
-    >>> find_ceval_answer("选项A错误。答案:C")
+    With `yes_no`, the words yes/true and no/false also count, as the first and second letter.
+
+    >>> ChoiceFinder("ABCD").find("选项A错误。答案:C")
     ('C', '答案')
-    """
-    return _find(text, _CEVAL)
-
-
-def find_boolq_answer(text: str) -> tuple[str, str] | None:
-    """The last explicit answer in `text` as `("A" | "B", rule)`; yes/true is A, no/false is B.
-
-    >>> find_boolq_answer("The passage says so.\\n\\n**Answer: Yes**")
+    >>> ChoiceFinder("AB", yes_no=True).find("The passage says so.\\n\\n**Answer: Yes**")
     ('A', 'answer:')
     """
-    return _find(text, _BOOLQ)
+
+    def __init__(self, letters: str, yes_no: bool = False) -> None:
+        self.letters = letters
+        self._patterns = _compile(letters, yes_no)
+
+    def find(self, text: str) -> tuple[str, str] | None:
+        """`(letter, rule)` of the last explicit answer in `text`, or None."""
+        return _find(text, self._patterns)
 
 
 def _find(text: str, patterns: _Patterns) -> tuple[str, str] | None:

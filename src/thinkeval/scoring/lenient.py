@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Callable
 
 from thinkeval.records import Status, Verdict
 
@@ -41,30 +42,51 @@ def lenient_text(content: str | None, reasoning: str | None) -> str:
     return joined
 
 
-def lenient_verdict(task: str, content: str | None, reasoning: str | None, gold: str) -> Verdict:
-    """Score like AISBench/OpenCompass defaults; `finish_reason` is ignored on purpose.
+def lenient_verdict(rule: str, content: str | None, reasoning: str | None, gold: str) -> Verdict:
+    """Score like AISBench/OpenCompass defaults with post-processor `rule` (see `RULES`);
+    `finish_reason` is ignored on purpose.
 
     >>> lenient_verdict("gsm8k", None, "Okay, 2+2 is 4, so the answer", "4").status
     'correct'
     """
+    postprocess = RULES.get(rule)
+    if postprocess is None:
+        raise ValueError(f"unknown lenient rule {rule!r}; known rules: {', '.join(RULES)}")
     text = lenient_text(content, reasoning)
     if not text.strip():
         return Verdict("empty", rule="no-content")
-    if task == "gsm8k":
-        number = _last_oc_number(text.split("Question:")[0])
-        if number is None:
-            return Verdict("no_answer")
-        return Verdict(_gsm8k_status(number, gold), number, "last-number")
-    if task == "boolq":
-        answer = next((char for char in text if char.isupper()), None)
-        rule = "first-capital"
-    else:
-        last = deque(_STANDALONE_ABCD.finditer(text), maxlen=1)
-        answer = last[0].group() if last else None
-        rule = "last-letter"
+    return postprocess(text, gold)
+
+
+def _gsm8k(text: str, gold: str) -> Verdict:
+    number = _last_oc_number(text.split("Question:")[0])
+    if number is None:
+        return Verdict("no_answer")
+    return Verdict(_gsm8k_status(number, gold), number, "last-number")
+
+
+def _first_capital(text: str, gold: str) -> Verdict:
+    answer = next((char for char in text if char.isupper()), None)
+    return _letter_verdict(answer, gold, "first-capital")
+
+
+def _last_option_abcd(text: str, gold: str) -> Verdict:
+    last = deque(_STANDALONE_ABCD.finditer(text), maxlen=1)
+    return _letter_verdict(last[0].group() if last else None, gold, "last-letter")
+
+
+def _letter_verdict(answer: str | None, gold: str, rule: str) -> Verdict:
     if answer is None:
         return Verdict("no_answer")
     return Verdict("correct" if answer == gold.strip() else "wrong", answer, rule)
+
+
+# AISBench's post-processors by name; a task spec names the one its AISBench config uses.
+RULES: dict[str, Callable[[str, str], Verdict]] = {
+    "gsm8k": _gsm8k,
+    "first-capital": _first_capital,
+    "last-option-ABCD": _last_option_abcd,
+}
 
 
 def _last_oc_number(text: str) -> str | None:

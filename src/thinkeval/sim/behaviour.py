@@ -316,9 +316,9 @@ def generate(plan: Plan, thinking: bool, limit: int) -> Generation:
     n = plan.reasoning_len
     tail = ["\n\n", *tokenize(plan.answer), EOS] if plan.answer else [EOS]
     total = None if n is None else n + 2 + len(tail)
-    kept = limit if total is None else min(limit, total)
-    reasoning = reasoning_tokens(plan, kept - 1 if n is None else min(n, kept - 1))
-    closed = n is not None and kept >= n + 2
-    content = tail[: kept - n - 2] if closed and n is not None else []
-    finish = "stop" if kept == total else "length"
-    return Generation(True, reasoning, content, closed, kept, finish)
+    used = limit if total is None else min(limit, total)
+    reasoning = reasoning_tokens(plan, used - 1 if n is None else min(n, used - 1))
+    closed = n is not None and used >= n + 2
+    content = tail[: used - n - 2] if closed and n is not None else []
+    finish = "stop" if used == total else "length"
+    return Generation(True, reasoning, content, closed, used, finish)

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 def _load_answer_key(data_dir: str | None) -> dict[str, tuple[str, str]]:
     """Golds for every local task sample; empty (golds invented per prompt) when unavailable."""
     try:
-        from thinkeval.tasks import TASKS, load_samples, resolve_data_dir
+        from thinkeval.tasks import all_tasks, load_samples, resolve_data_dir
 
         directory = resolve_data_dir(data_dir)
     except Exception as exc:  # the simulator still serves without golds, so never fail here
@@ -113,11 +113,11 @@ def _load_answer_key(data_dir: str | None) -> dict[str, tuple[str, str]]:
         print("note: no local data dir; golds are invented per prompt", file=sys.stderr)
         return {}
     key: dict[str, tuple[str, str]] = {}
-    for task in TASKS:
+    for spec in all_tasks():
         try:
-            key.update(answer_key_from_samples(load_samples(task, directory)))
+            key.update(answer_key_from_samples(load_samples(spec, directory)))
         except Exception as exc:  # one broken task should not take the others' golds away
-            print(f"note: no golds for {task} ({exc})", file=sys.stderr)
+            print(f"note: no golds for {spec.name} ({exc})", file=sys.stderr)
     return key
 
 

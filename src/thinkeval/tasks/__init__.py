@@ -1,4 +1,4 @@
-"""Benchmark tasks: GSM8K, BoolQ and C-Eval rows as `Sample`s carrying AISBench's exact prompts.
+"""Benchmark tasks: specs (one per benchmark), their data, and the `Sample`s they ask.
 
 >>> from thinkeval.tasks import load_samples, resolve_data_dir
 >>> samples = load_samples("gsm8k", resolve_data_dir())
@@ -14,12 +14,36 @@ from pathlib import Path
 
 from thinkeval.errors import DatasetError
 from thinkeval.records import Sample
-from thinkeval.tasks._hub import load_hub
-from thinkeval.tasks._local import load_local
+from thinkeval.tasks.files import local_rows
+from thinkeval.tasks.hub import LoadDataset, hub_rows
+from thinkeval.tasks.registry import (
+    all_tasks,
+    default_tasks,
+    find_task,
+    get_task,
+    register,
+    task_names,
+)
+from thinkeval.tasks.rows import unique_samples
+from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
 
-__all__ = ["DATA_DIR_ENV", "TASKS", "iter_samples", "load_samples", "resolve_data_dir"]
+__all__ = [
+    "DATA_DIR_ENV",
+    "DataFile",
+    "HubSplit",
+    "Row",
+    "TaskSpec",
+    "all_tasks",
+    "default_tasks",
+    "find_task",
+    "get_task",
+    "iter_samples",
+    "load_samples",
+    "register",
+    "resolve_data_dir",
+    "task_names",
+]
 
-TASKS: tuple[str, ...] = ("ceval", "boolq", "gsm8k")
 DATA_DIR_ENV = "THINKEVAL_DATA_DIR"
 
 
@@ -45,7 +69,7 @@ def resolve_data_dir(configured: str | Path | None = None) -> Path | None:
     return None
 
 
-def load_samples(task: str, data_dir: Path | None = None) -> list[Sample]:
+def load_samples(task: str | TaskSpec, data_dir: Path | None = None) -> list[Sample]:
     """All samples of `task` in a stable order, read from `data_dir` or, when None, the hub.
 
     Raises `DatasetError` for an unknown task or a missing or malformed dataset, naming the
@@ -57,20 +81,26 @@ def load_samples(task: str, data_dir: Path | None = None) -> list[Sample]:
     return list(iter_samples(task, data_dir))
 
 
-def iter_samples(task: str, data_dir: Path | None = None) -> Iterator[Sample]:
+def iter_samples(
+    task: str | TaskSpec, data_dir: Path | None = None, load_dataset: LoadDataset | None = None
+) -> Iterator[Sample]:
     """The samples of `task` one at a time, as `load_samples` lists them.
 
     A run streams its datasets through this, so a long dataset never sits in memory whole.
-    Errors are raised when the bad row is reached.
+    Errors are raised when the bad row is reached. `load_dataset` replaces the hub loader
+    (tests).
 
     >>> next(iter_samples("boolq", resolve_data_dir())).gold
     'B'
     """
-    if task not in TASKS:
-        raise DatasetError(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")
-    if data_dir is None:
-        return load_hub(task)
-    return load_local(task, Path(data_dir))
+    spec = get_task(task) if isinstance(task, str) else task
+    for file in spec.files:
+        rows = hub_rows(file, load_dataset) if data_dir is None else local_rows(file, data_dir)
+        samples = ((row.where, spec.sample(row)) for row in rows)
+        if spec.ids_from_data:
+            yield from unique_samples(samples)
+        else:
+            yield from (sample for _, sample in samples)
 
 
 def _existing_dir(path: Path, source: str) -> Path:

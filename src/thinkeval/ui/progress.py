@@ -90,12 +90,12 @@ class RunProgress:
         row.done += 1
         if attempt.error is not None:
             row.failed += 1
-        elif attempt.verdict in RETRY_STATUSES:
+        elif attempt.state in RETRY_STATUSES:
             row.truncated += 1
         else:
             row.ok += 1
-            row.correct += attempt.verdict == "correct"
-        if attempt.phase == "fixed" and attempt.verdict in RETRY_STATUSES:
+            row.correct += attempt.recorded_status() == "correct"
+        if attempt.phase == "fixed" and attempt.state in RETRY_STATUSES:
             row.total += 1  # its single retry is now known work
         self._refresh(key)
         if not self._live:

@@ -38,12 +38,12 @@ def gain(fixed: int, adaptive: int, total: int) -> str:
 
 
 def results_table(summary: Summary, title: str | None = None) -> Table:
-    b1, b2 = summary.budgets
     table = Table(title=title or f"thinkeval · {summary.run}", title_justify="left")
     table.add_column("model")
     table.add_column("task")
-    table.add_column(f"fixed {b1}", justify="right")
-    table.add_column(f"adaptive {b1}→{b2}", justify="right")
+    table.add_column("budgets", justify="right")
+    table.add_column("fixed", justify="right")
+    table.add_column("adaptive", justify="right")
     table.add_column("gain", justify="right")
     table.add_column("retried", justify="right")
     table.add_column("lenient fixed", justify="right")
@@ -51,9 +51,11 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
     for row in summary.results:
         errors = row.fixed.error + row.retry.error
         pending = row.fixed.pending + row.retry.pending
+        b1, b2 = row.budgets
         table.add_row(
             row.model,
             row.task,
+            f"{b1}→{b2}",
             cell(row.fixed.correct, row.total),
             cell(row.adaptive.correct, row.total),
             gain(row.fixed.correct, row.adaptive.correct, row.total),

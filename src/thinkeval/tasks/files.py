@@ -1,6 +1,6 @@
-"""Reading the tasks from a local data dir laid out like `shared/datasets`.
+"""Reading data files under the data dir (JSON Lines, CSV) as rows, one at a time.
 
-The files are `gsm8k/test.jsonl`, `boolq/validation.jsonl` and `ceval/val/<subject>_val.csv`.
+Every row carries `where` (file and line), so a bad row is reported where it is.
 """
 
 from __future__ import annotations
@@ -14,41 +14,22 @@ from typing import Any
 import orjson
 
 from thinkeval.errors import DatasetError
-from thinkeval.records import Sample
-from thinkeval.tasks._rows import (
-    CEVAL_COLUMNS,
-    CEVAL_SUBJECTS,
-    boolq_sample,
-    ceval_sample,
-    gsm8k_sample,
-    unique_samples,
-)
-
-GSM8K_FILE = "gsm8k/test.jsonl"
-BOOLQ_FILE = "boolq/validation.jsonl"
+from thinkeval.tasks.spec import DataFile, Row
 
 
-def ceval_file(subject: str) -> str:
-    """The path of one C-Eval subject's validation CSV, relative to the data dir."""
-    return f"ceval/val/{subject}_val.csv"
-
-
-def load_local(task: str, data_dir: Path) -> Iterator[Sample]:
-    """The samples of `task` read from `data_dir`, in file order, one at a time."""
+def local_rows(file: DataFile, data_dir: Path) -> Iterator[Row]:
+    """The rows of `file` under `data_dir`, in file order, one at a time."""
     if not data_dir.is_dir():
         raise DatasetError(f"data dir {data_dir} does not exist or is not a directory")
-    if task == "gsm8k":
-        for line, where, row in read_jsonl(data_dir / GSM8K_FILE, data_dir):
-            yield gsm8k_sample(row, line - 1, where)
-    elif task == "boolq":
-        rows = read_jsonl(data_dir / BOOLQ_FILE, data_dir)
-        yield from unique_samples((where, boolq_sample(row, where)) for _, where, row in rows)
+    path = data_dir / file.local
+    if file.file_format == "jsonl":
+        rows: Iterator[tuple[int, str, dict[str, Any]]] = read_jsonl(path, data_dir)
+    elif file.file_format == "csv":
+        rows = read_csv(path, data_dir, file.columns)
     else:
-        for subject in CEVAL_SUBJECTS:
-            records = read_csv(data_dir / ceval_file(subject), data_dir, CEVAL_COLUMNS)
-            yield from unique_samples(
-                (where, ceval_sample(record, subject, where)) for _, where, record in records
-            )
+        raise DatasetError(f"{path}: cannot read {file.file_format!r} files (jsonl or csv)")
+    for index, (_, where, fields) in enumerate(rows):
+        yield Row(fields, index, where, file.subset)
 
 
 def read_jsonl(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:

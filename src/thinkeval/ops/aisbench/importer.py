@@ -1,0 +1,444 @@
+"""`thinkeval import-aisbench`: an AISBench output folder as the fixed phase of a thinkeval run.
+
+Each prediction becomes one fixed-phase `Attempt` at the fixed budget, matched to our sample by
+its position within the dataset (within the subset for tasks of several parts, e.g. a C-Eval
+subject) and checked against the record's gold and prompt. Which of our tasks a dataset is comes
+from the task specs' AISBench names. AISBench keeps no finish_reason, so the reply state is
+judged at import and recorded with the attempt: missing or blank content is `empty`; a reply that
+used the whole budget was cut by the token limit; a finished-looking reply without a legal final
+answer is `unfinished` (a cut-off reply looks exactly like that), so it gets the retry a live run
+would give it. Failed requests become `error` attempts, asked again by the next run.
+
+`thinkeval run` on the written config then performs only the adaptive phase (and re-asks the
+failed requests): docs/aisbench-import.md.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from thinkeval.config import RunConfig, parse_config, redact_url
+from thinkeval.ops.aisbench.files import (
+    AisbenchError,
+    Record,
+    dataset_files,
+    find_model_dir,
+    find_output_dir,
+    read_records,
+    split_prediction,
+)
+from thinkeval.ops.aisbench.settings import Settings, read_settings
+from thinkeval.records import Attempt, ReplyState, Sample, Usage
+from thinkeval.results.summary import write_summary
+from thinkeval.run.journal import Journal, iter_attempts
+from thinkeval.run.judge import recorded_verdicts
+from thinkeval.run.run_record import (
+    check_resumable,
+    existing_record,
+    merged,
+    new_record,
+    task_record,
+    write_run_record,
+)
+from thinkeval.run.rundir import run_dir_for, write_atomic, write_samples
+from thinkeval.scoring.scorers import STRICT, ReplyText
+from thinkeval.scoring.state import reply_state
+from thinkeval.tasks import all_tasks, get_task, load_samples, resolve_data_dir
+from thinkeval.tasks.spec import TaskSpec
+
+IMPORTED_FROM = "aisbench"
+# An address that can never resolve (RFC 6761): a run against it fails with "cannot reach".
+PLACEHOLDER_BASE_URL = "http://imported.invalid/v1"
+CONFIG_NAME = "aisbench-import.yaml"
+_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
+# Literal "\n" escapes (a prompt stored as a Python repr) and every non-word character are
+# dropped before comparing prompts, so layout differences never hide a real match.
+_ESCAPES = re.compile(r"\\[nrt]")
+_NON_WORD = re.compile(r"\W+")
+
+
+@dataclass
+class ImportResult:
+    """What was imported, where it went, and what to run next."""
+
+    run_dir: Path
+    config_path: Path
+    config: RunConfig
+    counts: dict[str, Counter[str]]  # task -> status (or "error") -> samples
+    missing: dict[str, int]  # task -> samples in the selection without any record
+    warnings: list[str]
+    next_command: str
+
+
+# Which task a dataset is ---------------------------------------------------------------------
+
+
+def task_of(dataset: str) -> str | None:
+    """Our task for an AISBench dataset abbreviation, by the specs' AISBench names (prefixes);
+    None when it is none of ours.
+
+    >>> task_of("gsm8k"), task_of("SuperGLUE_BoolQ"), task_of("ceval-law"), task_of("mmlu")
+    ('gsm8k', 'boolq', 'ceval', None)
+    """
+    lowered = dataset.lower()
+    best: tuple[int, str] | None = None
+    for spec in all_tasks():
+        for name in spec.aisbench_names:
+            if lowered.startswith(name.lower()) and (best is None or len(name) > best[0]):
+                best = (len(name), spec.name)
+    return best[1] if best is not None else None
+
+
+def subset_of(dataset: str, spec: TaskSpec) -> str | None:
+    """The subset named after the task's AISBench name (`ceval-law` -> `law`), or None.
+
+    >>> subset_of("ceval-legal_professional", get_task("ceval"))
+    'legal_professional'
+    """
+    lowered = dataset.lower()
+    prefix = max((n for n in spec.aisbench_names if lowered.startswith(n.lower())), key=len)
+    rest = dataset[len(prefix) :].lstrip("-_")
+    matches = [
+        s for s in spec.subsets if rest == s or (rest.startswith(s) and not rest[len(s)].isalnum())
+    ]
+    return max(matches, key=len) if matches else None
+
+
+# Matching records to samples -------------------------------------------------------------------
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def _fingerprint(text: str) -> str:
+    return _NON_WORD.sub("", _ESCAPES.sub(" ", text))
+
+
+def _same_gold(spec: TaskSpec, theirs: Any, ours: str) -> bool:
+    """Whether AISBench's gold is ours, read as the task's answer kind reads an answer
+    (`#### 18` and `18`, `true` and `A`, `b` and `B` are the same gold)."""
+    if isinstance(theirs, list) and len(theirs) == 1:
+        theirs = theirs[0]
+    text = str(theirs).strip()
+    found = spec.answer.find(text) or spec.answer.find(text.upper())
+    return spec.answer.matches(found.answer if found else text, ours)
+
+
+def verify(record: Record, sample: Sample) -> None:
+    """Refuse a record that is not about `sample`: a different gold, or another question."""
+    spec = get_task(sample.task)
+    if record.gold not in (None, "") and not _same_gold(spec, record.gold, sample.gold):
+        raise AisbenchError(
+            f"{record.where}: gold {record.gold!r} is not {sample.id}'s gold {sample.gold!r}: "
+            "the predictions do not follow the dataset order thinkeval uses (another split, "
+            "a shuffled or partitioned dataset?)"
+        )
+    prompt = "".join(_strings(record.prompt))
+    question = sample.messages[-1]["content"]
+    if prompt and _fingerprint(question) not in _fingerprint(prompt):
+        raise AisbenchError(
+            f"{record.where}: origin_prompt does not contain the question of {sample.id}: the "
+            "predictions do not follow the dataset order thinkeval uses, or used another prompt"
+        )
+
+
+@dataclass
+class _Collected:
+    """Records matched to samples, per task."""
+
+    successes: dict[str, tuple[Sample, Record]] = field(default_factory=dict)
+    failures: dict[str, tuple[Sample, Record]] = field(default_factory=dict)
+    tasks: set[str] = field(default_factory=set)
+
+
+def _collect(
+    model_dir: Path, output_dir: Path, data_dir: Path | None
+) -> tuple[_Collected, dict[str, list[Sample]]]:
+    files = list(dataset_files(model_dir))
+    if not files:
+        raise AisbenchError(f"{model_dir}: no prediction files (<dataset>.jsonl or .json)")
+    named = []
+    for path, dataset, failed in files:
+        task = task_of(dataset)
+        if task is None:
+            known = ", ".join(f"{n}*" for spec in all_tasks() for n in spec.aisbench_names)
+            raise AisbenchError(
+                f"{path}: unknown dataset {dataset!r}; thinkeval imports {known}. Move other "
+                "datasets' files aside"
+            )
+        named.append((path, dataset, failed, get_task(task)))
+    wanted = {spec.name for *_, spec in named}
+    samples = {s.name: load_samples(s, data_dir) for s in all_tasks() if s.name in wanted}
+    collected = _Collected()
+    for path, dataset, failed, spec in named:
+        items = samples[spec.name]
+        if spec.subsets:
+            subset = subset_of(dataset, spec)
+            if subset is None:
+                raise AisbenchError(
+                    f"{path}: unknown {spec.name} subset in {dataset!r}; thinkeval has "
+                    f"{', '.join(spec.subsets)}"
+                )
+            items = [s for s in items if s.subset == subset]
+        for record in read_records(path, output_dir, failed):
+            if record.index >= len(items):
+                raise AisbenchError(
+                    f"{record.where}: index {record.index} is beyond the dataset ({dataset} "
+                    f"maps to {spec.name}, which has {len(items)} samples there)"
+                )
+            sample = items[record.index]
+            verify(record, sample)
+            _add(collected, sample, record)
+            collected.tasks.add(spec.name)
+    if not collected.tasks:
+        raise AisbenchError(f"{model_dir}: the prediction files hold no records")
+    return collected, samples
+
+
+def _add(collected: _Collected, sample: Sample, record: Record) -> None:
+    if record.error is None:
+        earlier = collected.successes.get(sample.id)
+        if earlier is not None:
+            raise AisbenchError(
+                f"{record.where}: a second prediction for {sample.id} (the first is at "
+                f"{earlier[1].where}); import one AISBench run at a time"
+            )
+        collected.successes[sample.id] = (sample, record)
+        collected.failures.pop(sample.id, None)
+    elif sample.id not in collected.successes:
+        collected.failures.setdefault(sample.id, (sample, record))
+
+
+def _selection(task: str, items: list[Sample], imported: set[str]) -> dict[str, Any]:
+    """The smallest `tasks:` entry covering the imported samples, in dataset order."""
+    positions = [i for i, s in enumerate(items) if s.id in imported]
+    start, end = positions[0], positions[-1] + 1
+    if start == 0 and end == len(items):
+        return {"name": task}
+    if start == 0:
+        return {"name": task, "limit": end}
+    return {"name": task, "range": f"{start}:{end}"}
+
+
+# The attempts ------------------------------------------------------------------------------------
+
+
+def imported_state(
+    spec: TaskSpec, content: str | None, finish_reason: str | None, gold: str
+) -> ReplyState:
+    """The reply state of an imported reply, whose finish_reason is unknown unless inferred.
+
+    A finished-looking reply without a legal final answer counts as `unfinished`: a reply cut by
+    the token limit looks exactly like that, and a live run would have asked it again.
+    """
+    state = reply_state(content, finish_reason).state
+    if state == "finished" and finish_reason is None:
+        verdict = STRICT.score(spec, ReplyText(content, None, None), gold)
+        return "unfinished" if verdict.status == "no_answer" else state
+    return state
+
+
+def attempt_from(record: Record, sample: Sample, model: str, budget: int) -> Attempt:
+    """The fixed-phase attempt an AISBench record stands for, with its state and verdicts."""
+    request: dict[str, Any] = {
+        "imported_from": IMPORTED_FROM,
+        "source_file": record.source,
+        "record": record.key,
+    }
+    common: dict[str, Any] = {
+        "model": model,
+        "task": sample.task,
+        "sample_id": sample.id,
+        "phase": "fixed",
+        "budget": budget,
+        "max_tokens": budget,
+        "imported_from": IMPORTED_FROM,
+    }
+    if record.error is not None:
+        return Attempt(**common, request=request, error=record.error, error_kind="aisbench_failed")
+    content, reasoning = split_prediction(record.prediction)
+    finish_reason = None
+    if record.output_tokens is not None and record.output_tokens >= budget:
+        # The reply used the whole budget: the token limit cut it, whatever the text says.
+        finish_reason = "length"
+        request["finish_reason_inferred"] = "output_tokens >= max_tokens"
+    spec = get_task(sample.task)
+    state = imported_state(spec, content, finish_reason, sample.gold)
+    reply = ReplyText(content, reasoning, finish_reason, state)
+    return Attempt(
+        **common,
+        request=request,
+        content=content,
+        reasoning=reasoning,
+        finish_reason=finish_reason,
+        usage=Usage(prompt_tokens=record.input_tokens, completion_tokens=record.output_tokens),
+        state=state,
+        gold=sample.gold,
+        verdicts=recorded_verdicts(spec, reply, sample.gold),
+    )
+
+
+# The run directory -------------------------------------------------------------------------------
+
+
+def _run_name(output_dir: Path) -> str:
+    name = _BAD_NAME_CHARS.sub("-", f"aisbench-{output_dir.name}").strip("-.")
+    return name[:128]
+
+
+def _config_data(
+    collected: _Collected,
+    samples: dict[str, list[Sample]],
+    settings: Settings,
+    model: str,
+    overrides: dict[str, Any],
+) -> dict[str, Any]:
+    """The run config, as plain data: written to config.json and to the YAML for the next run."""
+    imported = set(collected.successes) | set(collected.failures)
+    entry: dict[str, Any] = {
+        "name": model,
+        "base_url": overrides["base_url"] or settings.base_url or PLACEHOLDER_BASE_URL,
+        "model": overrides["served_model"] or settings.served_model or model,
+        "generation": settings.generation,
+    }
+    if settings.concurrency is not None:
+        entry["concurrency"] = settings.concurrency
+    data: dict[str, Any] = {
+        "run": overrides["run"],
+        "budgets": list(overrides["budgets"]),
+        "tasks": [_selection(t, samples[t], imported) for t in samples if t in collected.tasks],
+        "models": [entry],
+    }
+    if overrides["data_dir"] is not None:
+        data["data_dir"] = str(overrides["data_dir"])
+    return data
+
+
+def _write_journal(
+    run_dir: Path, selected: dict[str, list[Sample]], collected: _Collected, model: str, budget: int
+) -> dict[str, Counter[str]]:
+    """Append one fixed attempt per imported record, in dataset order; count them per task."""
+    counts: dict[str, Counter[str]] = {task: Counter() for task in selected}
+    with Journal(run_dir, "main") as journal:
+        for task, items in selected.items():
+            for sample in items:
+                found = collected.successes.get(sample.id) or collected.failures.get(sample.id)
+                if found is not None:
+                    attempt = attempt_from(found[1], sample, model, budget)
+                    journal.append(attempt)
+                    strict = attempt.verdicts.get(STRICT.name)
+                    counts[task][strict.status if strict else "error"] += 1
+    return counts
+
+
+def _write_run_config(run_dir: Path, data: dict[str, Any], output_dir: Path) -> Path:
+    """The YAML config for the adaptive phase; its frozen keys equal config.json's."""
+    [entry] = data["models"]
+    shown = dict(data, models=[dict(entry, base_url=redact_url(entry["base_url"]))])
+    header = (
+        f"# Written by `thinkeval import-aisbench {output_dir}`.\n"
+        "# Keep budgets, tasks and the model's name, model and generation as they are: the\n"
+        "# imported fixed phase was asked with them. base_url may change.\n"
+    )
+    path = run_dir / CONFIG_NAME
+    text = header + yaml.safe_dump(shown, sort_keys=False, allow_unicode=True)
+    write_atomic(path, text.encode("utf-8"))
+    return path
+
+
+def import_aisbench(
+    source: Path,
+    *,
+    output: Path | None = None,
+    run: str | None = None,
+    budgets: tuple[int, int] = (2048, 8192),
+    data_dir: str | None = None,
+    base_url: str | None = None,
+    model: str | None = None,
+    served_model: str | None = None,
+) -> ImportResult:
+    """Import one model's predictions from an AISBench folder into a thinkeval run directory.
+
+    Writes config.json, samples/, journal/main.jsonl and summary.json like a run does, plus
+    `aisbench-import.yaml`: the config for the `thinkeval run` that does the adaptive phase.
+
+    >>> result = import_aisbench(Path("outputs/default/20250628_151326"), output=Path("runs/a"))
+    >>> result.next_command
+    'thinkeval run runs/a/aisbench-import.yaml --output runs/a'
+    """
+    output_dir = find_output_dir(source)
+    model_dir = find_model_dir(output_dir, model)
+    name = model_dir.name
+    settings = read_settings(output_dir, name)
+    if settings.max_out_len is not None and settings.max_out_len != budgets[0]:
+        raise AisbenchError(
+            f"{output_dir / (settings.source or 'configs')}: AISBench ran {name} with "
+            f"max_out_len={settings.max_out_len}, but the fixed budget is {budgets[0]}; pass "
+            f"--budgets {settings.max_out_len},B2 so the fixed phase means what it says"
+        )
+    resolved_data = resolve_data_dir(data_dir)
+    collected, samples = _collect(model_dir, output_dir, resolved_data)
+    overrides = {
+        "run": run or _run_name(output_dir),
+        "budgets": budgets,
+        "data_dir": resolved_data,
+        "base_url": base_url,
+        "served_model": served_model,
+    }
+    data = _config_data(collected, samples, settings, name, overrides)
+    config = parse_config(data, f"import of {output_dir}")
+    run_dir = run_dir_for(config, output)
+    if any(a.model == name for a in iter_attempts(run_dir)):
+        raise AisbenchError(
+            f"{run_dir} already holds attempts of model {name!r}; import into a new --output"
+        )
+    old = existing_record(run_dir)
+    check_resumable(run_dir, old, config)
+
+    selected = {sel.name: list(sel.select(samples[sel.name])) for sel in config.tasks}
+    records = []
+    for task, items in selected.items():
+        count, digest = write_samples(run_dir, task, items)
+        source_text = f"local {resolved_data}" if resolved_data is not None else "hub"
+        records.append(task_record(config, config.settings(task), digest, count, source_text))
+    write_run_record(run_dir, merged(old, new_record(config, records)))
+    counts = _write_journal(run_dir, selected, collected, name, budgets[0])
+    config_path = _write_run_config(run_dir, data, output_dir)
+    write_summary(run_dir)
+
+    missing = {task: len(items) - sum(counts[task].values()) for task, items in selected.items()}
+    warnings = [
+        f"{task}: {number} sample(s) inside the imported range have no AISBench record; the "
+        "next run asks them at the fixed budget"
+        for task, number in missing.items()
+        if number
+    ]
+    if settings.dropped:
+        warnings.append(
+            f"generation_kwargs {', '.join(settings.dropped)} from {settings.source} are not "
+            "sent by thinkeval (it owns them, or they cut thinking short)"
+        )
+    url = data["models"][0]["base_url"]
+    if url != redact_url(url):
+        warnings.append(f"{config_path}: credentials in base_url were redacted; put them back")
+    if url == PLACEHOLDER_BASE_URL:
+        warnings.append(
+            f"no server address was given or found: set base_url in {config_path} (or import "
+            "again with --base-url) before the next command"
+        )
+    command = f"thinkeval run {shlex.quote(str(config_path))} --output {shlex.quote(str(run_dir))}"
+    return ImportResult(run_dir, config_path, config, counts, missing, warnings, command)

@@ -1,0 +1,70 @@
+"""The files a running process keeps for others to read: its heartbeat and, when detached, its
+pid file. Both are typed records; readers treat a missing or unreadable file as absent.
+
+* `status/<writer>.json`, rewritten every `HEARTBEAT_S` seconds by each running `thinkeval run`
+  (pid, host, state, requests in flight, last error, progress rows);
+* `run.pid` (`run.<writer>.pid` for a shard), written when a run is detached: pid, host,
+  command, log file, and the exit status once the process has ended.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+from thinkeval.run.rundir import write_json
+
+HEARTBEAT_S = 2.0
+T = TypeVar("T")
+
+
+class ProgressRow(msgspec.Struct, kw_only=True):
+    """One model and task of a live process: attempts done of those it planned."""
+
+    model: str
+    task: str
+    done: int
+    total: int
+    rate_per_s: float = 0.0
+
+
+class Heartbeat(msgspec.Struct, kw_only=True):
+    """`status/<writer>.json`."""
+
+    pid: int
+    host: str
+    state: str  # starting, running, finished, stopped, failed
+    started_at: float
+    updated_at: float
+    model: str | None = None
+    in_flight: int = 0
+    last_error: str | None = None
+    rows: list[ProgressRow] = []
+
+
+class PidRecord(msgspec.Struct, kw_only=True):
+    """`run.pid` / `run.<writer>.pid` of a detached run."""
+
+    pid: int
+    host: str
+    writer: str = "main"
+    started_at: float
+    command: list[str] = []
+    cwd: str | None = None
+    log: str | None = None
+    exit_status: int | None = None
+    ended_at: float | None = None
+
+
+def read_record(path: Path, kind: type[T]) -> T | None:
+    """The record in `path`, or None when it is missing, being replaced, or not of `kind`."""
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=kind)
+    except (OSError, msgspec.MsgspecError):
+        return None
+
+
+def write_record(path: Path, record: msgspec.Struct, durable: bool = True) -> None:
+    write_json(path, msgspec.to_builtins(record), durable)

@@ -1,0 +1,201 @@
+"""`config.json`: what a run was started with, read back as typed structs.
+
+It holds the resolved config (API keys never; credentials in URLs redacted) and, per task, what
+the recorded attempts mean: the task's version, its scoring, the budgets and repeats it ran with,
+where its data came from, and a digest of the prompts asked. Resuming refuses a change of any
+of these, so a run never mixes answers to two different questions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from thinkeval import __version__
+from thinkeval.config import ModelConfig, RunConfig, TaskSettings
+from thinkeval.errors import JournalError
+from thinkeval.records import describe_decode_error
+from thinkeval.run.rundir import CONFIG_FILE, write_json
+
+RECORD_VERSION = 2
+# Settings that change what a recorded attempt means: a resumed run must keep them.
+_FROZEN_MODEL_KEYS = ("model", "generation", "stream")
+
+
+class TaskRecord(msgspec.Struct, kw_only=True):
+    """One task as the run asks it. Fields a version-1 `config.json` lacks are None."""
+
+    name: str
+    limit: int | None = None
+    range: str | None = None
+    budgets: tuple[int, int] | None = None
+    repeats: int = 1
+    recommended: dict[str, Any] = {}  # the task's own sampling, below the models' generation
+    generation: dict[str, Any] = {}  # the config's task entry, above the models' generation
+    version: str | None = None
+    scoring: str | None = None  # the answer kind and its version
+    digest: str | None = None  # of the prompts asked (ids, messages, golds)
+    samples: int | None = None
+    source: str | None = None  # "local <file>" or "hub <dataset> ..."
+
+
+class RunRecord(msgspec.Struct, kw_only=True):
+    """The typed `config.json`."""
+
+    schema_version: int = RECORD_VERSION
+    thinkeval_version: str | None = None
+    run: str
+    data_dir: str | None = None
+    budgets: tuple[int, int] | None = None
+    tasks: list[TaskRecord] = []
+    models: list[ModelConfig] = []
+
+    def task(self, name: str) -> TaskRecord:
+        for task in self.tasks:
+            if task.name == name:
+                return task
+        raise JournalError(f"{CONFIG_FILE}: the run has no task {name!r}")
+
+    def budgets_of(self, task: str) -> tuple[int, int]:
+        """The budgets `task` runs with (a version-1 record kept one pair for every task)."""
+        budgets = self.task(task).budgets or self.budgets
+        if budgets is None:
+            raise JournalError(f"{CONFIG_FILE}: no budgets recorded for task {task!r}")
+        return budgets
+
+    def repeats(self) -> dict[str, int]:
+        return {task.name: task.repeats for task in self.tasks}
+
+    @property
+    def model_names(self) -> list[str]:
+        return [model.name for model in self.models]
+
+    @property
+    def task_names(self) -> list[str]:
+        return [task.name for task in self.tasks]
+
+
+_DECODER = msgspec.json.Decoder(RunRecord)
+
+
+def read_run_record(run_dir: Path) -> RunRecord:
+    """The run's `config.json`; `JournalError` names the file and the field that is wrong."""
+    path = run_dir / CONFIG_FILE
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise JournalError(f"{path}: not found; is this a thinkeval run directory?") from None
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return _DECODER.decode(data)
+    except msgspec.MsgspecError as exc:
+        raise JournalError(f"{path}: {describe_decode_error(exc)}") from None
+
+
+def task_record(
+    config: RunConfig, settings: TaskSettings, digest: str, samples: int, source: str
+) -> TaskRecord:
+    """The record of one task the run is about to ask."""
+    from thinkeval.tasks import get_task
+
+    spec = get_task(settings.name)
+    selection = next(t for t in config.tasks if t.name == settings.name)
+    return TaskRecord(
+        name=settings.name,
+        limit=selection.limit,
+        range=selection.range,
+        budgets=settings.budgets,
+        repeats=settings.repeats,
+        recommended=settings.recommended,
+        generation=settings.generation,
+        version=spec.version,
+        scoring=spec.scoring_version,
+        digest=digest,
+        samples=samples,
+        source=source,
+    )
+
+
+def new_record(config: RunConfig, tasks: list[TaskRecord]) -> RunRecord:
+    """The record of `config` asking `tasks`: no secrets, URLs redacted."""
+    public = config.public_dict()
+    return RunRecord(
+        thinkeval_version=__version__,
+        run=config.run,
+        data_dir=config.data_dir,
+        budgets=config.budgets,
+        tasks=tasks,
+        models=msgspec.convert(public["models"], list[ModelConfig]),
+    )
+
+
+def merged(old: RunRecord | None, new: RunRecord) -> RunRecord:
+    """`new`, keeping the models and tasks recorded earlier that it does not name (a run
+    resumed with `--model` or `--task`, or a config that dropped a finished model)."""
+    if old is None:
+        return new
+    names = set(new.model_names)
+    task_names = set(new.task_names)
+    return msgspec.structs.replace(
+        new,
+        models=[m for m in old.models if m.name not in names] + new.models,
+        tasks=[t for t in old.tasks if t.name not in task_names] + new.tasks,
+    )
+
+
+def write_run_record(run_dir: Path, record: RunRecord) -> None:
+    write_json(run_dir / CONFIG_FILE, msgspec.to_builtins(record))
+
+
+def existing_record(run_dir: Path) -> RunRecord | None:
+    """The recorded `config.json`, or None for a new run."""
+    return read_run_record(run_dir) if (run_dir / CONFIG_FILE).exists() else None
+
+
+def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> None:
+    """Refuse to resume a run whose recorded settings differ from the config's.
+
+    Adding models or tasks is fine; changing a task's budgets, repeats or generation, or what a
+    model is asked, is not, because the recorded attempts would then mean something else.
+    (Changed prompts are caught when the samples are written: `rundir.write_samples`.)
+    """
+    if old is None:
+        return
+    path = run_dir / CONFIG_FILE
+    for selection in config.tasks:
+        before = next((t for t in old.tasks if t.name == selection.name), None)
+        if before is None:
+            continue
+        now = config.settings(selection.name)
+        was_budgets = before.budgets or old.budgets
+        for key, was, is_now in (
+            ("budgets", was_budgets, now.budgets),
+            ("repeats", before.repeats, now.repeats),
+            ("generation", before.generation, now.generation),
+            ("recommended sampling", before.recommended if before.version else {}, now.recommended),
+        ):
+            if was is not None and _plain(was) != _plain(is_now):
+                raise JournalError(
+                    f"{path}: task {selection.name!r} was run with {key} {_plain(was)}, the "
+                    f"config now says {_plain(is_now)}; use a new run name or --output DIR"
+                )
+    old_models = {m.name: m for m in old.models}
+    for model in config.models:
+        before_model = old_models.get(model.name)
+        if before_model is None:
+            continue
+        for key in _FROZEN_MODEL_KEYS:
+            was, is_now = getattr(before_model, key), getattr(model, key)
+            if _plain(was) != _plain(is_now):
+                raise JournalError(
+                    f"{path}: model {model.name!r} was run with {key} = {_plain(was)!r}, "
+                    f"the config now says {_plain(is_now)!r}; use a new run name or --output DIR"
+                )
+
+
+def _plain(value: Any) -> Any:
+    """JSON-equal form (tuples and lists compare equal), for comparing recorded settings."""
+    return msgspec.json.decode(msgspec.json.encode(value))

@@ -1,0 +1,59 @@
+"""Answer kinds: the unit of strict scoring, shared by every task with that kind of answer.
+
+A kind finds the final answer of a *finished* reply (the protocol has already set empty and cut-off
+replies apart) and compares it with the gold. Tasks name a kind in their spec; nothing here knows
+a task.
+
+>>> kind = make_kind("number")
+>>> kind.find("So she pays 5*3=15 dollars.\\nThe answer is 15.")
+Found(answer='15', rule='the answer is')
+>>> kind.matches("15", "15.00")
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from thinkeval.scoring.kinds.base import AnswerKind, Found, KindError
+from thinkeval.scoring.kinds.boolean import BooleanKind
+from thinkeval.scoring.kinds.choice import ChoiceKind
+from thinkeval.scoring.kinds.exact import ExactKind
+from thinkeval.scoring.kinds.number import NumberKind
+from thinkeval.scoring.kinds.regex import RegexKind
+
+__all__ = ["KINDS", "AnswerKind", "Found", "KindError", "make_kind"]
+
+# name -> constructor taking the kind's options as keywords (`choice` takes `letters`, `regex`
+# takes `pattern`). A task file names a kind and its options; specs build kinds directly.
+KINDS: dict[str, Callable[..., AnswerKind]] = {
+    "number": NumberKind,
+    "choice": ChoiceKind,
+    "boolean": BooleanKind,
+    "exact": ExactKind,
+    "regex": RegexKind,
+}
+
+
+def register_kind(name: str, factory: Callable[..., AnswerKind]) -> None:
+    """Make a kind available by name (to task files); a second registration replaces the first."""
+    KINDS[name] = factory
+
+
+def make_kind(name: str, **options: Any) -> AnswerKind:
+    """The kind called `name`, built with `options`; `KindError` names what is wrong.
+
+    >>> make_kind("choice", letters="ABCDE").letters
+    'ABCDE'
+    >>> make_kind("fuzzy")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    thinkeval.scoring.kinds.base.KindError: unknown answer kind 'fuzzy'; known kinds: number, ...
+    """
+    factory = KINDS.get(name)
+    if factory is None:
+        raise KindError(f"unknown answer kind {name!r}; known kinds: {', '.join(KINDS)}")
+    try:
+        return factory(**options)
+    except TypeError as exc:
+        raise KindError(f"answer kind {name!r}: {exc}") from None

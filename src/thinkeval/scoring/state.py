@@ -1,0 +1,47 @@
+"""The reply state, which alone decides the protocol: `empty`, `unfinished` or `finished`.
+
+It is task-agnostic: a reply is `empty` when no content is left after any think block,
+`unfinished` when the token limit cut it (`finish_reason == "length"`) or a `<think>` is still
+open, and `finished` otherwise. Only `empty` and `unfinished` fixed replies are asked again.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from thinkeval.records import ReplyState
+from thinkeval.scoring.text import split_think
+
+REPLY_STATES: tuple[ReplyState, ...] = ("empty", "unfinished", "finished")
+RETRY_STATES: frozenset[str] = frozenset({"empty", "unfinished"})
+
+
+class StateOfReply(NamedTuple):
+    """The state, the text a scorer may read (after the last `</think>`), and why."""
+
+    state: ReplyState
+    visible: str
+    rule: str | None
+
+
+def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
+    """Classify a reply from its `content` and `finish_reason` alone.
+
+    >>> reply_state("<think>2+2</think>The answer is 4.", "stop").state
+    'finished'
+    >>> reply_state("The answer is 4", "length")
+    StateOfReply(state='unfinished', visible='The answer is 4', rule='finish-length')
+    >>> reply_state("   ", "stop").state
+    'empty'
+    """
+    if content is None:
+        return StateOfReply("empty", "", "no-content")
+    visible, unclosed = split_think(content)
+    if not visible.strip():
+        return StateOfReply("empty", "", "no-content")
+    # A cut-off reply's "The answer is 5" is not its final word, so it is never scored.
+    if finish_reason == "length":
+        return StateOfReply("unfinished", visible, "finish-length")
+    if unclosed:
+        return StateOfReply("unfinished", visible, "unclosed-think")
+    return StateOfReply("finished", visible, None)

@@ -1,0 +1,121 @@
+"""A task spec: everything one benchmark knows, in one place.
+
+A spec says where its rows come from (a file under the data dir, or the Hugging Face hub), how a
+row becomes a `Sample` (id, messages, gold, subset), how answers are scored (an answer kind for
+the strict scorer, an AISBench post-processor for the lenient one), its default budgets,
+generation settings and repeats, and the names other tools use for it. Nothing outside a spec
+names a task: adding a benchmark is one spec file (`tasks/builtin/`) or one task file (YAML).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from thinkeval.records import Sample
+from thinkeval.scoring.kinds import AnswerKind
+
+
+@dataclass(frozen=True)
+class HubSplit:
+    """Where a data file lives on the Hugging Face hub: a dataset, its config and split."""
+
+    path: str
+    name: str | None
+    split: str
+    revision: str | None = None
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One file of a task's data: its path under the data dir, and the same rows on the hub.
+
+    `subset` names the part of the task the file holds (a C-Eval subject); its rows' samples
+    carry it. `format` is `jsonl`, `csv` or `parquet`, by default the local file's suffix.
+    """
+
+    local: str
+    hub: HubSplit | None = None
+    subset: str | None = None
+    format: str | None = None
+    columns: tuple[str, ...] = ()  # CSV: columns the header must name
+
+    @property
+    def file_format(self) -> str:
+        return self.format or self.local.rsplit(".", 1)[-1].lower()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data row and where it is: `index` counts rows of its file from 0; `where` names the
+    file and line (or hub row) for error messages."""
+
+    fields: Mapping[str, Any]
+    index: int
+    where: str
+    subset: str | None = None
+
+
+# row -> Sample; raises `DatasetError` naming `row.where` for a bad row.
+SampleBuilder = Callable[[Row], Sample]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A benchmark. Build one per module in `tasks/builtin/` (or from a YAML task file).
+
+    `ids_from_data` says the builder takes ids from the rows (checked for repeats while
+    loading); ids made from the row position are unique by construction.
+    """
+
+    name: str
+    version: str
+    description: str
+    files: tuple[DataFile, ...]
+    sample: SampleBuilder
+    answer: AnswerKind
+    lenient: str  # the AISBench post-processor of the lenient scorer (scoring.lenient.RULES)
+    budgets: tuple[int, int] = (2048, 8192)
+    generation: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    repeats: int = 1
+    ids_from_data: bool = False
+    prompt_source: str = ""  # where the prompt comes from, for the docs and the report
+    # Names other tools use for it: AISBench dataset abbreviations (matched as prefixes; a
+    # subset follows after "-" or "_"), and the simulator's answer flavour.
+    aisbench_names: tuple[str, ...] = ()
+    sim_flavour: str = "number"
+    # Run when a config lists no tasks: the seed's three benchmarks are "default".
+    suite: str = "extra"
+
+    def __post_init__(self) -> None:
+        if self.repeats < 1:
+            raise ValueError(f"task {self.name}: repeats must be at least 1")
+        if not 0 < self.budgets[0] < self.budgets[1]:
+            raise ValueError(f"task {self.name}: budgets must increase, got {self.budgets}")
+
+    @property
+    def subsets(self) -> tuple[str, ...]:
+        """The subsets in report order (empty for a task of one part)."""
+        return tuple(f.subset for f in self.files if f.subset is not None)
+
+    @property
+    def scoring_version(self) -> str:
+        """Changes when this task's strict verdicts could change: its kind's name and version."""
+        return f"{self.answer.name}-{self.answer.version}"
+
+
+def prompt_digest(samples: Iterator[Sample]) -> tuple[str, int]:
+    """A digest of what a task asks (ids, messages, golds, in order) and the number of samples.
+
+    Resuming compares it with the digest recorded at the run's start, so a run never mixes
+    answers to two versions of a prompt.
+    """
+    digest = hashlib.sha256()
+    count = 0
+    for sample in samples:
+        digest.update(repr((sample.id, sample.messages, sample.gold)).encode())
+        count += 1
+    return digest.hexdigest()[:16], count

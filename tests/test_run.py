@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -457,3 +458,37 @@ def test_model_and_task_filters_run_only_that_part(tmp_path: Path, sim) -> None:
     assert len(rows) == 6
     for row in rows.values():
         assert_counts_add_up(row)
+
+
+def test_changed_prompts_refuse_to_resume_and_can_keep_the_recorded_ones(
+    tmp_path: Path, sim, data_dir: Path
+) -> None:
+    done = run_small(tmp_path, sim, 4, seed=3)
+    recorded = (done.run_dir / "samples" / "gsm8k.jsonl").read_bytes()
+    # Another data dir whose first GSM8K question differs: the prompts no longer match.
+    other = tmp_path / "data"
+    shutil.copytree(data_dir / "gsm8k", other / "gsm8k")
+    shutil.copytree(data_dir / "ceval", other / "ceval")
+    shutil.copytree(data_dir / "boolq", other / "boolq")
+    test_file = other / "gsm8k" / "test.jsonl"
+    lines = test_file.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = json.loads(lines[0])
+    lines[0] = json.dumps({**first, "question": first["question"] + " Be quick."}) + "\n"
+    test_file.write_text("".join(lines), encoding="utf-8")
+    argv = ["run", str(done.config), "--output", str(done.run_dir)]
+    env = {"THINKEVAL_DATA_DIR": str(other)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "thinkeval", *argv], capture_output=True, text=True,
+        env={**os.environ, **env}, timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "gsm8k/0: its prompt changed" in proc.stderr
+    assert "--keep-recorded-samples" in proc.stderr and "Traceback" not in proc.stderr
+    assert (done.run_dir / "samples" / "gsm8k.jsonl").read_bytes() == recorded
+    kept = subprocess.run(
+        [sys.executable, "-m", "thinkeval", *argv, "--keep-recorded-samples"],
+        capture_output=True, text=True, env={**os.environ, **env}, timeout=120,
+    )
+    assert kept.returncode == 0, kept.stderr
+    assert (done.run_dir / "samples" / "gsm8k.jsonl").read_bytes() == recorded
+    assert numbers(done.run_dir) == done.numbers

@@ -57,6 +57,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         only_task=args.task,
         shard=shard,
         allow_model_mismatch=args.allow_model_mismatch,
+        keep_recorded_samples=args.keep_recorded_samples,
     )
     console = _console()
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
@@ -105,6 +106,12 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "--allow-model-mismatch",
         action="store_true",
         help="run even if /v1/models does not list the configured model id",
+    )
+    parser.add_argument(
+        "--keep-recorded-samples",
+        action="store_true",
+        help="resume with the prompts recorded when the run started, even if the data or "
+        "thinkeval's prompts changed since",
     )
     parser.add_argument(
         "--detach",

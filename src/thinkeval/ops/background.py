@@ -316,8 +316,12 @@ def run_argv(args: argparse.Namespace, run_dir: Path) -> list[str]:
         value = getattr(args, name, None)
         if value:
             argv += [flag, str(value)]
-    if getattr(args, "allow_model_mismatch", False):
-        argv.append("--allow-model-mismatch")
+    for flag, name in (
+        ("--allow-model-mismatch", "allow_model_mismatch"),
+        ("--keep-recorded-samples", "keep_recorded_samples"),
+    ):
+        if getattr(args, name, False):
+            argv.append(flag)
     return argv
 
 

@@ -1,4 +1,5 @@
-# AISBench config for the benchmark; bench/run_bench.py fills in the {{KEY}} strings.
+# AISBench config for the benchmark; bench/thinkeval_bench/peers/aisbench.py fills in the
+# {{KEY}} strings.
 # AISBench's own GSM8K 4-shot chain-of-thought chat prompt (the one thinkeval copies byte for byte)
 # and its own vLLM chat model config, pointed at the simulator: only the address, the model id,
 # max_out_len and, for the c64 run, batch_size (AISBench's requests in flight) change.

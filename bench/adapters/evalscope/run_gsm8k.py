@@ -1,6 +1,7 @@
 """EvalScope adapter for the benchmark: GSM8K from a local JSON Lines file, AISBench's 4-shot chat.
 
-bench/run_bench.py runs it with the `evalscope` virtualenv's python::
+bench/run_bench.py (bench/thinkeval_bench/peers/evalscope.py) runs it with the `evalscope`
+virtualenv's python::
 
     python run_gsm8k.py --base-url http://127.0.0.1:PORT/v1 --model sim-qwen3 \
         --data gsm8k/test.jsonl --prompt prompt.json --work-dir DIR [--concurrency 64]

@@ -1,6 +1,6 @@
 """inspect_ai task for the benchmark: local GSM8K rows, AISBench's 4-shot chat prompt.
 
-bench/run_bench.py runs it as::
+bench/run_bench.py (bench/thinkeval_bench/peers/inspect_ai.py) runs it as::
 
     inspect eval bench/adapters/inspect/gsm8k_bench.py --model openai-api/sim/sim-qwen3 ...
 

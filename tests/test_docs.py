@@ -12,7 +12,22 @@ import pytest
 
 @pytest.mark.parametrize(
     "module",
-    ["thinkeval", "thinkeval.scoring", "thinkeval.scoring.lenient", "thinkeval.results.stats"],
+    [
+        "thinkeval",
+        "thinkeval.api",
+        "thinkeval.scoring.kinds",
+        "thinkeval.scoring.kinds.exact",
+        "thinkeval.scoring.kinds.regex",
+        "thinkeval.scoring.lenient",
+        "thinkeval.scoring.state",
+        "thinkeval.scoring.strict",
+        "thinkeval.scoring.choice_answers",
+        "thinkeval.tasks",
+        "thinkeval.tasks.registry",
+        "thinkeval.run.judge",
+        "thinkeval.run.counted",
+        "thinkeval.results.stats",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), verbose=False)

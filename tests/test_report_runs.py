@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from thinkeval import score
 from thinkeval.records import Attempt, Sample, Usage
 from thinkeval.run.journal import Journal
 from thinkeval.run.rundir import write_json, write_samples
-from thinkeval.scoring import score
 
 B1, B2 = 2048, 8192
 T0 = 1_750_000_000.0  # a fixed unix time, so timings are known exactly

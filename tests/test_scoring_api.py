@@ -8,8 +8,9 @@ import time
 
 import pytest
 
+from thinkeval import score
 from thinkeval.records import STATUSES
-from thinkeval.scoring import SCORERS, score
+from thinkeval.scoring import SCORERS
 from thinkeval.scoring.scorers import LENIENT, STRICT
 
 TASKS = ("gsm8k", "boolq", "ceval")

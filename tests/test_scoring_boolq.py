@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from thinkeval.scoring import score
+from thinkeval import score
 
 PASSAGE_TALK = (
     "The passage says the Nile flows north into the Mediterranean Sea. A river that flows north "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from thinkeval.scoring import score
+from thinkeval import score
 
 PROSE = "选项A错误，因为宪法没有这样规定。选项C和D与题意无关。"
 

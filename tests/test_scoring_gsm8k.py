@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from thinkeval.scoring import score
+from thinkeval import score
 
 QWEN_TAIL = (
     "Janet's ducks lay 16 eggs per day. She eats 3 and bakes 4, so 16 - 3 - 4 = 9 eggs are left.\n"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from thinkeval.scoring import score
+from thinkeval import score
 from thinkeval.scoring.lenient import lenient_text
 
 TRUNCATED_REASONING = "Okay, Janet has 16 eggs. She eats 3 and bakes 4, so 9 left, 9 * 2"

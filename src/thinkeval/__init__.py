@@ -13,7 +13,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from thinkeval.api import score
 from thinkeval.records import Attempt, Sample, Verdict
-from thinkeval.scoring import score
 
 __all__ = ["Attempt", "Sample", "Verdict", "__version__", "score"]

@@ -8,6 +8,7 @@ import gc
 import sys
 import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -49,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ThinkevalError(str(exc)) from None
     run_dir = run_dir_for(config, args.output)
     if args.detach:
-        from thinkeval.ops.background import detach, run_argv
+        from thinkeval.ops.background import detach
 
         return detach(run_argv(args, run_dir), run_dir)
     options = RunOptions(
@@ -72,6 +73,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return EXIT_ERRORS_LEFT
     return EXIT_OK
+
+
+def run_argv(args: argparse.Namespace, run_dir: Path) -> list[str]:
+    """The `run` command line a detached process executes, from the parsed `run` arguments.
+
+    Paths are made absolute so the detached process does not depend on the directory it was
+    started from; `--output` is always given, so it writes exactly the run directory checked here.
+    """
+    argv = ["run", str(Path(args.config).resolve()), "--output", str(Path(run_dir).resolve())]
+    for flag, name in (("--model", "model"), ("--task", "task"), ("--shard", "shard")):
+        value = getattr(args, name, None)
+        if value:
+            argv += [flag, str(value)]
+    for flag, name in (
+        ("--allow-model-mismatch", "allow_model_mismatch"),
+        ("--keep-recorded-samples", "keep_recorded_samples"),
+    ):
+        if getattr(args, name, False):
+            argv.append(flag)
+    return argv
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -152,7 +173,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("sim.cli", "start a vLLM-faithful simulated server on 127.0.0.1 (tests, the demo)"),
     "report": ("report.cli", "write the report of one or more runs: Markdown, HTML or JSON"),
     "status": ("ops.status", "show where a run stands: progress per model/task/phase, rate, ETA"),
-    "stop": ("ops.background", "stop a background run gracefully (nothing partial is recorded)"),
+    "stop": ("cli.stop", "stop a background run gracefully (nothing partial is recorded)"),
     "verify": ("ops.verify", "check that a run is complete: every sample exactly once per phase"),
     "import-aisbench": (
         "cli.import_aisbench",

@@ -27,7 +27,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from thinkeval.errors import ThinkevalError
-from thinkeval.ops.background import FRESH_S, WriterProcess, find_writers
+from thinkeval.ops.processes import FRESH_S, WriterProcess, find_writers
 from thinkeval.records import Attempt, Phase
 from thinkeval.results.summary import Counts, FixedBlock, RetryBlock, tally
 from thinkeval.run.run_record import read_run_record

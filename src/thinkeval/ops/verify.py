@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from thinkeval.errors import ThinkevalError
-from thinkeval.ops.background import find_writers
+from thinkeval.ops.processes import find_writers
 from thinkeval.records import Phase, Sample
 from thinkeval.run.journal import scan
 from thinkeval.run.judge import Line, judge_unit, line_of

@@ -13,8 +13,8 @@ import importlib
 import pkgutil
 from functools import cache
 
+import thinkeval.tasks.builtin as builtin
 from thinkeval.errors import DatasetError
-from thinkeval.tasks import builtin
 from thinkeval.tasks.spec import TaskSpec
 
 _REGISTERED: dict[str, TaskSpec] = {}

@@ -41,9 +41,11 @@ class SampleRecord:
 
     def result(self) -> SampleResult:
         """The `results.SampleResult` that `count` and the summary work with."""
+        # A retry that was not due (the fixed reply was answered) is a protocol violation for
+        # `verify` to report; it never counts.
         return SampleResult(
             fixed=self.fixed.outcome if self.fixed else None,
-            retry=self.retry.outcome if self.retry else None,
+            retry=self.retry.outcome if self.retry and self.due else None,
             due=self.due,
         )
 
@@ -173,8 +175,9 @@ def _read_attempts(run: RunData, cells: dict[tuple[str, str], ModelTask]) -> Non
     gold = {(task, s.id): s.gold for task, items in run.samples.items() for s in items}
     for attempt in iter_attempts(run.path):
         cell = cells.get((attempt.model, attempt.task))
-        if cell is None or cell.run is not run or (attempt.task, attempt.sample_id) not in gold:
-            continue  # a model or sample outside this run's current selection
+        outside = (attempt.task, attempt.sample_id) not in gold or attempt.repeat != 0
+        if cell is None or cell.run is not run or outside:
+            continue  # a model, sample or repeat outside this run's current selection
         cell.attempts.append(attempt)
         record = cell.records.setdefault(attempt.sample_id, SampleRecord())
         current = record.fixed if attempt.phase == "fixed" else record.retry

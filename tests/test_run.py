@@ -492,3 +492,34 @@ def test_changed_prompts_refuse_to_resume_and_can_keep_the_recorded_ones(
     assert kept.returncode == 0, kept.stderr
     assert (done.run_dir / "samples" / "gsm8k.jsonl").read_bytes() == recorded
     assert numbers(done.run_dir) == done.numbers
+
+
+def test_rescore_shows_what_an_upgrade_changes_and_keeps_the_numbers(
+    tmp_path: Path, sim, capsys
+) -> None:
+    done = run_small(tmp_path, sim, 20, seed=6, p_long=0.3, p_wrong=0.3)
+    journal = done.run_dir / "journal" / "main.jsonl"
+    rows = [json.loads(line) for line in journal.read_text().splitlines()]
+    # As an older thinkeval would have recorded them: another version, every reply "correct".
+    aged = []
+    for row in rows:
+        if row["verdicts"]:
+            row["verdicts"] = {
+                name: {**v, "status": "correct", "version": "0"} for name, v in row["verdicts"].items()
+            }
+        aged.append(json.dumps(row) + "\n")
+    journal.write_text("".join(aged))
+    capsys.readouterr()
+    assert main(["rescore", str(done.run_dir), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    strict = {r["task"]: r for r in found["scorers"] if r["scorer"] == "strict"}
+    counted = {t: sum(1 for r in rows if r["task"] == t and r["verdicts"]) for t in strict}
+    for task, row in strict.items():
+        assert row["stale"] == row["replies"]  # every recorded verdict was of another version
+        not_correct = sum(t["count"] for t in row["transitions"] if t["recorded"] == "correct")
+        assert row["changed"] == not_correct > 0
+        assert row["replies"] <= counted[task]
+    assert numbers(done.run_dir) == done.numbers  # the rewritten summary is the true one
+    assert main(["rescore", str(done.run_dir)]) == 0
+    shown = capsys.readouterr().out
+    assert "correct→wrong" in shown and "summary.json rewritten" in shown

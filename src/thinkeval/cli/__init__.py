@@ -179,6 +179,10 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
         "cli.import_aisbench",
         "import an AISBench output folder as a run's fixed phase",
     ),
+    "rescore": (
+        "cli.rescore",
+        "score a run's replies again with the current scorers; show what changed",
+    ),
     "schema": ("ops.schema", "print the JSON Schema of a journal line, summary.json or the config"),
 }
 

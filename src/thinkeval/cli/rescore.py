@@ -1,0 +1,54 @@
+"""`thinkeval rescore RUN_DIR`: argument parsing (logic in `ops/rescore.py`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from thinkeval.errors import ThinkevalError
+
+DESCRIPTION = """\
+Score every counted reply of RUN_DIR again with the current scorers and rewrite summary.json.
+The journal is not changed and no model is asked. Shows, per model, task and scorer, how many
+verdicts differ from those recorded with the replies (after a thinkeval upgrade, or a fix to a
+task's answer kind) and lists the first of them."""
+EPILOG = """\
+examples:
+  thinkeval rescore runs/qwen3-compare
+  thinkeval rescore runs/qwen3-compare --json | jq '.scorers[] | select(.changed > 0)'
+
+exit status: 0 re-scored; 2 not a run directory, or a broken journal line (named)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the rescore command's arguments to `parser`."""
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`thinkeval rescore RUN_DIR [--json]`."""
+    from thinkeval.ops.rescore import rescore_run
+
+    if not args.run_dir.is_dir():
+        raise ThinkevalError(f"{args.run_dir}: no such run directory")
+    found = rescore_run(args.run_dir)
+    if args.json:
+        rows = []
+        for row in found.scorers:
+            data = asdict(row)
+            data["transitions"] = [
+                {"recorded": before, "now": now, "count": count}
+                for (before, now), count in sorted(row.transitions.items())
+            ]
+            data["changed"] = row.changed
+            rows.append(data)
+        print(json.dumps({"run_dir": str(found.run_dir), "scorers": rows}, indent=2))
+        return 0
+    from thinkeval.ui.rescore import render_rescore
+    from thinkeval.ui.tables import stdout_console
+
+    render_rescore(found, stdout_console())
+    return 0

@@ -1,0 +1,117 @@
+"""`thinkeval rescore RUN_DIR`: score every counted reply again with the current scorers.
+
+The journal is never changed: verdicts recorded with an attempt are a cache that the summary
+reuses only while the scorer version and the gold are current. After a thinkeval upgrade (or a
+fix to a task's answer kind) this command shows what re-scoring changes, reply by reply and in
+the accuracies, and rewrites `summary.json`. Nothing is asked of any model.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from thinkeval.records import Attempt
+from thinkeval.results.summary import Summary, write_summary
+from thinkeval.run.counted import Journals, count_journal, index_samples
+from thinkeval.run.judge import score_attempt
+from thinkeval.run.run_record import read_run_record
+from thinkeval.run.rundir import SamplesFile, recorded_tasks
+from thinkeval.scoring.scorers import RECORDING_SCORERS
+from thinkeval.tasks import get_task
+from thinkeval.tasks.spec import TaskSpec
+
+# Changed replies listed per model, task and scorer; the counts cover all of them.
+SHOWN_CHANGES = 20
+
+
+@dataclass(frozen=True)
+class Change:
+    """One counted reply whose verdict is not the one recorded with it."""
+
+    sample_id: str
+    repeat: int
+    phase: str
+    recorded: str | None  # None: recorded without this scorer's verdict (older runs)
+    now: str
+    answer: str | None
+
+
+@dataclass
+class ScorerChanges:
+    """What re-scoring changed for one model, task and scorer."""
+
+    model: str
+    task: str
+    scorer: str
+    replies: int = 0  # counted replies scored (errors excluded)
+    stale: int = 0  # recorded under another scorer version or gold, or not at all
+    transitions: Counter[tuple[str, str]] = field(default_factory=Counter)
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def changed(self) -> int:
+        return sum(self.transitions.values())
+
+
+@dataclass
+class Rescore:
+    """Everything `rescore` found, and the summary it wrote."""
+
+    run_dir: Path
+    scorers: list[ScorerChanges]
+    summary: Summary
+
+
+def rescore_run(run_dir: Path) -> Rescore:
+    """Score every counted attempt of `run_dir` again and rewrite `summary.json`."""
+    record = read_run_record(run_dir)
+    started = set(recorded_tasks(run_dir))
+    tasks = [task for task in record.task_names if task in started]
+    indexes = index_samples(run_dir, {task: record.task(task).repeats for task in tasks})
+    found: list[ScorerChanges] = []
+    with Journals(run_dir) as journals:
+        counted = count_journal(journals, indexes)
+        for (model, task), entry in sorted(counted.items()):
+            spec = get_task(task)
+            rows = {s.name: ScorerChanges(model, task, s.name) for s in RECORDING_SCORERS}
+            with SamplesFile(run_dir, task, messages=False) as samples:
+                golds = {sample.id: sample.gold for _, sample in samples}
+            refs = [("fixed", entry.fixed)]
+            if entry.retry is not None:
+                refs.append(("retry", entry.retry))
+            for _, phase_refs in refs:
+                for ref in phase_refs:
+                    if ref:
+                        attempt = journals.read(ref)
+                        _compare(attempt, spec, golds[attempt.sample_id], rows)
+            found.extend(rows.values())
+    return Rescore(run_dir, found, write_summary(run_dir))
+
+
+def _compare(attempt: Attempt, spec: TaskSpec, gold: str, rows: dict[str, ScorerChanges]) -> None:
+    if attempt.error is not None:
+        return
+    scored = score_attempt(attempt, spec, gold)
+    now = {"strict": scored.strict, "lenient": scored.lenient}
+    for scorer in RECORDING_SCORERS:
+        row = rows[scorer.name]
+        verdict = now[scorer.name]
+        assert verdict is not None  # only error attempts have no verdicts
+        row.replies += 1
+        stored = attempt.verdicts.get(scorer.name)
+        legacy = attempt.verdict if scorer.name == "strict" else attempt.lenient_verdict
+        before = stored.status if stored is not None else legacy
+        version = scorer.version_for(spec)
+        current = stored is not None and stored.version == version and attempt.gold == gold
+        row.stale += not current
+        if before != verdict.status:
+            row.transitions[(before or "none", verdict.status)] += 1
+            if len(row.changes) < SHOWN_CHANGES:
+                row.changes.append(
+                    Change(
+                        attempt.sample_id, attempt.repeat, attempt.phase, before,
+                        verdict.status, verdict.answer,
+                    )
+                )

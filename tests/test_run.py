@@ -505,7 +505,8 @@ def test_rescore_shows_what_an_upgrade_changes_and_keeps_the_numbers(
     for row in rows:
         if row["verdicts"]:
             row["verdicts"] = {
-                name: {**v, "status": "correct", "version": "0"} for name, v in row["verdicts"].items()
+                name: {**verdict, "status": "correct", "version": "0"}
+                for name, verdict in row["verdicts"].items()
             }
         aged.append(json.dumps(row) + "\n")
     journal.write_text("".join(aged))

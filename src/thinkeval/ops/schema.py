@@ -6,8 +6,6 @@ drift from them; `docs/schemas/` holds a copy of each, which a test keeps equal.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from typing import Any
 
 import msgspec
@@ -52,24 +50,3 @@ def render(name: str) -> str:
     """`json_schema(name)` as indented JSON with sorted keys, ending in a newline."""
     encoded = msgspec.json.encode(json_schema(name), order="sorted")
     return msgspec.json.format(encoded, indent=2).decode() + "\n"
-
-
-DESCRIPTION = """\
-Print the JSON Schema of a file thinkeval writes: `attempt` (one journal line), `summary`
-(summary.json) or `config` (the run config, also stored as config.json). Generated from the
-structs that read and write the files."""
-EPILOG = """\
-examples:
-  thinkeval schema attempt > attempt.schema.json
-  thinkeval schema summary | jq '.["$defs"].Counts'"""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the schema command's arguments to `parser`."""
-    parser.add_argument("document", choices=sorted(DOCUMENTS), help="which file's schema")
-
-
-def run(args: argparse.Namespace) -> int:
-    """`thinkeval schema DOCUMENT`: print the schema on stdout."""
-    sys.stdout.write(render(args.document))
-    return 0

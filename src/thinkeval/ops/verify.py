@@ -18,17 +18,11 @@ is due, what is a duplicate) is the judge's (`run/judge.py`), the same that `sum
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
-
-from thinkeval.errors import ThinkevalError
 from thinkeval.ops.processes import find_writers
 from thinkeval.records import Phase, Sample
 from thinkeval.run.journal import scan
@@ -36,9 +30,6 @@ from thinkeval.run.judge import Line, judge_unit, line_of
 from thinkeval.run.run_record import read_run_record
 from thinkeval.run.rundir import SAMPLES_DIR, read_samples
 from thinkeval.tasks import find_task
-
-# Ids listed per problem in the readable output; --json lists all of them.
-SHOWN_IDS = 10
 
 
 @dataclass(frozen=True)
@@ -226,102 +217,3 @@ def verify_run(run_dir: Path) -> Verification:
             model, task, sample_id, repeat = key
             found.unknown.extend(Unknown(model, task, sample_id, repeat, e.where) for e in lines)
     return found
-
-
-def _ids(ids: list[str]) -> str:
-    shown = ", ".join(ids[:SHOWN_IDS])
-    more = len(ids) - SHOWN_IDS
-    return shown + (f" … and {more} more" if more > 0 else "")
-
-
-def render(found: Verification, console: Console) -> None:
-    """Print the verification: one line per model and task, then every problem."""
-    console.print(f"[bold]{escape(found.run)}[/] · {escape(found.run_dir)}")
-    if found.live_writers:
-        console.print(
-            f"[yellow]the run is still in progress ({escape(', '.join(found.live_writers))}); "
-            "this is a snapshot[/]"
-        )
-    for check in found.tasks:
-        mark = "[green]✓[/]" if check.complete and check.clean else "[red]✗[/]"
-        b1, b2 = check.budgets
-        repeats = f" × {check.repeats} repeats" if check.repeats > 1 else ""
-        console.print(
-            f"{mark} {escape(check.model)} · {escape(check.task)}{repeats} ({b1} → {b2}): fixed "
-            f"{check.fixed_recorded}/{check.samples}, retry {check.retry_recorded}/"
-            f"{check.candidates} candidates"
-        )
-        problems: list[tuple[str, list[str]]] = [
-            ("missing fixed", check.missing_fixed),
-            ("missing retry", check.missing_retry),
-            ("error-only fixed (run again to re-ask)", check.error_only_fixed),
-            ("error-only retry (run again to re-ask)", check.error_only_retry),
-            ("unexpected retry (fixed verdict not empty/unfinished, or no fixed answer)",
-             check.unexpected_retries),
-            ("duplicated", [f"{d.sample_id} {d.phase} ({', '.join(d.lines)})"
-                            for d in check.duplicated]),
-            ("wrong budget", [f"{w.sample_id} {w.phase} budget {w.budget} ({w.where})"
-                              for w in check.wrong_budget]),
-        ]
-        for name, ids in problems:
-            if ids:
-                console.print(f"    {name}: {len(ids)}: {escape(_ids(ids))}")
-    for task in found.missing_samples:
-        console.print(f"[red]✗[/] task {escape(task)}: no {SAMPLES_DIR}/{escape(task)}.jsonl "
-                      "(never started)")
-    if found.unknown:
-        items = [
-            f"{u.model}/{u.task}/{u.sample_id}" + (f"#{u.repeat}" if u.repeat else "")
-            + f" ({u.where})"
-            for u in found.unknown
-        ]
-        console.print(f"[red]✗[/] attempts for unknown samples: {len(items)}: "
-                      f"{escape(_ids(items))}")
-    if found.invalid_lines:
-        console.print(f"[red]✗[/] invalid journal lines: {len(found.invalid_lines)}: "
-                      f"{escape(_ids(found.invalid_lines))}")
-    if found.torn_tails:
-        console.print(f"note: torn last line (a write cut by a crash; never counted, cut when "
-                      f"the journal is next opened): {escape(', '.join(found.torn_tails))}")
-    if found.ok:
-        console.print("[green]complete and clean[/]")
-    else:
-        failures = [name for name, bad in (("incomplete", not found.complete),
-                                           ("not clean", not found.clean)) if bad]
-        console.print(f"[red]{' and '.join(failures)}[/]")
-
-
-DESCRIPTION = """\
-Combine every journal file of RUN_DIR (main run and shards) and check: each sample of each model
-and task once in the fixed phase; exactly the candidates (fixed verdict empty or unfinished) once
-in the retry phase and nothing else retried; attempts at the run's budgets. Lists missing ids,
-duplicated ids (recorded successfully more than once, e.g. overlapping shards), unexpected
-retries, error-only samples (run again to re-ask them) and attempts for unknown samples."""
-EPILOG = """\
-examples:
-  thinkeval verify runs/qwen3-compare
-  thinkeval verify runs/qwen3-compare --json | jq '.tasks[] | select(.complete | not)'
-
-exit status: 0 complete and clean; 1 something is missing or wrong; 2 not a run directory."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the verify command's arguments to `parser`."""
-    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-
-
-def run(args: argparse.Namespace) -> int:
-    """`thinkeval verify RUN_DIR [--json]`: 0 only when complete and clean."""
-    run_dir: Path = args.run_dir
-    if not run_dir.is_dir():
-        raise ThinkevalError(f"{run_dir}: no such run directory")
-    found = verify_run(run_dir)
-    if args.json:
-        print(json.dumps(found.to_json(), indent=2, sort_keys=True))
-    else:
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=160)
-        render(found, console)
-    return 0 if found.ok else 1

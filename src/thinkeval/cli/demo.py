@@ -1,0 +1,30 @@
+"""`thinkeval demo`: argument parsing (logic in `ops/demo.py`)."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+HELP = "run the full protocol on the real datasets against two simulated models"
+DESCRIPTION = textwrap.dedent(
+    """\
+    Start two simulated models (clearly labelled: not real LLMs) in the background and
+    evaluate them on C-Eval, BoolQ and GSM8K with the full protocol."""
+)
+EPILOG = "example:\n  thinkeval demo --output runs/demo"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the demo command's arguments to `parser`."""
+    parser.add_argument("--output", metavar="DIR", default="runs/demo", help="run directory")
+    parser.add_argument("--data-dir", metavar="DIR", help="datasets folder (default: auto)")
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="only the first N samples of each task"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the demo; 0 when it finished."""
+    from thinkeval.ops.demo import run_demo
+
+    return run_demo(args)

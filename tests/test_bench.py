@@ -328,3 +328,17 @@ def test_a_missing_or_newer_results_file_is_refused(tmp_path: Path) -> None:
     save_record(replace(_record(), format=2), path)
     with pytest.raises(SystemExit, match="has results format 2; this script reads 1"):
         load_record(path)
+
+
+def test_revision_comparison_reports_medians_and_ratios(tmp_path: Path) -> None:
+    from thinkeval_bench.revisions import MEASURES, Revision, render
+
+    old, new = Revision("base abc", tmp_path), Revision("new", tmp_path)
+    for key, _, _ in MEASURES:
+        for value in (1.0, 3.0, 2.0):
+            old.add(key, value)
+            new.add(key, value * 1.5)
+    table = render([old, new], 1000, 100_000, 3)
+    assert "| CPU s per 1000 requests (zero latency, 64 in flight) | 2.00 | 3.00 | 1.50 |" in table
+    assert "| peak RSS MiB, memory run | 2 | 3 | 1.50 |" in table
+    assert table.startswith("3 interleaved rounds; 1000 GSM8K rows; memory run 100000 rows.")

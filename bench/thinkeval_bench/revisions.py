@@ -1,0 +1,167 @@
+"""Two revisions of thinkeval side by side: the same workload, interleaved runs, ratios.
+
+`python bench/compare_revisions.py --base f7da732` runs thinkeval from a `git archive` of each
+revision (the base, and the working tree) against a fresh simulator for every run, alternating
+base and new so that load on a shared machine hits both alike, and prints the medians and the
+new/base ratios of:
+
+* CPU seconds per 1000 requests (a zero-latency GSM8K run of `--requests` rows, 64 in flight),
+* start-up: CPU seconds of a 20-request run (import, config, samples, identity check),
+* peak RSS of a zero-latency run over `--memory-rows` synthetic GSM8K rows.
+
+The simulator always comes from the working tree, so both revisions talk to the same server.
+"""
+
+from __future__ import annotations
+
+import compileall
+import io
+import statistics
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from thinkeval_bench import REPO
+from thinkeval_bench.measure import run_measured
+from thinkeval_bench.runenv import base_env, take_snapshot
+from thinkeval_bench.simulator import Simulator
+from thinkeval_bench.workload import MAX_TOKENS, MODEL, write_first_rows, write_synthetic
+
+CONFIG = """\
+run: compare
+data_dir: {data_dir}
+budgets: [{budget}, 8192]
+tasks: [{{name: gsm8k, limit: {limit}}}]
+models:
+  - name: {model}
+    base_url: {base_url}
+    concurrency: 64
+"""
+
+
+@dataclass
+class Revision:
+    """One revision's snapshot and what its runs measured, by measurement name."""
+
+    name: str
+    path: Path
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, what: str, value: float) -> None:
+        self.samples.setdefault(what, []).append(value)
+
+    def median(self, what: str) -> float:
+        return statistics.median(self.samples[what])
+
+
+def archive(revision: str, target: Path) -> Path:
+    """`src/thinkeval` at `revision` (the working tree for `WORKTREE`), byte-compiled."""
+    target.mkdir(parents=True, exist_ok=True)
+    if revision == "WORKTREE":
+        take_snapshot(target)
+        return target
+    data = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", revision, "src/thinkeval"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(target, filter="data")
+    (target / "src" / "thinkeval").rename(target / "thinkeval")
+    compileall.compile_dir(target / "thinkeval", quiet=1)
+    return target
+
+
+def one_run(
+    revision: Revision, data_dir: Path, limit: int, work: Path, seed: int
+) -> tuple[float, float, float, int]:
+    """Run `limit` rows with `revision`; (CPU s, wall s, peak RSS MiB, exit code)."""
+    work.mkdir(parents=True, exist_ok=True)
+    sim = Simulator(seed=seed, latency_s=0.0, data_dir=data_dir, log_path=work / "sim.log")
+    sim.start()
+    try:
+        config = work / "run.yaml"
+        config.write_text(
+            CONFIG.format(
+                data_dir=data_dir, budget=MAX_TOKENS, limit=limit, model=MODEL,
+                base_url=sim.base_url,
+            )
+        )
+        env = dict(base_env(), PYTHONPATH=str(revision.path))
+        argv = [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(work / "r")]
+        usage = run_measured(
+            argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=1800.0
+        )
+    finally:
+        sim.stop()
+    return usage.cpu_s, usage.wall_s, usage.peak_rss_mb, usage.exit_code or 0
+
+
+def compare(
+    base: str,
+    *,
+    work: Path,
+    data_source: Path,
+    requests: int,
+    memory_rows: int,
+    rounds: int,
+    seed: int,
+    log: Callable[[str], None],
+) -> list[Revision]:
+    """Measure both revisions `rounds` times, interleaved; return their samples."""
+    new = Revision("new", archive("WORKTREE", work / "new"))
+    old = Revision(f"base {base}", archive(base, work / "base"))
+    rows = write_first_rows(data_source, work / "rows", requests)
+    synthetic = work / "synthetic"
+    write_synthetic(synthetic, memory_rows, seed)
+    data = rows.parent.parent
+    for round_no in range(rounds):
+        order = (old, new) if round_no % 2 == 0 else (new, old)
+        for revision in order:
+            tag = f"{revision.name.split()[0]}-{round_no}"
+            cpu, wall, rss, code = one_run(revision, data, requests, work / f"zero-{tag}", seed)
+            _check(code, revision, work / f"zero-{tag}")
+            revision.add("cpu_per_1000", cpu * 1000 / requests)
+            revision.add("wall", wall)
+            cpu20, _, _, code = one_run(revision, data, 20, work / f"start-{tag}", seed)
+            _check(code, revision, work / f"start-{tag}")
+            revision.add("startup_cpu", cpu20)
+            _, _, rss, code = one_run(
+                revision, synthetic, memory_rows, work / f"mem-{tag}", seed
+            )
+            _check(code, revision, work / f"mem-{tag}")
+            revision.add("peak_rss", rss)
+            log(f"round {round_no + 1}/{rounds} {revision.name}: done")
+    return [old, new]
+
+
+def _check(code: int, revision: Revision, work: Path) -> None:
+    if code != 0:
+        tail = (work / "run.log").read_text(errors="replace")[-600:]
+        raise RuntimeError(f"{revision.name} failed (exit {code}) in {work}:\n{tail}")
+
+
+MEASURES = (
+    ("cpu_per_1000", "CPU s per 1000 requests (zero latency, 64 in flight)", 2),
+    ("startup_cpu", "start-up: CPU s of a 20-request run", 2),
+    ("wall", "wall s of the zero-latency run", 2),
+    ("peak_rss", "peak RSS MiB, memory run", 0),
+)
+
+
+def render(revisions: list[Revision], requests: int, memory_rows: int, rounds: int) -> str:
+    """A Markdown table of medians and new/base ratios."""
+    old, new = revisions
+    lines = [
+        f"{rounds} interleaved rounds; {requests} GSM8K rows; memory run {memory_rows} rows.",
+        "",
+        f"| measure | {old.name} | {new.name} | new / base |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for key, label, digits in MEASURES:
+        a, b = old.median(key), new.median(key)
+        lines.append(f"| {label} | {a:.{digits}f} | {b:.{digits}f} | {b / a:.2f} |")
+    return "\n".join(lines) + "\n"

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from thinkeval_bench.measure import set_subreaper, stop_all_on_signals  # noqa: E402
-from thinkeval_bench.revisions import compare, render  # noqa: E402
-from thinkeval_bench.workload import gsm8k_source  # noqa: E402
+from thinkeval_bench.measure import set_subreaper, stop_all_on_signals
+from thinkeval_bench.revisions import compare, render
+from thinkeval_bench.workload import gsm8k_source
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -198,6 +198,27 @@ def test_unreachable_server_is_named(tmp_path: Path) -> None:
         "base_url"] == "http://***@127.0.0.1:9/v1"
 
 
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda url: url.removesuffix("/v1"), "answered HTTP 404; did you mean {url}?"),
+        (lambda url: url.replace("http://", "https://"),
+         "the server speaks plain HTTP; use {url}"),
+    ],
+)
+def test_a_wrong_base_url_says_what_to_use(
+    tmp_path: Path, sim, capsys: pytest.CaptureFixture[str], change, says: str
+) -> None:
+    server = sim(model=MODEL)
+    config = write_config(tmp_path / "run.yaml", {
+        "run": "url", "tasks": [{"name": "boolq", "limit": 2}],
+        "models": [{"name": MODEL, "base_url": change(server.base_url), "max_retries": 0}]})
+    assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if line.startswith("error:")]
+    assert says.format(url=server.base_url) in line and "Traceback" not in err
+
+
 def _make_read_only(root: Path, on: bool) -> None:
     """Make `root` and everything in it unwritable, for root too (which ignores permissions)."""
     if os.geteuid() == 0:

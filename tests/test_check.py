@@ -6,11 +6,16 @@ import argparse
 import json
 import socket
 import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import msgspec
 import pytest
+from aiohttp import web
 
+from thinkeval.cli import check as check_cli
+from thinkeval.cli import main
 from thinkeval.ops import check
 
 # Every prompt answered after a short think: the probe finishes at the first or second rung.
@@ -24,8 +29,8 @@ def stats(base_url: str) -> dict[str, Any]:
 
 def run_check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     parser = argparse.ArgumentParser()
-    check.add_arguments(parser)
-    code = check.run(parser.parse_args(list(argv)))
+    check_cli.add_arguments(parser)
+    code = check_cli.run(parser.parse_args(list(argv)))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -63,6 +68,9 @@ def test_each_era_is_reported(
     assert report["smallest_budget"] in (256, 1024)
     assert report["probes"][-1]["verdict"] in ("correct", "wrong")
     assert stats(server.base_url)["requests"] == len(report["probes"])
+    api = "vllm" if profile.startswith("vllm") else profile
+    assert report["api"] == api
+    assert report["api_evidence"] == f"owned_by: {'system' if api == 'openai' else api}"
     if profile == "openai":
         assert report["max_model_len"] is None  # OpenAI's cards carry no context length
         assert any("hidden" in w for w in report["warnings"])
@@ -76,7 +84,8 @@ def test_human_output_names_what_it_found(capsys, sim) -> None:
     assert code == 0
     assert "qwen3-8b (the only one served)" in out
     assert "reasoning_content" in out and "smallest budget that finishes" in out
-    assert "ok:" in out
+    assert "api: vllm  (owned_by: vllm)" in out
+    assert out.strip().splitlines()[-1].endswith("in the config: api: vllm")
 
 
 def test_cut_off_replies_show_the_legacy_think_in_content(capsys, sim) -> None:
@@ -192,10 +201,10 @@ def test_missing_api_key_variable_is_bad_input(sim) -> None:
     from thinkeval.errors import ConfigError
 
     parser = argparse.ArgumentParser()
-    check.add_arguments(parser)
+    check_cli.add_arguments(parser)
     args = parser.parse_args(["--base-url", "http://127.0.0.1:1/v1", "--api-key-env", "NOPE_X"])
     with pytest.raises(ConfigError, match="NOPE_X"):
-        check.run(args)
+        check_cli.run(args)
 
 
 def test_url_credentials_are_redacted(capsys) -> None:
@@ -213,15 +222,15 @@ def test_budget_ladder_and_bad_budgets() -> None:
     assert check.budget_ladder(4096) == [256, 1024, 4096]
     assert check.budget_ladder(100) == [100]
     parser = argparse.ArgumentParser()
-    check.add_arguments(parser)
+    check_cli.add_arguments(parser)
     with pytest.raises(SystemExit):
         parser.parse_args(["--base-url", "http://x/v1", "--budgets", "8192,2048"])
 
 
 def test_help_has_an_example() -> None:
-    assert "example:" in check.EPILOG and "thinkeval check --base-url" in check.EPILOG
-    parser = argparse.ArgumentParser(description=check.DESCRIPTION, epilog=check.EPILOG)
-    check.add_arguments(parser)
+    assert "example:" in check_cli.EPILOG and "thinkeval check --base-url" in check_cli.EPILOG
+    parser = argparse.ArgumentParser(description=check_cli.DESCRIPTION, epilog=check_cli.EPILOG)
+    check_cli.add_arguments(parser)
     assert "--budgets" in parser.format_help()
 
 
@@ -248,3 +257,95 @@ async def test_rejected_key_names_the_fix_and_hides_the_key() -> None:
     assert not report.ok and report.reason is not None
     assert "HTTP 401" in report.reason and "--api-key-env" in report.reason
     assert b"sk-leaky-1" not in msgspec.json.encode(report)
+
+
+@asynccontextmanager
+async def gateway(owned_by: str) -> AsyncIterator[str]:
+    """A server in front of an OpenAI reasoning model whose card does not say so: it refuses
+    max_tokens as OpenAI does, and answers max_completion_tokens."""
+
+    async def models(request: web.Request) -> web.Response:
+        return web.json_response({"data": [{"id": "o4-mini", "owned_by": owned_by}]})
+
+    async def chat(request: web.Request) -> web.Response:
+        body = await request.json()
+        if "max_tokens" in body or "chat_template_kwargs" in body:
+            error = {"message": "Unsupported parameter: 'max_tokens' is not supported with this "
+                     "model. Use 'max_completion_tokens' instead.",
+                     "type": "invalid_request_error", "param": "max_tokens",
+                     "code": "unsupported_parameter"}
+            return web.json_response({"error": error}, status=400)
+        message = {"role": "assistant", "content": "The answer is 12"}
+        usage = {"prompt_tokens": 30, "completion_tokens": 90,
+                 "completion_tokens_details": {"reasoning_tokens": 80}}
+        return web.json_response({"model": "o4-mini", "usage": usage, "choices": [
+            {"index": 0, "message": message, "finish_reason": "stop"}]})
+
+    app = web.Application()
+    app.router.add_get("/v1/models", models)
+    app.router.add_post("/v1/chat/completions", chat)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_refusal_of_max_tokens_switches_to_the_openai_profile() -> None:
+    async with gateway("acme") as url:
+        report = await check.check_server(url, None, (2048, 8192))
+        forced = await check.check_server(url, None, (2048, 8192), api="vllm")
+    assert report.ok, report.reason
+    assert (report.api, report.api_evidence) == (
+        "openai", "HTTP 400 unsupported_parameter for max_tokens"
+    )
+    assert [p.max_tokens for p in report.probes] == [256]  # the refused probe is not kept
+    assert not forced.ok and forced.api == "vllm" and forced.api_evidence == "--api"
+    assert forced.reason is not None and "set `api: openai`" in forced.reason
+
+
+async def test_forcing_another_api_than_the_card_shows_warns() -> None:
+    async with gateway("system") as url:
+        report = await check.check_server(url, None, (2048, 8192), api="openai")
+        detected = await check.check_server(url, None, (2048, 8192))
+    assert report.ok and report.warnings == [
+        "the reasoning is hidden (only usage.reasoning_tokens tells it exists); it cannot be "
+        "audited"
+    ]
+    assert detected.api == "openai" and detected.api_evidence == "owned_by: system"
+    async with gateway("vllm") as url:
+        report = await check.check_server(url, None, (2048, 8192), api="openai")
+    assert report.ok
+    assert "owned_by: vllm, which looks like api: vllm, but --api openai" in report.warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("", "--base-url '' is empty"),
+        ("localhost:8000/v1", "has no scheme: did you mean 'http://localhost:8000/v1'?"),
+        ("ftp://127.0.0.1/v1", "uses ftp://, but only http:// and https://"),
+        ("http:///v1", "has no host"),
+    ],
+)
+def test_a_url_that_cannot_be_asked_is_one_line_of_bad_input(
+    capsys: pytest.CaptureFixture[str], url: str, says: str
+) -> None:
+    assert main(["check", "--base-url", url]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and says in err
+
+
+def test_https_to_a_plain_http_server_and_a_missing_v1_are_named(
+    capsys: pytest.CaptureFixture[str], sim
+) -> None:
+    server = sim(**ANSWERS)
+    plain = server.base_url
+    assert main(["check", "--base-url", plain.replace("http://", "https://")]) == 1
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and f"the server speaks plain HTTP; use {plain}" in err
+    assert main(["check", "--base-url", plain.removesuffix("/v1")]) == 1
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and f"did you mean {plain}?" in err

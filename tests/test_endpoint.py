@@ -6,16 +6,26 @@ import json
 
 import pytest
 
-from thinkeval.client.endpoint import (
+from thinkeval.client.replies import (
     RequestFailed,
-    _http_failure,
-    _retry_after,
     error_message,
+    http_failure,
     normalise,
-    parse_completion,
+    retry_after,
 )
-from thinkeval.records import Attempt, Usage
+from thinkeval.client.replies import parse_completion as parse_with_message
+from thinkeval.records import Attempt, Reply, Usage
 from thinkeval.run.journal import Journal, iter_attempts
+
+
+def parse_completion(raw: object) -> Reply:
+    reply, _ = parse_with_message(raw)
+    return reply
+
+
+def _http_failure(status: int, raw: bytes, retry_after_header: str | None) -> RequestFailed:
+    failure, _ = http_failure(status, raw, retry_after_header)
+    return failure
 
 
 def body(message: dict, finish: str = "stop", usage: dict | None = None) -> dict:
@@ -180,11 +190,11 @@ def test_html_error_page_is_named() -> None:
 
 
 def test_retry_after_seconds_and_dates() -> None:
-    assert _retry_after("2") == 2.0
-    assert _retry_after("0.05") == 0.05
-    assert _retry_after(None) is None
-    assert _retry_after("soon") is None
-    assert _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
+    assert retry_after("2") == 2.0
+    assert retry_after("0.05") == 0.05
+    assert retry_after(None) is None
+    assert retry_after("soon") is None
+    assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
 
 
 def test_normalise_keeps_plain_replies() -> None:

@@ -368,9 +368,12 @@ def test_server_redeployed_mid_run_stops_cleanly(tmp_path: Path, sim, capsys) ->
 def test_every_server_era_gives_the_same_verdicts(tmp_path: Path, sim, profile: str) -> None:
     reference, other = sim(model="m", seed=9), sim(model="m", seed=9, profile=profile)
     verdicts = []
-    for name, server in (("ref", reference), ("era", other)):
+    # OpenAI's API wants max_completion_tokens: the model says `api: openai`.
+    api = {"api": "openai"} if profile == "openai" else {}
+    for name, server, extra in (("ref", reference, {}), ("era", other, api)):
         config = write_config(tmp_path / f"{name}.yaml", {
-            "run": name, "tasks": small_tasks(40), "models": [model_entry("m", server.base_url)]})
+            "run": name, "tasks": small_tasks(40),
+            "models": [model_entry("m", server.base_url, **extra)]})
         assert main(["run", str(config), "--output", str(tmp_path / name)]) == 0
         verdicts.append({(x.sample_id, x.phase): x.recorded_status()
                          for x in iter_attempts(tmp_path / name)})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import signal
@@ -61,10 +62,14 @@ def ceval_sample(i: int) -> Sample:
     return Sample(f"ceval/law/{i}", "ceval", ({"role": "user", "content": content},), "ABCD"[i % 4])
 
 
-def request_body(sample: Sample, max_tokens: int | None = 8192, **extra: Any) -> dict[str, Any]:
+def request_body(
+    sample: Sample, max_tokens: int | None = 8192, *, profile: str = "", **extra: Any
+) -> dict[str, Any]:
+    """A chat request; the budget under the name `profile`'s server takes (OpenAI refuses
+    `max_tokens`)."""
     body: dict[str, Any] = {"model": "sim-qwen3", "messages": list(sample.messages), **extra}
     if max_tokens is not None:
-        body["max_tokens"] = max_tokens
+        body["max_completion_tokens" if profile == "openai" else "max_tokens"] = max_tokens
     return body
 
 
@@ -130,7 +135,7 @@ async def test_finished_reply_has_the_era_fields(profile: str) -> None:
         serve(SimConfig(profile=profile, **ALWAYS_RIGHT), key) as url,
         aiohttp.ClientSession() as session,
     ):
-        status, body = await post(session, url, request_body(sample))
+        status, body = await post(session, url, request_body(sample, profile=profile))
     assert status == 200
     choice = body["choices"][0]
     message = choice["message"]
@@ -179,7 +184,7 @@ async def test_cut_inside_think_is_split_as_the_era_does(profile: str) -> None:
         serve(SimConfig(profile=profile, **ALWAYS_RIGHT)) as url,
         aiohttp.ClientSession() as session,
     ):
-        status, body = await post(session, url, request_body(sample, max_tokens=20))
+        status, body = await post(session, url, request_body(sample, 20, profile=profile))
     assert status == 200
     choice, usage = body["choices"][0], body["usage"]
     message = choice["message"]
@@ -263,11 +268,12 @@ async def test_errors_have_the_era_shape(profile: str) -> None:
     config = SimConfig(profile=profile, max_model_len=400, **ALWAYS_RIGHT)
     sample = gsm8k_sample(5)
     async with serve(config) as url, aiohttp.ClientSession() as session:
-        unknown = await post(session, url, {**request_body(sample, 10), "model": "nope"})
+        ask = functools.partial(request_body, sample, profile=profile)
+        unknown = await post(session, url, {**ask(10), "model": "nope"})
         missing = await post(session, url, {"model": "sim-qwen3"})
-        stream_options = await post(session, url, request_body(sample, 10, stream_options={}))
-        overflow = await post(session, url, request_body(sample, max_tokens=390))
-        too_big = await post(session, url, request_body(sample, max_tokens=500))
+        stream_options = await post(session, url, ask(10, stream_options={}))
+        overflow = await post(session, url, ask(390))
+        too_big = await post(session, url, ask(500))
     if profile == "sglang":
         assert unknown[0] == 200 and unknown[1]["model"] == "nope"  # echoed, not rejected
         assert stream_options[0] == 200
@@ -294,6 +300,24 @@ async def test_errors_have_the_era_shape(profile: str) -> None:
         assert overflow[0] == 400
         assert overflow[1]["error"]["message"].endswith(" None")  # the 0.9-0.14 quirk
         assert overflow[1]["error"]["code"] == 400
+
+
+async def test_openai_refuses_max_tokens_and_chat_template_kwargs_as_the_real_api() -> None:
+    sample = gsm8k_sample(5)
+    thinking = {"chat_template_kwargs": {"enable_thinking": True}}
+    async with serve(SimConfig(profile="openai")) as url, aiohttp.ClientSession() as session:
+        old_name = await post(session, url, request_body(sample, 64))
+        unknown = await post(session, url, request_body(sample, 64, profile="openai", **thinking))
+        right = await post(session, url, request_body(sample, 64, profile="openai"))
+    assert old_name == (400, {"error": {
+        "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                   "Use 'max_completion_tokens' instead.",
+        "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}})
+    assert unknown[0] == 400
+    assert unknown[1]["error"]["message"] == (
+        "Unrecognized request argument supplied: chat_template_kwargs"
+    )
+    assert right[0] == 200 and right[1]["usage"]["completion_tokens"] <= 64
 
 
 async def test_no_max_tokens_means_the_rest_of_the_context() -> None:
@@ -391,9 +415,9 @@ async def test_stream_reassembles_to_the_non_streaming_reply(profile: str) -> No
         serve(SimConfig(profile=profile, **ALWAYS_RIGHT)) as url,
         aiohttp.ClientSession() as session,
     ):
-        _, body = await post(session, url, request_body(sample))
+        _, body = await post(session, url, request_body(sample, profile=profile))
         events = await read_stream(
-            session, url, request_body(sample, stream=True, stream_options={})
+            session, url, request_body(sample, profile=profile, stream=True, stream_options={})
         )
     message = body["choices"][0]["message"]
     reasoning, content, finish = reassemble(events)

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 import msgspec
 import yaml
 
+from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
 from thinkeval.errors import ConfigError
 from thinkeval.records import decode_error_parts
 
@@ -168,6 +169,7 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
     retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
     stream: bool = False
     generation: dict[str, Any] = {}
+    api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
 
     def problems(self) -> Iterator[Problem]:
         if not _RUN_NAME.match(self.name):
@@ -185,6 +187,8 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
                     "e.g. http://127.0.0.1:8000/v1"
                 )
         yield from (("generation", message) for message in generation_problems(self.generation))
+        for message in get_profile(self.api).generation_problems(self.generation):
+            yield "generation", message
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
             yield "", (
                 "base_url carries credentials and api_key_env is set: only one Authorization "

@@ -24,7 +24,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("cli.run", "evaluate the models of a config (fixed budget, then one adaptive retry)"),
     "demo": ("cli.demo", "run the full protocol on the real datasets against two simulated models"),
     "check": (
-        "ops.check",
+        "cli.check",
         "check a server before a run: model served, thinking on, reasoning field",
     ),
     "sim": ("sim.cli", "start a vLLM-faithful simulated server on 127.0.0.1 (tests, the demo)"),

@@ -1,8 +1,9 @@
 """The policy above the endpoints: retries with backoff, the request rate, endpoint choice.
 
 Every request of a model goes through one `Dispatcher`, so retry rules and limits live in one
-place whatever server sits behind. Concurrency is bounded by the caller's workers; the connection
-pool opens a connection per request in flight and keeps it alive for the next one.
+place whatever server sits behind. Concurrency is bounded by the caller's workers; the session
+(`session.py`) holds a keep-alive connection per request in flight, up to the model's
+`concurrency`, shared by its endpoints.
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ import asyncio
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from thinkeval import __version__
 from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
-from thinkeval.client.http import HttpClient
-from thinkeval.config import ModelConfig, redact_url
+from thinkeval.client.profiles import get_profile
+from thinkeval.client.session import open_session
+from thinkeval.config import ModelConfig
+from thinkeval.errors import ServerError
+
+if TYPE_CHECKING:
+    import aiohttp
 
 
 @dataclass
@@ -61,26 +66,36 @@ class Dispatcher:
         self._api_key = config.api_key()
         self._rng = random.Random(seed)
         self._rate = RateLimiter(config.request_rate) if config.request_rate else None
-        self._client: HttpClient | None = None
+        self.profile = get_profile(config.api)
+        self._session: aiohttp.ClientSession | None = None
         self.endpoints: list[Endpoint] = []
-        self._rested_until: dict[str, float] = {}
-        self._failures: dict[str, int] = {}
+        self._rested_until: dict[Endpoint, float] = {}
+        self._failures: dict[Endpoint, int] = {}
 
     async def __aenter__(self) -> Dispatcher:
-        self._client = HttpClient(user_agent=f"thinkeval/{__version__}")
+        urls = self.config.base_urls
+        https = any(url.startswith("https:") for url in urls)
+        self._session = open_session(self.config.concurrency, https)
         self.endpoints = [
-            Endpoint(self._client, url, self._api_key, self.config.timeout_s, self.config.stream)
-            for url in self.config.base_urls
+            Endpoint(
+                self._session,
+                url,
+                self._api_key,
+                self.config.timeout_s,
+                self.config.stream,
+                profile=self.profile,
+            )
+            for url in urls
         ]
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._client is not None:
-            await self._client.close()
+        if self._session is not None:
+            await self._session.close()
 
     def _choose(self) -> Endpoint:
         now = time.monotonic()
-        healthy = [e for e in self.endpoints if self._rested_until.get(e.base_url, 0.0) <= now]
+        healthy = [e for e in self.endpoints if self._rested_until.get(e, 0.0) <= now]
         pool = healthy or self.endpoints
         return min(pool, key=lambda e: e.outstanding)
 
@@ -92,19 +107,21 @@ class Dispatcher:
         return delay
 
     def _mark(self, endpoint: Endpoint, failure: RequestFailed | None) -> None:
-        url = endpoint.base_url
         if failure is None or not failure.retryable or failure.kind.startswith("http_4"):
-            self._failures.pop(url, None)
-            self._rested_until.pop(url, None)
+            self._failures.pop(endpoint, None)
+            self._rested_until.pop(endpoint, None)
             return
-        count = self._failures.get(url, 0) + 1
-        self._failures[url] = count
+        count = self._failures.get(endpoint, 0) + 1
+        self._failures[endpoint] = count
         if len(self.endpoints) > 1:
             rest = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**count)
-            self._rested_until[url] = time.monotonic() + rest
+            self._rested_until[endpoint] = time.monotonic() + rest
 
     async def chat(self, body: dict[str, Any]) -> Outcome:
-        """Send `body`, retrying what can be retried; never raises for transport problems."""
+        """Send `body`, retrying what can be retried; never raises for transport problems.
+
+        Raises `ServerError` when the server speaks another API than the model's `api`.
+        """
         started_at = time.time()
         failure: RequestFailed | None = None
         endpoint = self._choose()
@@ -117,16 +134,19 @@ class Dispatcher:
             try:
                 timed = await endpoint.chat(body)
             except RequestFailed as exc:
+                if exc.kind == "wrong_api":
+                    # Every request of this model would fail the same way: stop, say why.
+                    raise ServerError(f"{endpoint.base_url}: {exc.message}") from None
                 failure = exc
                 self._mark(endpoint, exc)
                 if not exc.retryable:
                     break
                 continue
             self._mark(endpoint, None)
-            return Outcome(timed, None, attempt + 1, redact_url(endpoint.base_url), started_at)
+            return Outcome(timed, None, attempt + 1, endpoint.base_url, started_at)
         assert failure is not None
         tries = attempt + 1
-        return Outcome(None, failure, tries, redact_url(endpoint.base_url), started_at)
+        return Outcome(None, failure, tries, endpoint.base_url, started_at)
 
     async def models(self) -> tuple[Endpoint, list[dict[str, Any]]]:
         """The `/v1/models` cards of the first endpoint that answers."""

@@ -1,223 +1,153 @@
-"""One OpenAI-compatible server: speaks HTTP and normalises replies.
+"""One OpenAI-compatible server: its requests go over aiohttp, its replies come back normalised.
 
-Replies differ by server and era (vLLM `reasoning` / `reasoning_content`, null vs "" content,
-flat vs nested error bodies, SGLang's `matched_stop`, OpenAI's string error codes; see
-shared/design/vllm-api.md §7.3). This module turns all of them into one `Reply`, or raises a
-`RequestFailed` that says whether trying again can help. Retries, limits and the journal live
-above it, in `dispatch.py`.
+The endpoint speaks HTTP: headers and credentials, the proxy, timeouts, capped bodies and
+server-sent events read line by line. What the bodies mean belongs to the model's server profile
+(`profiles.py`): every reply becomes one `Reply`, and every failure one `RequestFailed` that
+says whether trying again can help. Retries, limits and the journal live above, in
+`dispatch.py`.
+
+>>> async with open_session(concurrency=64, https=False) as session:
+...     endpoint = Endpoint(session, "http://127.0.0.1:8000/v1", api_key=None, timeout_s=600)
+...     timed = await endpoint.chat(get_profile("vllm").request("m", messages, 2048, {}, False))
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
+import ssl
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
+import aiohttp
 import orjson
 
-from thinkeval.client.http import HttpClient, HttpError, Response
-from thinkeval.records import Reply, Usage
+from thinkeval import __version__
+from thinkeval.client.profiles import ServerProfile, get_profile
+from thinkeval.client.replies import RequestFailed
+from thinkeval.client.session import (
+    CONNECT_TIMEOUT_S,
+    basic_auth,
+    netrc_credentials,
+    proxy_for,
+    split_credentials,
+)
+from thinkeval.config import redact_url
+from thinkeval.records import Reply
+
+__all__ = ["MAX_REPLY_BYTES", "Endpoint", "RequestFailed", "Timed"]
 
 # A reply larger than this is a broken server, not an answer worth keeping.
 MAX_REPLY_BYTES = 64 * 1024 * 1024
-_CONTEXT_OVERFLOW = re.compile(
-    r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
+# Of an error reply, only this much is read: enough for any error message.
+MAX_ERROR_BYTES = 64 * 1024
+# OpenSSL's reasons when the other side answered a TLS handshake in plain HTTP.
+_PLAIN_HTTP = frozenset(
+    {"WRONG_VERSION_NUMBER", "HTTP_REQUEST", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"}
 )
-# The prompt length as each era words it in its context-overflow message.
-_PROMPT_TOKENS = re.compile(
-    r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
-    r"|(\d+) in the messages|(\d+) tokens from the input messages",
-    re.I,
-)
-
-
-@dataclass
-class RequestFailed(Exception):
-    """A request that produced no usable reply.
-
-    `kind` is a short machine-readable cause (`connection`, `timeout`, `http_500`, `malformed`,
-    `context_overflow`, ...); `retryable` says whether asking again can help.
-    """
-
-    kind: str
-    message: str
-    retryable: bool
-    http_status: int | None = None
-    retry_after_s: float | None = None
-    prompt_tokens: int | None = None  # parsed from a context-overflow message, when given
-
-    def __str__(self) -> str:
-        return self.message
+_USERINFO = re.compile(r"//[^/@\s]+@")
 
 
 @dataclass
 class Timed:
-    """A reply with the client-side timings of the try that produced it."""
+    """A reply with the client-side timings of the try that produced it.
+
+    `message` is the raw `choices[0].message` of a non-streamed reply (None for a stream), for
+    `thinkeval check` to say which field carried the reasoning.
+    """
 
     reply: Reply
     latency_s: float
     ttft_s: float | None
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
-
-
-def error_message(body: Any) -> str | None:
-    """The message of an error body in any known shape, or None if `body` is no error."""
-    if not isinstance(body, dict):
-        return None
-    error = body.get("error")
-    if isinstance(error, dict):  # vLLM >= 0.10.1, OpenAI
-        return str(error.get("message") or error)
-    if isinstance(error, str):  # vLLM's 401 {"error": "Unauthorized"}
-        return error
-    if body.get("object") == "error":  # vLLM <= 0.10.0, SGLang
-        return str(body.get("message"))
-    if "detail" in body:  # FastAPI's default
-        return str(body["detail"])
-    return None
-
-
-def _http_failure(status: int, raw: bytes, retry_after: str | None) -> RequestFailed:
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        body = None
-    message = error_message(body)
-    if message is None:
-        snippet = raw[:200].decode("utf-8", "replace").strip().replace("\n", " ")
-        message = f"HTTP {status} with a non-JSON body: {snippet!r}" if snippet else ""
-        message = message or f"HTTP {status}"
-    else:
-        message = f"HTTP {status}: {message}"
-    if status == 400 and _CONTEXT_OVERFLOW.search(message):
-        match = _PROMPT_TOKENS.search(message)
-        prompt_tokens = next((int(g) for g in match.groups() if g), None) if match else None
-        return RequestFailed("context_overflow", message, False, status, None, prompt_tokens)
-    retryable = status in (408, 429) or status >= 500
-    return RequestFailed(f"http_{status}", message, retryable, status, _retry_after(retry_after))
-
-
-def _count(value: Any) -> int | None:
-    """A token count as sent, or None when the server sent something that is not one."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _usage(raw: Any) -> Usage:
-    if not isinstance(raw, dict):
-        return Usage()
-    details = raw.get("completion_tokens_details")
-    reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
-    if reasoning is None:
-        reasoning = raw.get("reasoning_tokens")  # SGLang's top-level field
-    return Usage(
-        prompt_tokens=_count(raw.get("prompt_tokens")),
-        completion_tokens=_count(raw.get("completion_tokens")),
-        reasoning_tokens=_count(reasoning),
-    )
-
-
-def normalise(content: str | None, reasoning: str | None) -> tuple[str | None, str | None]:
-    """Split raw `<think>` text out of `content` when the server did not (§2.2 cases B and D).
-
-    Without a reasoning parser, or on vLLM 0.9-0.16 when the budget ran out inside the thinking,
-    the reasoning arrives inside `content`. An unclosed `<think>` means the answer is missing.
-    """
-    reasoning = reasoning or None
-    if reasoning is None and content and content.lstrip().startswith("<think>"):
-        head, sep, tail = content.partition("</think>")
-        reasoning = head.lstrip().removeprefix("<think>") or None
-        content = tail if sep else None
-    return content or None, reasoning
-
-
-def parse_completion(body: Any) -> Reply:
-    """Turn a non-streaming completion body into a `Reply`; raise `RequestFailed` if unusable."""
-    message = error_message(body)
-    if message is not None:
-        raise RequestFailed("server_error", f"error body with HTTP 200: {message}", True)
-    if not isinstance(body, dict):
-        raise RequestFailed("malformed", "reply is JSON but not an object", True)
-    choices = body.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise RequestFailed("malformed", "reply has no 'choices'", True)
-    choice = choices[0]
-    msg = choice.get("message")
-    if not isinstance(msg, dict):
-        raise RequestFailed("malformed", "reply's first choice has no 'message'", True)
-    content = msg.get("content")
-    reasoning = msg.get("reasoning") or msg.get("reasoning_content")
-    if content is not None and not isinstance(content, str):
-        raise RequestFailed("malformed", "reply's message.content is not a string", True)
-    if reasoning is not None and not isinstance(reasoning, str):
-        reasoning = None
-    content, reasoning = normalise(content, reasoning)
-    return Reply(
-        content=content,
-        reasoning=reasoning,
-        finish_reason=_text(choice.get("finish_reason")),
-        usage=_usage(body.get("usage")),
-        http_status=200,
-        served_model=_text(body.get("model")),
-    )
+    message: dict[str, Any] | None = None
 
 
 class Endpoint:
-    """One base URL of an OpenAI-compatible server, sharing the caller's connection pool.
+    """One base URL of an OpenAI-compatible server, sharing the caller's session (connections).
 
-    >>> endpoint = Endpoint(client, "http://127.0.0.1:8000/v1", api_key=None, timeout_s=600)
-    >>> timed = await endpoint.chat({"model": "m", "messages": [...], "max_tokens": 2048})
+    The proxy and credentials are settled here, once: user:password in the URL becomes Basic
+    auth, an API key a Bearer token, else `.netrc` may give Basic auth; `HTTP(S)_PROXY` and
+    `NO_PROXY` say whether a proxy carries the requests. `base_url` is the URL as shown:
+    credentials redacted.
     """
 
     def __init__(
         self,
-        client: HttpClient,
+        session: aiohttp.ClientSession,
         base_url: str,
         api_key: str | None,
         timeout_s: float,
         stream: bool = False,
+        *,
+        profile: ServerProfile | None = None,
     ) -> None:
-        self.client = client
-        self.base_url = base_url.rstrip("/")
-        self._chat_url = f"{self.base_url}/chat/completions"
-        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if api_key:
-            self._headers["Authorization"] = f"Bearer {api_key}"
+        given = base_url.rstrip("/")
+        self.session = session
+        self.base_url = redact_url(given)
+        self.root, basic = split_credentials(given)
+        self._chat_url = f"{self.root}/chat/completions"
+        self.profile = profile or get_profile("vllm")
         self.timeout_s = timeout_s
         self.stream = stream
         self.outstanding = 0  # requests in flight, for least-loaded endpoint choice
+        self.proxy = proxy_for(self.root)
+        self._timeout = aiohttp.ClientTimeout(
+            total=timeout_s, sock_connect=min(timeout_s, CONNECT_TIMEOUT_S)
+        )
+        self._headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": f"thinkeval/{__version__}",
+        }
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        elif basic:
+            self._headers["Authorization"] = basic
+        elif (host := urlsplit(self.root).hostname) and (found := netrc_credentials(host)):
+            self._headers["Authorization"] = basic_auth(*found)
+        for name, value in self._headers.items():
+            if "\r" in value or "\n" in value:
+                # It would smuggle a header, or a second request, onto the connection.
+                raise ValueError(f"request header {name!r} contains a line break")
 
     async def models(self) -> list[dict[str, Any]]:
-        """The `/v1/models` cards (id, root, max_model_len, ...)."""
+        """The `/v1/models` cards (id, root, max_model_len, owned_by, ...).
+
+        A base URL without `/v1` that gets a 404 is tried once more with it, to say so.
+        """
         try:
-            async with (
-                asyncio.timeout(self.timeout_s),
-                self.client.request("GET", f"{self.base_url}/models", self._headers) as resp,
-            ):
-                raw = await resp.read(MAX_REPLY_BYTES)
+            return await self._models(self.root)
+        except RequestFailed as exc:
+            if exc.http_status != 404 or self.root.endswith("/v1"):
+                raise
+            guess = f"{self.root}/v1"
+            try:
+                await self._models(guess)
+            except RequestFailed:
+                raise exc from None
+            raise RequestFailed(
+                "wrong_base_url",
+                f"{self.base_url}/models answered HTTP 404; did you mean "
+                f"{redact_url(guess)}? (/v1/models answers there)",
+                False,
+                404,
+            ) from None
+
+    async def _models(self, root: str) -> list[dict[str, Any]]:
+        try:
+            async with self.session.get(
+                f"{root}/models", headers=self._headers, proxy=self.proxy, timeout=self._timeout
+            ) as resp:
                 if resp.status != 200:
-                    raise _http_failure(resp.status, raw, resp.headers.get("retry-after"))
-        except HttpError as exc:
-            raise RequestFailed("connection", str(exc), True) from None
+                    raw = await _read_head(resp, MAX_ERROR_BYTES)
+                    raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
+                raw = await _read_capped(resp)
         except TimeoutError:
             raise RequestFailed("timeout", "GET /models timed out", True) from None
+        except aiohttp.ClientError as exc:
+            raise self._transport_failure(exc) from None
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -231,17 +161,22 @@ class Endpoint:
         """Send one chat completion; return the normalised reply or raise `RequestFailed`."""
         payload = orjson.dumps(body)
         started = time.perf_counter()
+        message: dict[str, Any] | None = None
+        ttft: float | None = None
         self.outstanding += 1
         try:
-            async with (
-                asyncio.timeout(self.timeout_s),
-                self.client.request("POST", self._chat_url, self._headers, payload) as resp,
-            ):
+            async with self.session.post(
+                self._chat_url,
+                data=payload,
+                headers=self._headers,
+                proxy=self.proxy,
+                timeout=self._timeout,
+            ) as resp:
                 if resp.status != 200:
-                    raw = await resp.read(64 * 1024)
-                    raise _http_failure(resp.status, raw, resp.headers.get("retry-after"))
+                    raw = await _read_head(resp, MAX_ERROR_BYTES)
+                    raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
                 if self.stream:
-                    reply, ttft = await _read_stream(resp, started)
+                    reply, ttft = await self._read_stream(resp, started)
                 else:
                     raw = await _read_capped(resp)
                     try:
@@ -251,88 +186,149 @@ class Endpoint:
                         raise RequestFailed(
                             "malformed", f"reply is not valid JSON: {snippet!r}", True, 200
                         ) from None
-                    reply, ttft = parse_completion(parsed), None
-        except HttpError as exc:
-            raise RequestFailed("connection", str(exc), True) from None
+                    reply, message = self.profile.parse(parsed)
         except TimeoutError:
             raise RequestFailed(
                 "timeout", f"no complete reply within {self.timeout_s:g} s", True
             ) from None
+        except aiohttp.ClientError as exc:
+            raise self._transport_failure(exc) from None
         finally:
             self.outstanding -= 1
-        return Timed(reply, time.perf_counter() - started, ttft)
+        return Timed(reply, time.perf_counter() - started, ttft, message)
 
-
-async def _read_capped(resp: Response) -> bytes:
-    if resp.content_length is not None and resp.content_length > MAX_REPLY_BYTES:
-        raise RequestFailed(
-            "too_large",
-            f"reply larger than {MAX_REPLY_BYTES} bytes ({resp.content_length} bytes) refused",
-            False,
-        )
-    raw = await resp.read(MAX_REPLY_BYTES + 1)
-    if len(raw) > MAX_REPLY_BYTES:
-        raise RequestFailed("too_large", f"reply larger than {MAX_REPLY_BYTES} bytes", False)
-    return raw
-
-
-async def _read_stream(resp: Response, started: float) -> tuple[Reply, float | None]:
-    """Reassemble an SSE stream (§3): deltas, the finish chunk, the usage chunk, `[DONE]`."""
-    content: list[str] = []
-    reasoning: list[str] = []
-    finish_reason: str | None = None
-    usage: Any = None
-    served: str | None = None
-    ttft: float | None = None
-    size = 0
-    done = False
-    async for line in resp.lines():
-        size += len(line)
-        if size > MAX_REPLY_BYTES:
-            raise RequestFailed("too_large", f"stream larger than {MAX_REPLY_BYTES} bytes", False)
-        if not line.startswith(b"data:"):
-            continue  # blank separators and ": keep-alive" comments
-        data = line[5:].strip()
-        if data == b"[DONE]":
-            done = True
-            break
-        try:
-            event = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            raise RequestFailed("malformed", "stream event is not valid JSON", True, 200) from None
-        message = error_message(event)
-        if message is not None:
-            raise RequestFailed("server_error", f"error event in stream: {message}", True, 200)
-        if not isinstance(event, dict):
-            continue
-        served = _text(event.get("model")) or served
-        if event.get("usage"):
-            usage = event["usage"]
-        choices = event.get("choices")
-        for choice in choices if isinstance(choices, list) else ():
-            if not isinstance(choice, dict):
+    async def _read_stream(
+        self, resp: aiohttp.ClientResponse, started: float
+    ) -> tuple[Reply, float | None]:
+        """Read server-sent events (§3) to the end of the body, so the connection is reused."""
+        assembly = self.profile.stream(started)
+        done = False
+        async for line in _lines(resp.content, MAX_REPLY_BYTES):
+            if done or not line.startswith(b"data:"):
+                continue  # blank separators, ": keep-alive" comments, what follows [DONE]
+            data = line[5:].strip()
+            if data == b"[DONE]":
+                done = True
                 continue
-            delta = choice.get("delta")
-            delta = delta if isinstance(delta, dict) else {}
-            # vLLM 0.11.1-0.15 sends the same text under both names: take one, not both.
-            piece = _text(delta.get("reasoning")) or _text(delta.get("reasoning_content"))
-            if piece:
-                reasoning.append(piece)
-            text_piece = _text(delta.get("content"))
-            if text_piece:
-                content.append(text_piece)
-            if ttft is None and (piece or text_piece):
-                ttft = time.perf_counter() - started
-            finish_reason = _text(choice.get("finish_reason")) or finish_reason
-    if not done and finish_reason is None:
-        raise RequestFailed("connection", "stream ended before [DONE]", True, 200)
-    text, thought = normalise("".join(content) or None, "".join(reasoning) or None)
-    reply = Reply(
-        content=text,
-        reasoning=thought,
-        finish_reason=finish_reason,
-        usage=_usage(usage),
-        http_status=200,
-        served_model=served,
-    )
-    return reply, ttft
+            try:
+                event = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                raise RequestFailed(
+                    "malformed", "stream event is not valid JSON", True, 200
+                ) from None
+            assembly.add(event)
+        if not done and not assembly.finished:
+            raise RequestFailed("connection", "stream ended before [DONE]", True, 200)
+        return assembly.reply(), assembly.ttft
+
+    def _transport_failure(self, exc: aiohttp.ClientError) -> RequestFailed:
+        """A failure below HTTP as one plain sentence; never a URL's credentials."""
+        retryable = True
+        kind = "connection"
+        if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+            kind, retryable = "tls", False
+            why = _reason(exc.certificate_error)
+            message = (
+                f"the TLS certificate of {exc.host} is not trusted ({why}); if your own CA "
+                "signed it, point SSL_CERT_FILE at the CA's certificate"
+            )
+        elif isinstance(exc, aiohttp.ClientConnectorSSLError) and _plain_http(exc.os_error):
+            kind, retryable = "tls", False
+            plain = self.base_url.replace("https://", "http://", 1)
+            message = (
+                f"{exc.host}:{exc.port} answered the TLS handshake in plain HTTP: the server "
+                f"speaks plain HTTP; use {plain}"
+            )
+        elif isinstance(exc, aiohttp.ClientProxyConnectionError):
+            message = (
+                f"cannot connect to the proxy {exc.host}:{exc.port} (HTTP_PROXY / HTTPS_PROXY): "
+                f"{_reason(exc.os_error)}"
+            )
+        elif isinstance(exc, aiohttp.ClientHttpProxyError):
+            message = f"the proxy refused to connect: HTTP {exc.status} {exc.message}"
+        elif isinstance(exc, aiohttp.ClientConnectorError):
+            message = f"cannot connect to {exc.host}:{exc.port}: {_reason(exc.os_error)}"
+        elif isinstance(exc, aiohttp.ServerDisconnectedError):
+            message = "the server closed the connection before the reply ended"
+        elif isinstance(exc, aiohttp.ClientPayloadError):
+            message = f"the reply was cut off: {exc}"
+        elif isinstance(exc, aiohttp.ClientResponseError):
+            first = str(exc.message).strip().splitlines()
+            message = f"malformed HTTP response: {first[0] if first else exc.status}"
+        elif isinstance(exc, aiohttp.ClientOSError):
+            message = f"connection failed: {_reason(exc)}"
+        else:
+            message = f"{type(exc).__name__}: {exc}"
+        return RequestFailed(kind, _USERINFO.sub("//***@", message), retryable)
+
+
+def _reason(error: BaseException) -> str:
+    """`Connection refused` rather than `[Errno 111] Connect call failed ('127.0.0.1', 9)`."""
+    if isinstance(error, ssl.SSLError):
+        return error.reason or str(error)
+    if isinstance(error, OSError) and error.errno:
+        return error.strerror or str(error)
+    return str(error) or type(error).__name__
+
+
+def _plain_http(error: BaseException) -> bool:
+    return isinstance(error, ssl.SSLError) and (error.reason or "").upper() in _PLAIN_HTTP
+
+
+async def _read_head(resp: aiohttp.ClientResponse, limit: int) -> bytes:
+    """At most the first `limit` bytes of the body (an error's: the rest is not worth reading)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_any():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= limit:
+            break
+    return b"".join(chunks)[:limit]
+
+
+async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
+    length = resp.content_length
+    if length is not None:
+        if length > MAX_REPLY_BYTES:
+            raise RequestFailed(
+                "too_large",
+                f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
+                False,
+            )
+        return await resp.read()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_any():
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise RequestFailed("too_large", f"reply larger than {MAX_REPLY_BYTES} bytes", False)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _lines(content: aiohttp.StreamReader, cap: int) -> AsyncIterator[bytes]:
+    """The body line by line (without the line break), as the bytes arrive.
+
+    Memory is bounded by `cap` over the whole body: a server that never sends a line break, or
+    sends too much, is stopped there.
+    """
+    pending: list[bytes] = []
+    size = 0
+    async for chunk in content.iter_any():
+        size += len(chunk)
+        if size > cap:
+            raise RequestFailed("too_large", f"stream larger than {cap} bytes", False)
+        if b"\n" not in chunk:
+            pending.append(chunk)
+            continue
+        *lines, rest = chunk.split(b"\n")
+        if pending:
+            lines[0] = b"".join(pending) + lines[0]
+            pending.clear()
+        for line in lines:
+            yield line
+        if rest:
+            pending.append(rest)
+    if pending:
+        yield b"".join(pending)

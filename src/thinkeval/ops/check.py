@@ -1,63 +1,35 @@
 """`thinkeval check`: is this server ready for a thinking-model evaluation?
 
 One look at `/v1/models` and a short GSM8K-style probe answer what a run would otherwise find out
-an hour in: is the expected model served, is thinking on, in which field the reasoning arrives
-(read from the raw reply body, before `endpoint.normalise` hides the difference), whether
-`content` comes back null, "" or as text, what usage reports, and the smallest budget at which
-the probe finishes with a legal answer (256, 1024, 4096, ... up to the largest budget).
+an hour in: which API the server speaks (`api:` for the config), is the expected model served,
+is thinking on, in which field the reasoning arrives (read from the raw reply message, before
+normalisation hides the difference), whether `content` comes back null, "" or as text, what
+usage reports, and the smallest budget at which the probe finishes with a legal answer (256,
+1024, 4096, ... up to the largest budget). The probes go through the same server profile and
+endpoint code as a run's requests.
 
 >>> report = asyncio.run(check_server("http://127.0.0.1:8000/v1", None, (2048, 8192)))
->>> report.ok, report.reasoning_field, report.smallest_budget
-(True, 'reasoning', 1024)
+>>> report.ok, report.api, report.reasoning_field, report.smallest_budget
+(True, 'vllm', 'reasoning', 1024)
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import re
-import sys
-import textwrap
-import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
-import orjson
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from thinkeval import __version__
-from thinkeval.client.endpoint import (
-    MAX_REPLY_BYTES,
-    Endpoint,
-    RequestFailed,
-    error_message,
-    parse_completion,
-)
-from thinkeval.client.http import HttpClient, HttpError
-from thinkeval.config import read_api_key, redact_url
+from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
+from thinkeval.client.replies import RequestFailed
+from thinkeval.client.session import url_problem
+from thinkeval.config import redact_url
+from thinkeval.errors import ConfigError
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
 
-DESCRIPTION = textwrap.dedent(
-    """\
-    Read /v1/models and send one short thinking request (a GSM8K-style question with
-    chat_template_kwargs.enable_thinking=true) at growing budgets: 256, 1024, 4096, ... up to
-    the largest of --budgets. Reports the served model, whether thinking is on and in which
-    field the reasoning arrives (reasoning, reasoning_content, raw <think> in content, or none),
-    the content field (null, "" or text), finish_reason, usage, latency and the smallest budget
-    at which the probe finishes with a legal answer."""
-)
-EPILOG = textwrap.dedent(
-    """\
-    example:
-      thinkeval check --base-url http://127.0.0.1:8006/v1 --model qwen3-8b-w8a8
-      thinkeval check --base-url https://api.example.com/v1 --api-key-env OPENAI_API_KEY --json
-
-    exit status: 0 all well (server reachable, expected model served, probe finished within
-    the largest budget with a legal answer); 1 a problem, named on the last line; 2 bad input."""
-)
+if TYPE_CHECKING:
+    from thinkeval.client.endpoint import Endpoint
 
 PROBE_PROMPT = (
     "Question: A farmer has 3 pens with 4 sheep each. How many sheep?\n"
@@ -71,7 +43,6 @@ RUNG_FACTOR = 4
 LEGAL = frozenset({"correct", "wrong"})
 CONTENT_HEAD = 120
 MODELS_TIMEOUT_S = 30.0
-_USERINFO = re.compile(r"//[^/@\s]+@")
 
 ReasoningField = Literal[
     "reasoning", "reasoning_content", "reasoning+reasoning_content", "content <think>", "none"
@@ -80,7 +51,7 @@ ContentField = Literal["null", "empty", "text", "absent"]
 
 
 class Probe(msgspec.Struct, kw_only=True):
-    """One probe request at one `max_tokens`, as seen on the wire."""
+    """One probe request at one budget, as seen on the wire."""
 
     max_tokens: int
     rung: int  # the ladder's budget; larger than max_tokens when the context window clamped it
@@ -97,6 +68,7 @@ class Probe(msgspec.Struct, kw_only=True):
     answer: str | None = None
     latency_s: float = 0.0
     error: str | None = None
+    error_kind: str | None = None  # RequestFailed.kind: `connection`, `http_400`, `wrong_api`, ...
 
 
 class CheckReport(msgspec.Struct, kw_only=True):
@@ -105,6 +77,8 @@ class CheckReport(msgspec.Struct, kw_only=True):
     ok: bool = False
     reason: str | None = None
     base_url: str
+    api: Api | None = None  # the flavour the probes spoke: `api:` for the model's config
+    api_evidence: str | None = None  # what told: `owned_by: vllm`, an error, `--api`
     expected_model: str | None = None
     served_models: list[str] = []
     model: str | None = None
@@ -191,119 +165,87 @@ def _text(value: Any) -> bool:
     return isinstance(value, str) and bool(value)
 
 
-def _raw_reasoning_tokens(usage: Any) -> int | None:
-    if not isinstance(usage, dict):
-        return None
-    details = usage.get("completion_tokens_details")
-    if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
-        return int(details["reasoning_tokens"])
-    value = usage.get("reasoning_tokens")  # SGLang reports it at the top level
-    return int(value) if isinstance(value, int) else None
-
-
-class _Client:
-    """The two requests `check` makes, with the raw chat body kept for inspection."""
-
-    def __init__(
-        self, client: HttpClient, base_url: str, api_key: str | None, timeout_s: float
-    ) -> None:
-        # /v1/models answers at once when the server is up; a black-holed address should not
-        # take the whole request timeout to say so.
-        self.endpoint = Endpoint(client, base_url, api_key, min(timeout_s, MODELS_TIMEOUT_S))
-        self.client = client
-        self.url = f"{base_url.rstrip('/')}/chat/completions"
-        self.headers = {"Content-Type": "application/json"}
-        if api_key:
-            self.headers["Authorization"] = f"Bearer {api_key}"
-        self.timeout_s = timeout_s
-
-    async def probe(self, model: str, max_tokens: int, rung: int) -> Probe:
-        body = {
-            "model": model,
-            "messages": [{"role": "user", "content": PROBE_PROMPT}],
-            "max_tokens": max_tokens,
-            "chat_template_kwargs": {"enable_thinking": True},
-        }
-        started = time.perf_counter()
-        probe = Probe(max_tokens=max_tokens, rung=rung)
-        try:
-            async with (
-                asyncio.timeout(self.timeout_s),
-                self.client.request("POST", self.url, self.headers, orjson.dumps(body)) as resp,
-            ):
-                raw = await resp.read(MAX_REPLY_BYTES)
-                status = resp.status
-        except HttpError as exc:
-            probe.error = f"POST /chat/completions failed: {exc}"
-            return probe
-        except TimeoutError:
-            probe.error = f"no reply within {self.timeout_s:g} s (raise --timeout-s?)"
-            return probe
-        probe.latency_s = round(time.perf_counter() - started, 3)
-        try:
-            parsed = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            snippet = raw[:120].decode("utf-8", "replace")
-            probe.error = f"HTTP {status}, reply is not JSON: {snippet!r}"
-            return probe
-        if status != 200:
-            probe.error = f"HTTP {status}: {error_message(parsed) or raw[:200]!r}"
-            return probe
-        try:
-            reply = parse_completion(parsed)
-        except RequestFailed as exc:
-            probe.error = exc.message
-            return probe
-        message = parsed["choices"][0]["message"]
-        usage = parsed.get("usage")
-        probe.finish_reason = reply.finish_reason
-        probe.reasoning_field = reasoning_field(message)
-        probe.content_field = content_field(message)
-        probe.content_chars = len(reply.content or "")
-        probe.content_head = reply.content[:CONTENT_HEAD] if reply.content else None
-        probe.prompt_tokens = reply.usage.prompt_tokens
-        probe.completion_tokens = reply.usage.completion_tokens
-        probe.reasoning_tokens = _raw_reasoning_tokens(usage)
-        probe.reasoning_tokens_reported = probe.reasoning_tokens is not None
-        verdict = strict_verdict(NumberKind(), reply.content, reply.finish_reason, PROBE_GOLD)
-        probe.verdict, probe.answer = verdict.status, verdict.answer
-        return probe
-
-
 async def check_server(
     base_url: str,
     expected_model: str | None,
     budgets: tuple[int, int],
     api_key: str | None = None,
     timeout_s: float = 600.0,
+    api: Api | None = None,
 ) -> CheckReport:
-    """Check one server; never raises for what the server does, only reports it."""
+    """Check one server, speaking `api` when given, else the flavour the server shows.
+
+    Raises `ConfigError` for a URL that cannot be asked at all; never raises for what the server
+    does, only reports it.
+    """
+    problem = url_problem(base_url)
+    if problem is not None:
+        raise ConfigError(f"--base-url {redact_url(base_url)!r} {problem}")
+    # Imported here: `import-aisbench` reads parse_budgets from this module and sends nothing.
+    from thinkeval.client.endpoint import Endpoint
+    from thinkeval.client.session import open_session
+
     report = CheckReport(
-        base_url=redact_url(base_url), expected_model=expected_model, budgets=budgets
+        base_url=redact_url(base_url.rstrip("/")), expected_model=expected_model, budgets=budgets
     )
-    async with HttpClient(user_agent=f"thinkeval/{__version__}") as http:
-        client = _Client(http, base_url, api_key, timeout_s)
+    async with open_session(1, base_url.startswith("https:")) as session:
+        # /v1/models answers at once when the server is up; a black-holed address should not
+        # take the whole request timeout to say so.
+        lister = Endpoint(session, base_url, api_key, min(timeout_s, MODELS_TIMEOUT_S))
         try:
-            cards = await client.endpoint.models()
+            cards = await lister.models()
         except RequestFailed as exc:
             report.reason = _unreachable(report.base_url, exc)
-            _redact(report, base_url, api_key)
-            return report
-        report.served_models = [str(card.get("id")) for card in cards]
-        card = _served_card(report, cards)
-        if card is None:
-            return report
-        report.model = str(card.get("id"))
-        report.root = str(card["root"]) if card.get("root") is not None else None
-        max_len = card.get("max_model_len")
-        report.max_model_len = max_len if isinstance(max_len, int) else None
-        await _climb(client, report)
-    _conclude(report)
-    _redact(report, base_url, api_key)
+        else:
+            card = _served_card(report, cards)
+            if card is not None:
+                _choose_api(report, card, api)
+                for flavour in _flavours(report):
+                    asker = Endpoint(
+                        session, base_url, api_key, timeout_s, profile=get_profile(flavour)
+                    )
+                    await _climb(asker, report)
+                    if api is not None or not _refused_max_tokens(report):
+                        break
+    if report.reason is None:
+        _conclude(report)
+    _redact(report, api_key)
     return report
 
 
+def _flavours(report: CheckReport) -> list[Api]:
+    """The flavours to probe with: the chosen one, then OpenAI's if it refuses max_tokens."""
+    assert report.api is not None
+    return [report.api] if report.api == "openai" else [report.api, "openai"]
+
+
+def _refused_max_tokens(report: CheckReport) -> bool:
+    """True when the probe was refused as the OpenAI API refuses max_tokens; switch to it."""
+    if not any(p.error_kind == "wrong_api" for p in report.probes):
+        return False
+    report.api, report.api_evidence = "openai", "HTTP 400 unsupported_parameter for max_tokens"
+    report.probes = []
+    return True
+
+
+def _choose_api(report: CheckReport, card: dict[str, Any], forced: Api | None) -> None:
+    """The flavour to speak: `--api`, else what the model card shows, else vLLM's."""
+    detected, evidence = detect_api(card)
+    if forced is not None:
+        report.api, report.api_evidence = forced, "--api"
+        if detected is not None and detected != forced:
+            report.warnings.append(
+                f"the model card says {evidence}, which looks like api: {detected}, "
+                f"but --api {forced} was given"
+            )
+        return
+    report.api = detected or DEFAULT_API
+    report.api_evidence = evidence if detected else f"{evidence}: assumed {DEFAULT_API}"
+
+
 def _unreachable(shown_url: str, failure: RequestFailed) -> str:
+    if failure.kind in ("wrong_base_url", "tls"):
+        return failure.message
     if failure.http_status in (401, 403):
         return f"{shown_url}/models answered {failure.message}: pass the key with --api-key-env VAR"
     if failure.http_status is not None:
@@ -311,13 +253,13 @@ def _unreachable(shown_url: str, failure: RequestFailed) -> str:
     return f"cannot reach {shown_url}: {failure.message}. Is the server up?"
 
 
-def _redact(report: CheckReport, base_url: str, api_key: str | None) -> None:
-    """Keep secrets out of messages that quote the client library or the server."""
+def _redact(report: CheckReport, api_key: str | None) -> None:
+    """Keep the API key out of messages that quote the server (a 401 may echo it)."""
+    if not api_key:
+        return
 
     def clean(text: str) -> str:
-        text = text.replace(base_url, report.base_url)
-        text = _USERINFO.sub("//***@", text)
-        return text.replace(api_key, "***") if api_key else text
+        return text.replace(api_key, "***")
 
     if report.reason is not None:
         report.reason = clean(report.reason)
@@ -328,23 +270,64 @@ def _redact(report: CheckReport, base_url: str, api_key: str | None) -> None:
 
 
 def _served_card(report: CheckReport, cards: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The card of the model to check, with its fields copied into the report; None if absent."""
+    report.served_models = [str(card.get("id")) for card in cards]
     ids = ", ".join(report.served_models) or "no model"
+    found: dict[str, Any] | None = None
     if report.expected_model is None:
         if len(cards) == 1:
-            return cards[0]
-        report.reason = f"{report.base_url} serves {ids}; pass --model ID to say which one to check"
-        return None
-    for card in cards:
-        if card.get("id") == report.expected_model:
-            return card
-    report.reason = (
-        f"{report.base_url} serves {ids}, not {report.expected_model!r} (the usual mistake "
-        "when models are switched on one port)"
+            found = cards[0]
+        else:
+            report.reason = (
+                f"{report.base_url} serves {ids}; pass --model ID to say which one to check"
+            )
+    else:
+        found = next((c for c in cards if c.get("id") == report.expected_model), None)
+        if found is None:
+            report.reason = (
+                f"{report.base_url} serves {ids}, not {report.expected_model!r} (the usual "
+                "mistake when models are switched on one port)"
+            )
+    if found is not None:
+        report.model = str(found.get("id"))
+        report.root = str(found["root"]) if found.get("root") is not None else None
+        max_len = found.get("max_model_len")
+        report.max_model_len = max_len if isinstance(max_len, int) else None
+    return found
+
+
+async def _probe(endpoint: Endpoint, model: str, max_tokens: int, rung: int) -> Probe:
+    """One probe request, sent and read as a run's requests are."""
+    profile = endpoint.profile
+    generation = (
+        {"chat_template_kwargs": {"enable_thinking": True}} if profile.takes_template_kwargs else {}
     )
-    return None
+    messages = [{"role": "user", "content": PROBE_PROMPT}]
+    probe = Probe(max_tokens=max_tokens, rung=rung)
+    try:
+        timed = await endpoint.chat(profile.request(model, messages, max_tokens, generation, False))
+    except RequestFailed as exc:
+        probe.error, probe.error_kind = exc.message, exc.kind
+        if exc.kind == "timeout":
+            probe.error = f"no reply within {endpoint.timeout_s:g} s (raise --timeout-s?)"
+        return probe
+    reply, message = timed.reply, timed.message or {}
+    probe.latency_s = round(timed.latency_s, 3)
+    probe.finish_reason = reply.finish_reason
+    probe.reasoning_field = reasoning_field(message)
+    probe.content_field = content_field(message)
+    probe.content_chars = len(reply.content or "")
+    probe.content_head = reply.content[:CONTENT_HEAD] if reply.content else None
+    probe.prompt_tokens = reply.usage.prompt_tokens
+    probe.completion_tokens = reply.usage.completion_tokens
+    probe.reasoning_tokens = reply.usage.reasoning_tokens
+    probe.reasoning_tokens_reported = probe.reasoning_tokens is not None
+    verdict = strict_verdict(NumberKind(), reply.content, reply.finish_reason, PROBE_GOLD)
+    probe.verdict, probe.answer = verdict.status, verdict.answer
+    return probe
 
 
-async def _climb(client: _Client, report: CheckReport) -> None:
+async def _climb(endpoint: Endpoint, report: CheckReport) -> None:
     """Probe at each rung until one finishes with a legal answer, or the ladder ends."""
     assert report.model is not None
     prompt_tokens: int | None = None
@@ -355,7 +338,7 @@ async def _climb(client: _Client, report: CheckReport) -> None:
             max_tokens = min(rung, report.max_model_len - prompt_tokens)
             if max_tokens <= 0:
                 break
-        probe = await client.probe(report.model, max_tokens, rung)
+        probe = await _probe(endpoint, report.model, max_tokens, rung)
         report.probes.append(probe)
         if probe.error is not None:
             return
@@ -418,8 +401,8 @@ def _conclude(report: CheckReport) -> None:
                 f"{finished.content_head!r}); check the chat template and reasoning parser"
             )
         else:
-            last = report.probes[-1] if report.probes else None
-            detail = f" (last finish_reason: {last.finish_reason})" if last else ""
+            final = report.probes[-1] if report.probes else None
+            detail = f" (last finish_reason: {final.finish_reason})" if final else ""
             report.reason = (
                 f"the probe did not finish with a legal answer within {report.budgets[1]} "
                 f"tokens{detail}"
@@ -428,135 +411,3 @@ def _conclude(report: CheckReport) -> None:
         report.ok = True
 
 
-def _tokens(prompt: int | None, completion: int | None, reasoning: int | None) -> str:
-    def show(value: int | None) -> str:
-        return "?" if value is None else str(value)
-
-    return f"{show(prompt)} / {show(completion)} / {show(reasoning)}"
-
-
-def render(report: CheckReport, console: Console) -> None:
-    """The report as a readable key/value table, the probes, and the warnings."""
-    table = Table(
-        title=f"thinkeval check · {report.base_url}", title_justify="left", show_header=False
-    )
-    table.add_column("what", style="bold")
-    table.add_column("found")
-    served = ", ".join(report.served_models) or "-"
-    if report.expected_model is None:
-        model = f"{report.model} (the only one served)" if report.model else "-"
-    else:
-        model = f"{report.expected_model} " + ("✓ served" if report.model else "✗ not served")
-    rows = [
-        ("served models", served),
-        ("model", model),
-        ("root", report.root or "-"),
-        ("max_model_len", str(report.max_model_len or "-")),
-        ("thinking", {True: "on", False: "off", None: "?"}[report.thinking]),
-        ("reasoning arrives in", report.reasoning_field or "-"),
-        ("content", report.content_field or "-"),
-        ("finish_reason", str(report.finish_reason)),
-        (
-            "usage prompt / completion / reasoning",
-            _tokens(report.prompt_tokens, report.completion_tokens, report.reasoning_tokens)
-            + ("" if report.reasoning_tokens_reported else "  (reasoning_tokens not reported)"),
-        ),
-        ("latency", f"{report.latency_s:.2f} s" if report.latency_s is not None else "-"),
-        ("smallest budget that finishes", report.smallest_budget_text),
-    ]
-    for key, value in rows:
-        table.add_row(key, escape(value))
-    console.print(table)
-    if report.probes:
-        probes = Table(title="probes", title_justify="left")
-        for name in (
-            "max_tokens",
-            "finish",
-            "reasoning in",
-            "content",
-            "tokens p/c/r",
-            "verdict",
-            "latency",
-        ):
-            probes.add_column(
-                name, justify="right" if name in ("max_tokens", "latency") else "left"
-            )
-        for p in report.probes:
-            size = f"{p.max_tokens}" + (f" (of {p.rung})" if p.max_tokens < p.rung else "")
-            if p.error is not None:
-                probes.add_row(size, "error", "", "", "", escape(p.error), f"{p.latency_s:.2f} s")
-                continue
-            probes.add_row(
-                size,
-                str(p.finish_reason),
-                p.reasoning_field,
-                p.content_field + (f" ({p.content_chars} chars)" if p.content_chars else ""),
-                _tokens(p.prompt_tokens, p.completion_tokens, p.reasoning_tokens),
-                f"{p.verdict}" + (f" ({p.answer})" if p.answer else ""),
-                f"{p.latency_s:.2f} s",
-            )
-        console.print(probes)
-    for warning in report.warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add `thinkeval check`'s options to `parser`."""
-    parser.add_argument(
-        "--base-url",
-        required=True,
-        metavar="URL",
-        help="server root, e.g. http://127.0.0.1:8000/v1",
-    )
-    parser.add_argument(
-        "--model", metavar="ID", help="the model id expected in /v1/models (default: the only one)"
-    )
-    parser.add_argument(
-        "--budgets",
-        type=parse_budgets,
-        default=(2048, 8192),
-        metavar="B1,B2",
-        help="the run's budgets; probes go up to B2 (default: 2048,8192)",
-    )
-    parser.add_argument(
-        "--api-key-env", metavar="VAR", help="environment variable holding the API key"
-    )
-    parser.add_argument(
-        "--timeout-s",
-        type=float,
-        default=600.0,
-        metavar="S",
-        help="limit per request in seconds (default: 600)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the check; 0 when all is well, 1 with the reason on the last line otherwise."""
-    api_key = None
-    if args.api_key_env:
-        api_key = read_api_key(args.api_key_env, f"--api-key-env {args.api_key_env}: the variable")
-    report = asyncio.run(
-        check_server(args.base_url, args.model, args.budgets, api_key, args.timeout_s)
-    )
-    if args.json:
-        text = msgspec.json.format(msgspec.json.encode(report), indent=2).decode()
-        sys.stdout.write(text + "\n")
-    else:
-        # terminal.py reads results.py, which reads aisbench.py, which reads this module: a
-        # module-level import would close that circle.
-        from thinkeval.ui.tables import stdout_console
-
-        render(report, stdout_console())
-    if report.ok:
-        if not args.json:
-            thinking = "thinks" if report.thinking else "does not think"
-            Console(highlight=False).print(
-                f"[green]ok:[/] {escape(report.model or '')} is served, {thinking}, and "
-                f"finishes the probe at max_tokens={report.smallest_budget}"
-            )
-        return 0
-    Console(stderr=True, highlight=False).print(
-        f"[red]check failed:[/] {escape(report.reason or 'unknown')}", soft_wrap=True
-    )
-    return 1

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from thinkeval.client.dispatch import Dispatcher, Outcome
+from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, TaskSettings, redact_url
 from thinkeval.errors import ServerError
 from thinkeval.records import Attempt, Phase, Reply, Sample, StoredVerdict
@@ -200,18 +201,18 @@ class ModelRun:
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
         settings = self.tasks[item.task].settings
-        body: dict[str, Any] = settings.request_generation(self.model.generation)
-        if isinstance(body.get("seed"), int):
+        generation: dict[str, Any] = settings.request_generation(self.model.generation)
+        if isinstance(generation.get("seed"), int):
             # Repeat r samples with seed + r; its retry with the same seed, so where the server
             # honours seeds the retry regenerates the cut-off reply and carries it further.
-            body["seed"] += item.repeat
-        body["model"] = self.model.served_model
-        body["messages"] = list(self._sample(item).messages)
-        body["max_tokens"] = max_tokens
-        if self.model.stream:
-            body["stream"] = True
-            body["stream_options"] = {"include_usage": True}
-        return body
+            generation["seed"] += item.repeat
+        return get_profile(self.model.api).request(
+            self.model.served_model,
+            self._sample(item).messages,
+            max_tokens,
+            generation,
+            self.model.stream,
+        )
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         max_tokens, clamped_from = self._max_tokens(item.budget, item.prompt_tokens)
@@ -229,7 +230,7 @@ class ModelRun:
             clamped, was = self._max_tokens(item.budget, failure.prompt_tokens)
             if was is not None:
                 max_tokens, clamped_from = clamped, was
-                body["max_tokens"] = max_tokens
+                get_profile(self.model.api).set_budget(body, max_tokens)
                 retried = await dispatcher.chat(body)
                 retried.tries += outcome.tries
                 outcome = retried

@@ -266,6 +266,10 @@ class Profile:
             400, "BadRequestError", f"max_tokens must be at least 1, got {value}.", "max_tokens"
         )
 
+    def unsupported_fields(self, body: dict[str, Any]) -> ErrorReply | None:
+        """The error for a request field this server refuses, or None (vLLM accepts any)."""
+        return None
+
     def stream_options_without_stream(self) -> ErrorReply | None:
         text = "Stream options can only be defined when `stream=True`."
         if self.late_fields:
@@ -667,6 +671,26 @@ class OpenAI(Profile):
             "max_tokens",
             "integer_below_min_value",
         )
+
+    def unsupported_fields(self, body: dict[str, Any]) -> ErrorReply | None:
+        # Reasoning models refuse the deprecated max_tokens (§7.2), and the API refuses
+        # arguments it does not know, such as vLLM's chat_template_kwargs.
+        if body.get("max_tokens") is not None:
+            return self.error(
+                400,
+                "invalid_request_error",
+                "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                "'max_completion_tokens' instead.",
+                "max_tokens",
+                "unsupported_parameter",
+            )
+        if "chat_template_kwargs" in body:
+            return self.error(
+                400,
+                "invalid_request_error",
+                "Unrecognized request argument supplied: chat_template_kwargs",
+            )
+        return None
 
     def stream_options_without_stream(self) -> ErrorReply | None:
         return self.error(

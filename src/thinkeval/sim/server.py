@@ -272,6 +272,9 @@ class Simulator:
             problem = profile.stream_options_without_stream()
             if problem is not None:
                 return problem
+        refused = profile.unsupported_fields(body)
+        if refused is not None:
+            return refused
         requested = body.get("max_completion_tokens")
         if requested is None:
             requested = body.get("max_tokens")

@@ -1,0 +1,100 @@
+"""`thinkeval check`: its options, and the glue from them to `ops.check` and `ui.check`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import textwrap
+from typing import get_args
+
+from thinkeval.client.profiles import Api
+from thinkeval.ops.check import parse_budgets
+
+DESCRIPTION = textwrap.dedent(
+    """\
+    Read /v1/models and send one short thinking request (a GSM8K-style question with
+    chat_template_kwargs.enable_thinking=true where the server takes it) at growing budgets:
+    256, 1024, 4096, ... up to the largest of --budgets. Reports which API the server speaks
+    (the `api:` line for the config: vllm, sglang or openai, from the model card's owned_by or
+    an OpenAI-style refusal of max_tokens), the served model, whether thinking is on and in
+    which field the reasoning arrives (reasoning, reasoning_content, raw <think> in content, or
+    none), the content field (null, "" or text), finish_reason, usage, latency and the smallest
+    budget at which the probe finishes with a legal answer. HTTP_PROXY, HTTPS_PROXY, NO_PROXY
+    and SSL_CERT_FILE are honoured as for a run."""
+)
+EPILOG = textwrap.dedent(
+    """\
+    example:
+      thinkeval check --base-url http://127.0.0.1:8006/v1 --model qwen3-8b-w8a8
+      thinkeval check --base-url https://api.openai.com/v1 --model o4-mini \\
+          --api-key-env OPENAI_API_KEY --json
+
+    exit status: 0 all well (server reachable, expected model served, probe finished within
+    the largest budget with a legal answer); 1 a problem, named on the last line; 2 bad input
+    (a URL that is not http(s), an unset --api-key-env variable)."""
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `thinkeval check`'s options to `parser`."""
+    parser.add_argument(
+        "--base-url",
+        required=True,
+        metavar="URL",
+        help="server root, e.g. http://127.0.0.1:8000/v1",
+    )
+    parser.add_argument(
+        "--model", metavar="ID", help="the model id expected in /v1/models (default: the only one)"
+    )
+    parser.add_argument(
+        "--api",
+        choices=get_args(Api),
+        help="speak this server API instead of detecting it (the config's `api:` key)",
+    )
+    parser.add_argument(
+        "--budgets",
+        type=parse_budgets,
+        default=(2048, 8192),
+        metavar="B1,B2",
+        help="the run's budgets; probes go up to B2 (default: 2048,8192)",
+    )
+    parser.add_argument(
+        "--api-key-env", metavar="VAR", help="environment variable holding the API key"
+    )
+    parser.add_argument(
+        "--timeout-s",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="limit per request in seconds (default: 600)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the check; 0 when all is well, 1 with the reason on the last line otherwise."""
+    import msgspec
+    from rich.console import Console
+
+    from thinkeval.config import read_api_key
+    from thinkeval.ops.check import check_server
+    from thinkeval.ui.check import print_verdict, render
+    from thinkeval.ui.tables import stdout_console
+
+    api_key = None
+    if args.api_key_env:
+        api_key = read_api_key(args.api_key_env, f"--api-key-env {args.api_key_env}: the variable")
+    report = asyncio.run(
+        check_server(args.base_url, args.model, args.budgets, api_key, args.timeout_s, args.api)
+    )
+    err = Console(stderr=True, highlight=False)
+    if args.json:
+        text = msgspec.json.format(msgspec.json.encode(report), indent=2).decode()
+        sys.stdout.write(text + "\n")
+        if not report.ok:
+            print_verdict(report, err, err)
+    else:
+        render(report, stdout_console())
+        print_verdict(report, Console(highlight=False), err)
+    return 0 if report.ok else 1

@@ -1,0 +1,146 @@
+"""Server profiles: how each server flavour is asked, and what it answers differently.
+
+A model's config names its flavour (`api: vllm | sglang | openai`, default vllm); `thinkeval
+check` detects it. The profile builds every chat request (`request`, `set_budget`) and reads
+every reply and error (`parse`, `stream`, `failure`), so the protocol, the dispatcher and `check`
+never spell a flavour's field names themselves.
+
+Which budget field each flavour gets, and why:
+
+- vLLM and SGLang get `max_tokens`. vLLM accepts `max_completion_tokens` too (and prefers it
+  when both are sent, vllm-api.md §4.1), but `max_tokens` is what every era from 0.7 to 0.33
+  and SGLang 0.4-0.5 take, what other OpenAI-compatible servers behind `api: vllm` (llama.cpp,
+  TGI, gateways) understand, and what AISBench sends, so requests stay comparable with its runs.
+- OpenAI gets `max_completion_tokens`: its reasoning models refuse `max_tokens` with a 400
+  `unsupported_parameter` (§7.2), and it refuses `chat_template_kwargs` as an unknown argument,
+  so a config that sets it for an openai model is refused before the run.
+
+The replies themselves never contradict each other across flavours, so all profiles read them
+with one tolerant reader (`replies.py`, §7.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from thinkeval.client.replies import (
+    RequestFailed,
+    StreamAssembly,
+    http_failure,
+    parse_completion,
+)
+from thinkeval.records import Reply
+
+Api = Literal["vllm", "sglang", "openai"]
+DEFAULT_API: Api = "vllm"
+# OpenAI lists its own models as owned by "openai", "system" or "openai-internal".
+_OPENAI_OWNERS = frozenset({"openai", "system", "openai-internal"})
+
+
+class ServerProfile:
+    """The vLLM flavour; the other profiles change the class attributes or a hook."""
+
+    name: ClassVar[Api] = "vllm"
+    budget_field: ClassVar[str] = "max_tokens"
+    takes_template_kwargs: ClassVar[bool] = True
+
+    def request(
+        self,
+        model: str,
+        messages: Sequence[Mapping[str, Any]],
+        max_tokens: int,
+        generation: Mapping[str, Any],
+        stream: bool,
+    ) -> dict[str, Any]:
+        """The chat request body: the generation settings, then the fields thinkeval owns."""
+        body: dict[str, Any] = dict(generation)
+        body["model"] = model
+        body["messages"] = list(messages)
+        body[self.budget_field] = max_tokens
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+    def set_budget(self, body: dict[str, Any], max_tokens: int) -> None:
+        """Change the token budget of a body built by `request` (the context-window clamp)."""
+        body[self.budget_field] = max_tokens
+
+    def generation_problems(self, generation: Mapping[str, Any]) -> Iterator[str]:
+        """What in a model's `generation` settings this flavour refuses."""
+        if "chat_template_kwargs" in generation and not self.takes_template_kwargs:
+            yield (
+                f"chat_template_kwargs is not accepted by the {self.name} API (api: {self.name}), "
+                "which refuses it as an unknown argument; its reasoning models always think "
+                "(reasoning_effort sets how much). Remove it, or set api: vllm / sglang for a "
+                "vLLM or SGLang server"
+            )
+
+    def parse(self, body: Any) -> tuple[Reply, dict[str, Any]]:
+        """A non-streaming reply as a `Reply`, with the raw message it was read from."""
+        return parse_completion(body)
+
+    def stream(self, started: float) -> StreamAssembly:
+        """A fresh assembler for one streamed reply started at `started` (perf_counter)."""
+        return StreamAssembly(started)
+
+    def failure(self, status: int, raw: bytes, retry_after: str | None) -> RequestFailed:
+        """A non-200 reply as a `RequestFailed`."""
+        failure, error = http_failure(status, raw, retry_after)
+        if (
+            error is not None
+            and status == 400
+            and error.code == "unsupported_parameter"
+            and error.param == "max_tokens"
+        ):
+            # The OpenAI API refusing max_tokens: no request of this model can succeed.
+            failure.kind = "wrong_api"
+            failure.message += (
+                " This server speaks the OpenAI API: set `api: openai` for this model "
+                "(thinkeval check --base-url URL detects it)"
+            )
+        return failure
+
+
+class SGLangProfile(ServerProfile):
+    """SGLang: asked as vLLM is; replies differ only in shapes the shared reader knows."""
+
+    name: ClassVar[Api] = "sglang"
+
+
+class OpenAIProfile(ServerProfile):
+    """The OpenAI API: `max_completion_tokens`, no `chat_template_kwargs`."""
+
+    name: ClassVar[Api] = "openai"
+    budget_field: ClassVar[str] = "max_completion_tokens"
+    takes_template_kwargs: ClassVar[bool] = False
+
+
+PROFILES: dict[Api, ServerProfile] = {
+    profile.name: profile for profile in (ServerProfile(), SGLangProfile(), OpenAIProfile())
+}
+
+
+def get_profile(api: Api) -> ServerProfile:
+    """The profile for an `api:` value."""
+    return PROFILES[api]
+
+
+def detect_api(card: Mapping[str, Any]) -> tuple[Api | None, str]:
+    """The flavour a `/v1/models` card reveals, and the evidence; None when it says nothing.
+
+    vLLM's cards say `owned_by: vllm` and carry `max_model_len`; SGLang's say `sglang`; OpenAI's
+    say `openai`, `system` or `openai-internal` and carry no context length (§5, §7).
+    """
+    owner = card.get("owned_by")
+    shown = f"owned_by: {owner}" if isinstance(owner, str) else "no owned_by"
+    if owner == "vllm":
+        return "vllm", shown
+    if owner == "sglang":
+        return "sglang", shown
+    if owner in _OPENAI_OWNERS and "max_model_len" not in card:
+        return "openai", shown
+    if "max_model_len" in card:
+        return "vllm", f"{shown}, but max_model_len as vLLM sends it"
+    return None, shown

@@ -1,0 +1,261 @@
+"""What servers send back, turned into one `Reply` or one `RequestFailed`.
+
+Replies differ by server and era (vLLM `reasoning` / `reasoning_content`, null vs "" content,
+flat vs nested error bodies, SGLang's top-level `reasoning_tokens`, OpenAI's string error codes;
+shared/design/vllm-api.md §7.3). The shapes never contradict each other, so one tolerant reader
+serves every server profile (`profiles.py`), which adds only what a flavour says differently.
+Nothing here does I/O: the endpoint feeds it bytes and decoded events.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import orjson
+
+from thinkeval.records import Reply, Usage
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
+)
+# The prompt length as each era words it in its context-overflow message.
+_PROMPT_TOKENS = re.compile(
+    r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
+    r"|(\d+) in the messages|(\d+) tokens from the input messages",
+    re.I,
+)
+
+
+@dataclass
+class RequestFailed(Exception):
+    """A request that produced no usable reply.
+
+    `kind` is a short machine-readable cause (`connection`, `timeout`, `http_500`, `malformed`,
+    `context_overflow`, `wrong_api`, ...); `retryable` says whether asking again can help.
+    """
+
+    kind: str
+    message: str
+    retryable: bool
+    http_status: int | None = None
+    retry_after_s: float | None = None
+    prompt_tokens: int | None = None  # parsed from a context-overflow message, when given
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class ErrorBody:
+    """An error reply's parts, in any of the known shapes (§4.2, §7.1, §7.2)."""
+
+    message: str
+    code: str | int | None = None  # OpenAI: "unsupported_parameter"; vLLM: the HTTP status
+    param: str | None = None
+
+
+def error_body(body: Any) -> ErrorBody | None:
+    """The error in `body`, or None if `body` is no error."""
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    if isinstance(error, dict):  # vLLM >= 0.10.1, OpenAI
+        param = error.get("param")
+        return ErrorBody(
+            str(error.get("message") or error),
+            error.get("code") if isinstance(error.get("code"), str | int) else None,
+            param if isinstance(param, str) else None,
+        )
+    if isinstance(error, str):  # vLLM's 401 {"error": "Unauthorized"}
+        return ErrorBody(error)
+    if body.get("object") == "error":  # vLLM <= 0.10.0, SGLang
+        return ErrorBody(str(body.get("message")), body.get("code"))
+    if "detail" in body:  # FastAPI's default
+        return ErrorBody(str(body["detail"]))
+    return None
+
+
+def error_message(body: Any) -> str | None:
+    """The message of an error body in any known shape, or None if `body` is no error."""
+    error = error_body(body)
+    return None if error is None else error.message
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def http_failure(
+    status: int, raw: bytes, retry_after_header: str | None
+) -> tuple[RequestFailed, ErrorBody | None]:
+    """A non-200 reply as a `RequestFailed` (context overflow, retryable or not), and the error
+    body it was read from, for the profiles that look at its code."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        body = None
+    error = error_body(body)
+    if error is None:
+        snippet = raw[:200].decode("utf-8", "replace").strip().replace("\n", " ")
+        message = f"HTTP {status} with a non-JSON body: {snippet!r}" if snippet else ""
+        message = message or f"HTTP {status}"
+    else:
+        message = f"HTTP {status}: {error.message}"
+    if status == 400 and _CONTEXT_OVERFLOW.search(message):
+        match = _PROMPT_TOKENS.search(message)
+        prompt_tokens = next((int(g) for g in match.groups() if g), None) if match else None
+        failure = RequestFailed("context_overflow", message, False, status, None, prompt_tokens)
+        return failure, error
+    retryable = status in (408, 429) or status >= 500
+    failure = RequestFailed(
+        f"http_{status}", message, retryable, status, retry_after(retry_after_header)
+    )
+    return failure, error
+
+
+def _count(value: Any) -> int | None:
+    """A token count as sent, or None when the server sent something that is not one."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def parse_usage(raw: Any) -> Usage:
+    """`usage` with reasoning tokens from `completion_tokens_details` or SGLang's top level."""
+    if not isinstance(raw, dict):
+        return Usage()
+    details = raw.get("completion_tokens_details")
+    reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    if reasoning is None:
+        reasoning = raw.get("reasoning_tokens")  # SGLang's top-level field
+    return Usage(
+        prompt_tokens=_count(raw.get("prompt_tokens")),
+        completion_tokens=_count(raw.get("completion_tokens")),
+        reasoning_tokens=_count(reasoning),
+    )
+
+
+def normalise(content: str | None, reasoning: str | None) -> tuple[str | None, str | None]:
+    """Split raw `<think>` text out of `content` when the server did not (§2.2 cases B and D).
+
+    Without a reasoning parser, or on vLLM 0.9-0.16 when the budget ran out inside the thinking,
+    the reasoning arrives inside `content`. An unclosed `<think>` means the answer is missing.
+    """
+    reasoning = reasoning or None
+    if reasoning is None and content and content.lstrip().startswith("<think>"):
+        head, sep, tail = content.partition("</think>")
+        reasoning = head.lstrip().removeprefix("<think>") or None
+        content = tail if sep else None
+    return content or None, reasoning
+
+
+def parse_completion(body: Any) -> tuple[Reply, dict[str, Any]]:
+    """A non-streaming completion body as a `Reply`, and the raw message it was read from.
+
+    Raises `RequestFailed` when the body is unusable. The raw message lets `thinkeval check`
+    say which field carried the reasoning before normalisation hides the difference.
+    """
+    message = error_message(body)
+    if message is not None:
+        raise RequestFailed("server_error", f"error body with HTTP 200: {message}", True)
+    if not isinstance(body, dict):
+        raise RequestFailed("malformed", "reply is JSON but not an object", True)
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise RequestFailed("malformed", "reply has no 'choices'", True)
+    choice = choices[0]
+    msg = choice.get("message")
+    if not isinstance(msg, dict):
+        raise RequestFailed("malformed", "reply's first choice has no 'message'", True)
+    content = msg.get("content")
+    reasoning = msg.get("reasoning") or msg.get("reasoning_content")
+    if content is not None and not isinstance(content, str):
+        raise RequestFailed("malformed", "reply's message.content is not a string", True)
+    if reasoning is not None and not isinstance(reasoning, str):
+        reasoning = None
+    content, reasoning = normalise(content, reasoning)
+    reply = Reply(
+        content=content,
+        reasoning=reasoning,
+        finish_reason=_text(choice.get("finish_reason")),
+        usage=parse_usage(body.get("usage")),
+        http_status=200,
+        served_model=_text(body.get("model")),
+    )
+    return reply, msg
+
+
+class StreamAssembly:
+    """Reassembles an SSE stream's events (§3): deltas, the finish chunk, the usage chunk.
+
+    Feed each decoded `data:` event to `add`; `reply()` once the stream ended.
+    """
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.ttft: float | None = None
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._finish_reason: str | None = None
+        self._usage: Any = None
+        self._served: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Whether a finish_reason arrived (a stream cut before `[DONE]` may still be whole)."""
+        return self._finish_reason is not None
+
+    def add(self, event: Any) -> None:
+        """Take one event; raise `RequestFailed` for an error event."""
+        message = error_message(event)
+        if message is not None:
+            raise RequestFailed("server_error", f"error event in stream: {message}", True, 200)
+        if not isinstance(event, dict):
+            return
+        self._served = _text(event.get("model")) or self._served
+        if event.get("usage"):
+            self._usage = event["usage"]
+        choices = event.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, dict):
+                continue
+            delta = choice.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
+            # vLLM 0.11.1-0.15 sends the same text under both names: take one, not both.
+            piece = _text(delta.get("reasoning")) or _text(delta.get("reasoning_content"))
+            if piece:
+                self._reasoning.append(piece)
+            text_piece = _text(delta.get("content"))
+            if text_piece:
+                self._content.append(text_piece)
+            if self.ttft is None and (piece or text_piece):
+                self.ttft = time.perf_counter() - self.started
+            self._finish_reason = _text(choice.get("finish_reason")) or self._finish_reason
+
+    def reply(self) -> Reply:
+        """The whole reply, normalised as a non-streaming one would be."""
+        text, thought = normalise("".join(self._content) or None, "".join(self._reasoning) or None)
+        return Reply(
+            content=text,
+            reasoning=thought,
+            finish_reason=self._finish_reason,
+            usage=parse_usage(self._usage),
+            http_status=200,
+            served_model=self._served,
+        )

@@ -1,0 +1,146 @@
+"""Server profiles: the request each flavour gets, what it refuses, and runs that use them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import write_config
+from thinkeval.cli import main
+from thinkeval.client.profiles import PROFILES, detect_api, get_profile
+from thinkeval.config import parse_config
+from thinkeval.errors import ConfigError
+from thinkeval.run.journal import iter_attempts
+
+MESSAGES = ({"role": "user", "content": "2+2?"},)
+THINKING = {"temperature": 0.6, "chat_template_kwargs": {"enable_thinking": True}}
+
+
+def sim_stats(base_url: str) -> dict[str, Any]:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{base_url.removesuffix('/v1')}/sim/stats") as resp:
+        return json.load(resp)
+
+
+@pytest.mark.parametrize("api", ["vllm", "sglang"])
+def test_vllm_and_sglang_take_max_tokens_and_template_kwargs(api: str) -> None:
+    profile = get_profile(api)  # type: ignore[arg-type]
+    body = profile.request("m", MESSAGES, 2048, THINKING, stream=False)
+    # The generation settings first, then what thinkeval owns: journals keep this order.
+    assert list(body) == ["temperature", "chat_template_kwargs", "model", "messages", "max_tokens"]
+    assert body["max_tokens"] == 2048 and body["messages"] == list(MESSAGES)
+    profile.set_budget(body, 1000)
+    assert body["max_tokens"] == 1000 and "max_completion_tokens" not in body
+    assert list(profile.generation_problems(THINKING)) == []
+
+
+def test_openai_takes_max_completion_tokens() -> None:
+    profile = get_profile("openai")
+    body = profile.request("o4-mini", MESSAGES, 2048, {"reasoning_effort": "high"}, stream=True)
+    assert body == {
+        "reasoning_effort": "high",
+        "model": "o4-mini",
+        "messages": list(MESSAGES),
+        "max_completion_tokens": 2048,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    profile.set_budget(body, 1000)
+    assert body["max_completion_tokens"] == 1000 and "max_tokens" not in body
+    (problem,) = profile.generation_problems(THINKING)
+    assert "chat_template_kwargs is not accepted by the openai API" in problem
+
+
+def test_a_config_says_which_flavour_and_is_checked_against_it() -> None:
+    model = {"name": "m", "base_url": "http://h/v1"}
+    config = parse_config({"run": "r", "models": [model]})
+    assert config.models[0].api == "vllm"
+    config = parse_config({"run": "r", "models": [{**model, "api": "openai"}]})
+    assert config.models[0].api == "openai"
+    with pytest.raises(ConfigError, match=r"run\.yaml: models\[0\]\.api"):
+        parse_config({"run": "r", "models": [{**model, "api": "tgi"}]}, "run.yaml")
+    with pytest.raises(ConfigError, match=r"models\[0\]\.generation: chat_template_kwargs is not"):
+        parse_config({"run": "r", "models": [{**model, "api": "openai", "generation": THINKING}]})
+
+
+def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
+    refusal = json.dumps({"error": {
+        "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                   "Use 'max_completion_tokens' instead.",
+        "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter",
+    }}).encode()
+    for api in ("vllm", "sglang"):
+        failure = get_profile(api).failure(400, refusal, None)  # type: ignore[arg-type]
+        assert failure.kind == "wrong_api" and not failure.retryable
+        assert "set `api: openai` for this model" in failure.message
+    other = refusal.replace(b'"param": "max_tokens"', b'"param": "temperature"')
+    assert get_profile("vllm").failure(400, other, None).kind == "http_400"
+
+
+@pytest.mark.parametrize(
+    ("card", "api"),
+    [
+        ({"id": "q", "owned_by": "vllm", "root": "Qwen/Qwen3-8B", "max_model_len": 40960}, "vllm"),
+        ({"id": "q", "owned_by": "sglang", "max_model_len": 40960}, "sglang"),
+        ({"id": "o4-mini", "owned_by": "system"}, "openai"),
+        ({"id": "gpt-5", "owned_by": "openai"}, "openai"),
+        ({"id": "q", "owned_by": "acme", "max_model_len": 8192}, "vllm"),
+        ({"id": "q", "owned_by": "acme"}, None),
+    ],
+)
+def test_model_cards_reveal_the_flavour(card: dict[str, Any], api: str | None) -> None:
+    found, evidence = detect_api(card)
+    assert found == api
+    assert "owned_by" in evidence
+
+
+def test_every_profile_is_named_by_its_api_value() -> None:
+    assert sorted(PROFILES) == ["openai", "sglang", "vllm"]
+    assert all(profile.name == name for name, profile in PROFILES.items())
+
+
+def run_config(tmp_path: Path, base_url: str, **model: Any) -> Path:
+    return write_config(tmp_path / "run.yaml", {
+        "run": "flavour", "tasks": [{"name": "gsm8k", "limit": 20}],
+        "models": [{"name": "m", "base_url": base_url, "concurrency": 4,
+                    "retry_backoff_s": 0.01, **model}]})
+
+
+def test_api_vllm_against_the_openai_api_stops_and_says_api_openai(
+    tmp_path: Path, sim, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = sim(model="m", profile="openai")
+    config = run_config(tmp_path, server.base_url)
+    assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "Traceback" not in err
+    assert "'max_tokens' is not supported" in err and "set `api: openai`" in err
+    assert list(iter_attempts(tmp_path / "out")) == []  # nothing recorded as the model's answer
+    assert sim_stats(server.base_url)["requests"] <= 4  # stopped at the first wave
+
+
+def test_sglang_clamps_the_retry_budget_to_its_context(tmp_path: Path, sim) -> None:
+    # SGLang words its context-overflow error its own way; the clamp still applies.
+    server = sim(model="m", seed=13, max_model_len=6000, p_long=0.5, profile="sglang")
+    config = run_config(tmp_path, server.base_url, api="sglang")
+    assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
+    retries = [x for x in iter_attempts(tmp_path / "out") if x.phase == "retry"]
+    assert retries and all(x.error is None for x in retries)
+    for x in retries:
+        assert x.clamped_from == 8192 and x.max_tokens + x.usage.prompt_tokens <= 6000
+        assert x.request["max_tokens"] == x.max_tokens
+
+
+def test_openai_requests_are_journalled_with_their_field(tmp_path: Path, sim) -> None:
+    server = sim(model="m", seed=5, profile="openai")
+    config = run_config(tmp_path, server.base_url, api="openai")
+    assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
+    attempts = list(iter_attempts(tmp_path / "out"))
+    assert attempts and all(a.error is None for a in attempts)
+    assert all(a.request["max_completion_tokens"] == a.max_tokens for a in attempts)
+    assert all("max_tokens" not in a.request for a in attempts)

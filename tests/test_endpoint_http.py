@@ -122,6 +122,7 @@ async def test_requests_reuse_one_keep_alive_connection() -> None:
     assert header(first, "Host") == server.url.split("/")[2]
     assert (header(first, "User-Agent") or "").startswith("thinkeval/")
     assert header(first, "Content-Type") == "application/json"
+    assert header(first, "Accept-Encoding") is None  # no compressed replies to inflate
     assert json.loads(first.split(b"\r\n\r\n", 1)[1]) == BODY
 
 

@@ -13,6 +13,7 @@ import random
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
 from thinkeval.client.profiles import get_profile
@@ -74,7 +75,7 @@ class Dispatcher:
 
     async def __aenter__(self) -> Dispatcher:
         urls = self.config.base_urls
-        https = any(url.startswith("https:") for url in urls)
+        https = any(urlsplit(url).scheme == "https" for url in urls)
         self._session = open_session(self.config.concurrency, https)
         self.endpoints = [
             Endpoint(

@@ -288,15 +288,15 @@ async def _read_head(resp: aiohttp.ClientResponse, limit: int) -> bytes:
 
 
 async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
+    """The whole body, or `too_large` past MAX_REPLY_BYTES (counted as read, so a body whose
+    Content-Length lies, or that inflates when decompressed, is stopped too)."""
     length = resp.content_length
-    if length is not None:
-        if length > MAX_REPLY_BYTES:
-            raise RequestFailed(
-                "too_large",
-                f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
-                False,
-            )
-        return await resp.read()
+    if length is not None and length > MAX_REPLY_BYTES:
+        raise RequestFailed(
+            "too_large",
+            f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
+            False,
+        )
     chunks: list[bytes] = []
     size = 0
     async for chunk in resp.content.iter_any():

@@ -58,7 +58,9 @@ def open_session(concurrency: int, https: bool) -> aiohttp.ClientSession:
         connector=connector,
         # Timeouts are per request, set by each endpoint.
         timeout=aiohttp.ClientTimeout(total=None),
-        skip_auto_headers=("User-Agent",),
+        # Each endpoint sends its own User-Agent; no Accept-Encoding: replies are small, and a
+        # compressed one could inflate past the reply cap before it is counted.
+        skip_auto_headers=("User-Agent", "Accept-Encoding"),
         trust_env=False,  # read once per endpoint instead: see the module docstring
     )
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -188,7 +189,7 @@ async def check_server(
     report = CheckReport(
         base_url=redact_url(base_url.rstrip("/")), expected_model=expected_model, budgets=budgets
     )
-    async with open_session(1, base_url.startswith("https:")) as session:
+    async with open_session(1, urlsplit(base_url).scheme == "https") as session:
         # /v1/models answers at once when the server is up; a black-holed address should not
         # take the whole request timeout to say so.
         lister = Endpoint(session, base_url, api_key, min(timeout_s, MODELS_TIMEOUT_S))
@@ -200,32 +201,23 @@ async def check_server(
             card = _served_card(report, cards)
             if card is not None:
                 _choose_api(report, card, api)
-                for flavour in _flavours(report):
-                    asker = Endpoint(
-                        session, base_url, api_key, timeout_s, profile=get_profile(flavour)
-                    )
-                    await _climb(asker, report)
-                    if api is not None or not _refused_max_tokens(report):
-                        break
+                assert report.api is not None
+
+                def asker(flavour: Api) -> Endpoint:
+                    profile = get_profile(flavour)
+                    return Endpoint(session, base_url, api_key, timeout_s, profile=profile)
+
+                await _climb(asker(report.api), report)
+                if api is None and any(p.error_kind == "wrong_api" for p in report.probes):
+                    # Refused as the OpenAI API refuses max_tokens: ask as its profile does.
+                    report.api = "openai"
+                    report.api_evidence = "HTTP 400 unsupported_parameter for max_tokens"
+                    report.probes = []
+                    await _climb(asker("openai"), report)
     if report.reason is None:
         _conclude(report)
     _redact(report, api_key)
     return report
-
-
-def _flavours(report: CheckReport) -> list[Api]:
-    """The flavours to probe with: the chosen one, then OpenAI's if it refuses max_tokens."""
-    assert report.api is not None
-    return [report.api] if report.api == "openai" else [report.api, "openai"]
-
-
-def _refused_max_tokens(report: CheckReport) -> bool:
-    """True when the probe was refused as the OpenAI API refuses max_tokens; switch to it."""
-    if not any(p.error_kind == "wrong_api" for p in report.probes):
-        return False
-    report.api, report.api_evidence = "openai", "HTTP 400 unsupported_parameter for max_tokens"
-    report.probes = []
-    return True
 
 
 def _choose_api(report: CheckReport, card: dict[str, Any], forced: Api | None) -> None:

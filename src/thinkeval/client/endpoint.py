@@ -122,15 +122,14 @@ class Endpoint:
         except RequestFailed as exc:
             if exc.http_status != 404 or self.root.endswith("/v1"):
                 raise
-            guess = f"{self.root}/v1"
             try:
-                await self._models(guess)
+                await self._models(f"{self.root}/v1")
             except RequestFailed:
                 raise exc from None
             raise RequestFailed(
                 "wrong_base_url",
                 f"{self.base_url}/models answered HTTP 404; did you mean "
-                f"{redact_url(guess)}? (/v1/models answers there)",
+                f"{self.base_url}/v1? (/v1/models answers there)",
                 False,
                 404,
             ) from None

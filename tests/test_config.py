@@ -161,3 +161,14 @@ def test_every_problem_the_types_allow_is_listed_at_once(tmp_path: Path) -> None
         "run", "budgets", "tasks", "tasks[0].name", "models[0].base_url", "models[0].generation"
     ]
     assert all(line.startswith(f"{path}: ") for line in lines)
+
+
+def test_a_task_s_generation_must_suit_every_model_s_api() -> None:
+    data = minimal()
+    data["models"] = [
+        {"name": "local", "base_url": "http://h/v1"},
+        {"name": "hosted", "base_url": "https://api.example.com/v1", "api": "openai"},
+    ]
+    data["tasks"] = [{"name": "gsm8k", "generation": {"chat_template_kwargs": {"x": 1}}}]
+    with pytest.raises(ConfigError, match=r"tasks\[0\]\.generation: for model 'hosted':"):
+        parse_config(data, "run.yaml")

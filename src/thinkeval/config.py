@@ -260,6 +260,13 @@ class RunConfig(_Strict, kw_only=True, frozen=True):
             for index, item in enumerate(items):
                 for where, message in item.problems():
                     yield f"{key}[{index}]" + (f".{where}" if where else ""), message
+        # A task's generation settings reach every model: each model's API must accept them.
+        for index, selection in enumerate(self.tasks):
+            if not selection.generation:
+                continue
+            for model in self.models:
+                for message in get_profile(model.api).generation_problems(selection.generation):
+                    yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
 
     def settings(self, task: str) -> TaskSettings:
         """The budgets, repeats and generation `task` runs with: the task entry's, else the

@@ -8,8 +8,8 @@ import sys
 import textwrap
 from typing import get_args
 
+from thinkeval.cli.arguments import parse_budgets
 from thinkeval.client.profiles import Api
-from thinkeval.ops.check import parse_budgets
 
 DESCRIPTION = textwrap.dedent(
     """\

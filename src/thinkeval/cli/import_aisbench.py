@@ -6,7 +6,7 @@ import argparse
 import textwrap
 from pathlib import Path
 
-from thinkeval.ops.check import parse_budgets
+from thinkeval.cli.arguments import parse_budgets
 
 DESCRIPTION = textwrap.dedent(
     """\

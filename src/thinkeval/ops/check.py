@@ -15,7 +15,6 @@ endpoint code as a run's requests.
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
@@ -107,25 +106,6 @@ class CheckReport(msgspec.Struct, kw_only=True):
         return str(self.smallest_budget)
 
 
-def parse_budgets(text: str) -> tuple[int, int]:
-    """`"2048,8192"` → `(2048, 8192)`: the fixed budget, then the larger retry budget.
-
-    >>> parse_budgets("2048,8192")
-    (2048, 8192)
-    """
-    try:
-        fixed, retry = (int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"budgets must look like B1,B2 (e.g. 2048,8192), got {text!r}"
-        ) from None
-    if fixed <= 0 or retry <= fixed:
-        raise argparse.ArgumentTypeError(
-            f"budgets {text!r}: B1 must be positive and B2 larger than B1"
-        )
-    return fixed, retry
-
-
 def budget_ladder(largest: int) -> list[int]:
     """The probe budgets: 256, then ×4, capped at (and always ending with) `largest`.
 
@@ -182,7 +162,6 @@ async def check_server(
     problem = url_problem(base_url)
     if problem is not None:
         raise ConfigError(f"--base-url {redact_url(base_url)!r} {problem}")
-    # Imported here: `import-aisbench` reads parse_budgets from this module and sends nothing.
     from thinkeval.client.endpoint import Endpoint
     from thinkeval.client.session import open_session
 

@@ -30,6 +30,17 @@ ADVERSARIAL = [
     "</think>" * 25_000,
     ("x" * 999 + "\n") * 200,
     "**" * 100_000,
+    "选" * 60_000,
+    "A项正确，" * 20_000,
+    "= **1**\n" * 20_000,
+    "\n" * 200_000,
+    "The answer is " + "1 - " * 50_000,
+    "answer: " + "A、" * 50_000,
+    "\\[\n1 = 2\n" * 20_000,
+    "Note: x\n" * 30_000,
+    "Yes, " * 40_000,
+    "1 = " * 50_000,
+    "The answer is " + "(1+" * 30_000,
 ]
 
 
@@ -84,12 +95,18 @@ VERSION_CORPUS = [
     "Yes", "**No**", "answer: Yes", "The answer is A", "A. Yes", "B", "I think no.",
     "answer: B", "**Answer:** (C)", "答案：D", "选项A错误，所以选C。", "综上，答案为B。", "A or B",
     "<think>\nOkay, 9 * 2 = 18", "<think>unclosed", "</think>The answer is 7", "", "   ", None,
+    "The answer is 20 - 2 = 18", "The answer is 20 - 2.", "Total = 9 * 2 = **18**",
+    "\\[\n9 \\times 2 = 18\n\\]", "18\n\nShe has 9 eggs left.",
+    "#### 18\n\nNote: the answer is 20.", "综上所述，选B。", "选项 B 是正确的",
+    "Yes, it is. The passage says so.", "A. Yes\n\nB is wrong.",
+    "Option C is correct.", "答案：否", "The answer is A.\nQuestion: next? The answer is C.",
+    "The answer is B. Done", "\n\n", "<think>a</think>b<think>c</think>d",
 ]
-PINNED_DIGEST = "ef68b5579383316a"
+PINNED_DIGEST = "81430f9639daf8f9"
 PINNED_VERSIONS = [
-    ["2/number-1", "2/gsm8k"],
-    ["2/boolean-1", "2/first-capital"],
-    ["2/choice-1", "2/last-option-ABCD"],
+    ["2/number-2", "3/gsm8k"],
+    ["2/boolean-2", "3/first-capital"],
+    ["2/choice-2", "3/last-option-ABCD"],
 ]
 
 

@@ -59,8 +59,13 @@ CASES = [
      "the answer is"),
     ("The answer is 14.\n\nHmm, recheck... no. The answer is 12.", "stop", "14", "wrong", "12",
      "the answer is"),
-    ("#### 18\n\nNote: the answer is 20 if tax is included.", "stop", "18", "wrong", "20",
+    # a note after the answer qualifies it; a few-shot continuation is not part of the reply
+    ("#### 18\n\nNote: the answer is 20 if tax is included.", "stop", "18", "correct", "18",
+     "####"),
+    ("Note: prices include tax.\n\nThe answer is 18.", "stop", "18", "correct", "18",
      "the answer is"),
+    ("The answer is 18.\n\nQuestion: Tom has 5 apples. The answer is 7", "stop", "18", "correct",
+     "18", "the answer is"),
     ("The answer is \\boxed{20}. Hmm, no: \\boxed{18}", "stop", "18", "correct", "18", "boxed"),
     # fallback: last number of a complete final sentence, or a bare last line
     ("So she pays 5*3=15 dollars in total.", "stop", "15", "correct", "15", "last-sentence-number"),
@@ -70,7 +75,17 @@ CASES = [
     ("他一共走了１２公里。", "stop", "12", "correct", "12", "last-sentence-number"),
     ("First 4 + 5 = 9. Then 9 * 2 = 18.", "stop", "18", "correct", "18", "last-sentence-number"),
     ("The total is 20-15.", "stop", "5", "wrong", "15", "last-sentence-number"),
-    ("The answer is 5 * 3 = 15.", "stop", "15", "correct", "15", "last-sentence-number"),
+    # an expression after the marker states its value: the last "= n", else what it evaluates to
+    ("The answer is 5 * 3 = 15.", "stop", "15", "correct", "15", "the answer is"),
+    ("The answer is 20 - 2 = 18", "stop", "18", "correct", "18", "the answer is"),
+    ("So the answer is $18 - $2 = $16.", "stop", "16", "correct", "16", "the answer is"),
+    ("The answer is 20 - 2.", "stop", "18", "correct", "18", "the answer is"),
+    ("The answer is 2 / 6.", "stop", "18", "wrong", "1/3", "the answer is"),
+    # a closed bold result or display equation on the last line holding a number
+    ("Total = 9 * 2 = **18**", "stop", "18", "correct", "18", "bold-result"),
+    ("\\[\n9 \\times 2 = 18\n\\]", "stop", "18", "correct", "18", "display-result"),
+    ("Total = 9 * 2 = 18", "stop", "18", "no_answer", None, None),
+    ("Could you tell me whether the 4 muffins count?", "stop", "18", "no_answer", None, None),
     (QWEN_TAIL + "18", "stop", "18", "correct", "18", "last-line-number"),
     (QWEN_TAIL + "**18**", "stop", "18", "correct", "18", "last-line-number"),
     ("Thus:\n$18$", "stop", "18", "correct", "18", "last-line-number"),

@@ -46,11 +46,19 @@ CASES = [
     ("ceval", "答案：B", "选项A错误，选项C正确吗？不，D也不对。", "B", "correct", "B"),
     ("ceval", None, "Option A is wrong. Option B fits. So the answer is", "B", "correct", "B"),
     ("ceval", "A company must register.", None, "B", "wrong", "A"),
-    ("ceval", "Because ABCD are all options.", None, "B", "no_answer", None),
+    ("ceval", "Because ABCD are all options.", None, "B", "wrong", "D"),
+    # ... inside words too: AISBench's last_option_postprocess is re.findall("([ABCD])")
+    ("ceval", "The answer is B. Done", None, "B", "wrong", "D"),
+    ("ceval", "no letters here", None, "B", "no_answer", None),
     ("ceval", "答案：Ｂ", None, "B", "no_answer", None),
     # empty: nothing in either field
     ("gsm8k", None, None, "18", "empty", None),
     ("boolq", "  ", "", "A", "empty", None),
+    # content of blanks is content for AISBench: it scores "" and never reads the reasoning
+    ("gsm8k", "  \n", "so the answer is 18", "18", "empty", None),
+    # <think>...</think> pairs are removed and the text around them kept
+    ("gsm8k", "12 <think>no, 20</think> so 18", None, "18", "correct", "18"),
+    ("gsm8k", "<think>R</think>18</think>20", None, "18", "wrong", "20"),
     ("ceval", "", None, "B", "empty", None),
 ]
 
@@ -91,7 +99,9 @@ def test_lenient_ignores_finish_reason(finish: str | None) -> None:
 def test_lenient_text_is_what_aisbench_keeps_after_think() -> None:
     assert lenient_text("18", "R") == "18"
     assert lenient_text("\n\nThe answer is 18.\n", "R") == "The answer is 18."
-    assert lenient_text("  ", "R 12") == "R 12"
+    assert lenient_text("  ", "R 12") == ""
+    assert lenient_text("x<think>R</think>y", None) == "xy"
+    assert lenient_text("<think>R", None) == "<think>R"
     assert lenient_text(None, "R") == "R"
     assert lenient_text("", "R") == "R"
     assert lenient_text("18", None) == "18"

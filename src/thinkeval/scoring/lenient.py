@@ -1,8 +1,19 @@
-"""The lenient scorer: what AISBench/OpenCompass report by default, truncated replies included.
+"""The lenient scorer: exactly what AISBench 3.1 reports, truncated replies included.
 
-It reproduces their postprocessors: GSM8K takes the last number before any `Question:`,
-BoolQ the first capital letter, C-Eval the last standalone letter A-D. It reads the reasoning
-when the content is empty and ignores `finish_reason`, so it never says `unfinished`.
+AISBench turns a chat reply into one prediction and scores it in three steps, each reproduced
+here with its odd parts (docs/scoring.md lists them with examples):
+
+1. `Output.get_prediction`: content and reasoning are kept only when non-empty (a content of
+   blanks *is* content); the prediction is `reasoning + "</think>" + content`, the reasoning
+   alone when there is no content, the content alone when there is no reasoning.
+2. The chat model config's `extract_non_reasoning_content`: without `<think>` but with
+   `</think>`, what follows the last `</think>`; otherwise every `<think>…</think>` pair is
+   removed and the text around it kept. Then stripped.
+3. The dataset's post-processor and evaluator, named by the task spec's `lenient` rule (`RULES`).
+
+`finish_reason` is ignored, so lenient never says `unfinished`. Statuses: `correct` when AISBench
+counts the reply correct; otherwise `empty` when the text it scored is empty, `no_answer` when
+its post-processor extracted nothing, else `wrong`.
 """
 
 from __future__ import annotations
@@ -12,39 +23,61 @@ from collections import deque
 from collections.abc import Callable
 
 from thinkeval.records import Status, Verdict
+from thinkeval.scoring.lenient_math import aime_verdict, math_verdict
 
-# OpenCompass gsm8k_postprocess: no comma stripping, so "1,200" reads as 200.
-# Same matches as its r"\-?\d+\.\d+|\-?\d+", written to start with a digit or a sign followed by
-# one, which the regex engine scans about four times faster.
+OPEN_THINK, CLOSE_THINK = "<think>", "</think>"
+# OpenCompass gsm8k_postprocess: r"\-?\d+\.\d+|\-?\d+" after cutting at "Question:". No comma
+# stripping, so "1,200" reads as 200. The same matches, written to start with a digit or a sign
+# followed by one, which the regex engine scans about four times faster.
 _OC_NUMBER = re.compile(r"(?:-\d|\d)\d*(?:\.\d+)?")
-# "Not part of a word" with ASCII word characters, so "答案是B" still yields B.
-# The letter first and the lookbehind after it: the engine then skips non-candidates quickly.
-_STANDALONE_ABCD = re.compile(r"[A-D](?<![A-Za-z0-9_][A-D])(?![A-Za-z0-9_])")
-_GSM8K_TOLERANCE = 1e-6
 _TAIL_WINDOW = 512
 
 
-def lenient_text(content: str | None, reasoning: str | None) -> str:
-    """The text AISBench scores by default.
+def aisbench_prediction(content: str | None, reasoning: str | None) -> str:
+    """The prediction AISBench stores for a reply (`Output.get_prediction`).
 
-    AISBench's prediction is `reasoning + "</think>" + content`, or the reasoning alone when the
-    content is empty; its chat model configs then apply `extract_non_reasoning_content`, which
-    keeps what follows the last `</think>`. So a finished reply is scored on its content, and a
-    reply cut off inside the reasoning on the reasoning itself: that is where the inflation
-    comes from.
+    >>> aisbench_prediction("  ", "R"), aisbench_prediction(None, "R"), aisbench_prediction("C", "")
+    ('R</think>  ', 'R', 'C')
     """
-    if content and content.strip():
-        joined = f"{reasoning}</think>{content}" if reasoning else content
-    else:
-        joined = reasoning or ""
-    if "</think>" in joined:
-        return joined.rsplit("</think>", 1)[1].strip()
-    return joined
+    content, reasoning = content or "", reasoning or ""
+    if not reasoning:
+        return content
+    return f"{reasoning}{CLOSE_THINK}{content}" if content else reasoning
+
+
+def extract_non_reasoning(text: str) -> str:
+    """AISBench's `extract_non_reasoning_content`, in linear time.
+
+    >>> extract_non_reasoning("R</think> 18 "), extract_non_reasoning("a<think>R</think>b")
+    ('18', 'ab')
+    >>> extract_non_reasoning("<think>R</think>x</think>y"), extract_non_reasoning("<think>R")
+    ('x</think>y', '<think>R')
+    """
+    if OPEN_THINK not in text and CLOSE_THINK in text:
+        return text.rsplit(CLOSE_THINK, 1)[1].strip()
+    # re.sub(r"<think>(.*?)</think>", "", text, flags=re.DOTALL): each leftmost <think> with a
+    # </think> after it goes, up to the first such </think>; a <think> without one ends the
+    # search, since no later <think> has one either.
+    kept, position = [], 0
+    while True:
+        start = text.find(OPEN_THINK, position)
+        end = text.find(CLOSE_THINK, start + len(OPEN_THINK)) if start >= 0 else -1
+        if end < 0:
+            break
+        kept.append(text[position:start])
+        position = end + len(CLOSE_THINK)
+    kept.append(text[position:])
+    return "".join(kept).strip()
+
+
+def lenient_text(content: str | None, reasoning: str | None) -> str:
+    """The text AISBench's post-processors read for a reply."""
+    return extract_non_reasoning(aisbench_prediction(content, reasoning))
 
 
 def lenient_verdict(rule: str, content: str | None, reasoning: str | None, gold: str) -> Verdict:
-    """Score like AISBench/OpenCompass defaults with post-processor `rule` (see `RULES`);
-    `finish_reason` is ignored on purpose.
+    """Score like AISBench with post-processor `rule` (see `RULES`); `finish_reason` is ignored
+    on purpose.
 
     >>> lenient_verdict("gsm8k", None, "Okay, 2+2 is 4, so the answer", "4").status
     'correct'
@@ -53,39 +86,54 @@ def lenient_verdict(rule: str, content: str | None, reasoning: str | None, gold:
     if postprocess is None:
         raise ValueError(f"unknown lenient rule {rule!r}; known rules: {', '.join(RULES)}")
     text = lenient_text(content, reasoning)
-    if not text.strip():
+    if not text:
         return Verdict("empty", rule="no-content")
     return postprocess(text, gold)
+
+
+def gsm8k_equal(prediction: str, reference: str) -> bool:
+    """AISBench's `Gsm8kEvaluator.is_equal`: equal strings, or within 1e-6 of the reference read
+    as an integer (a reference that is not an integer only matches as the same string)."""
+    try:
+        return prediction == reference or abs(float(prediction) - int(reference)) < 1e-6
+    except (ValueError, TypeError):
+        return False
 
 
 def _gsm8k(text: str, gold: str) -> Verdict:
     number = _last_oc_number(text.split("Question:")[0])
     if number is None:
-        return Verdict("no_answer")
-    return Verdict(_gsm8k_status(number, gold), number, "last-number")
+        return Verdict("no_answer", rule="last-number")
+    status: Status = "correct" if gsm8k_equal(number, gold) else "wrong"
+    return Verdict(status, number, "last-number")
 
 
 def _first_capital(text: str, gold: str) -> Verdict:
+    # str.isupper is Unicode-aware: "É" and the full-width "Ｂ" are capitals too.
     answer = next((char for char in text if char.isupper()), None)
     return _letter_verdict(answer, gold, "first-capital")
 
 
 def _last_option_abcd(text: str, gold: str) -> Verdict:
-    last = deque(_STANDALONE_ABCD.finditer(text), maxlen=1)
-    return _letter_verdict(last[0].group() if last else None, gold, "last-letter")
+    # re.findall("([ABCD])", text)[-1]: the last A-D anywhere, inside words too.
+    position = max(text.rfind(letter) for letter in "ABCD")
+    return _letter_verdict(text[position] if position >= 0 else None, gold, "last-letter")
 
 
 def _letter_verdict(answer: str | None, gold: str, rule: str) -> Verdict:
     if answer is None:
-        return Verdict("no_answer")
-    return Verdict("correct" if answer == gold.strip() else "wrong", answer, rule)
+        return Verdict("no_answer", rule=rule)
+    return Verdict("correct" if answer == gold else "wrong", answer, rule)
 
 
-# AISBench's post-processors by name; a task spec names the one its AISBench config uses.
+# AISBench's post-processors and evaluators by name; a task spec names the one its AISBench
+# dataset config uses.
 RULES: dict[str, Callable[[str, str], Verdict]] = {
-    "gsm8k": _gsm8k,
-    "first-capital": _first_capital,
-    "last-option-ABCD": _last_option_abcd,
+    "gsm8k": _gsm8k,  # gsm8k_postprocess + Gsm8kEvaluator
+    "first-capital": _first_capital,  # first_capital_postprocess + AccEvaluator (BoolQ)
+    "last-option-ABCD": _last_option_abcd,  # last_option_postprocess + AccEvaluator (C-Eval)
+    "aime": aime_verdict,  # math_postprocess_v2 + MATHEvaluator(version="v2") (AIME)
+    "math": math_verdict,  # Math-Verify's parse and verify, as its MATHEvaluator (MATH-500)
 }
 
 
@@ -108,10 +156,3 @@ def _last_oc_number(text: str) -> str | None:
 
 def _in_number(char: str) -> bool:
     return char in "-." or char.isdecimal()  # \d is any Unicode decimal digit
-
-
-def _gsm8k_status(answer: str, gold: str) -> Status:
-    try:
-        return "correct" if abs(float(answer) - float(gold)) < _GSM8K_TOLERANCE else "wrong"
-    except (ValueError, OverflowError):
-        return "wrong"

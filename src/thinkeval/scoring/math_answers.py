@@ -1,11 +1,26 @@
-"""Final-answer statements of GSM8K replies: `#### 18`, `The answer is 18`, `\\boxed{18}`, ..."""
+"""Final-answer statements of GSM8K replies: `#### 18`, `The answer is 18`, `\\boxed{18}`, ...
+
+The reply ends at a few-shot continuation (`\\nQuestion:`); a note after the answer is read only
+when nothing before it states one. Then, in order:
+
+1. the last explicit statement (a marker or `\\boxed{}`); an expression after it states its value
+   (`The answer is 20 - 2 = 18` is 18: the last `= n`, else the expression's value);
+2. a last line that is only a number (`**18**`, `$18$`);
+3. a first line that is only a number, the rest explaining it (answer first);
+4. the last number of a complete final sentence (`... so she makes $18.`);
+5. the result of a closed construct on the last line holding a number: a bold result
+   (`Total = 9 * 2 = **18**`) or a display equation (`\\[ 9 \\times 2 = 18 \\]`).
+
+A reply that stops mid-sentence without any of these concluded nothing: `no_answer`.
+"""
 
 from __future__ import annotations
 
 import re
 
-from thinkeval.scoring.numbers import NUMBER, canonical, last_number
-from thinkeval.scoring.text import ascii_lower
+from thinkeval.scoring.arithmetic import evaluate
+from thinkeval.scoring.numbers import NUMBER, NUMBER_ATOMIC, canonical, last_number
+from thinkeval.scoring.text import ascii_lower, before_note, reply_body
 
 # Markers, searched in the ASCII-lower-cased text. Earlier entries win when two statements name
 # the same number ("Final answer: 18" is also an "answer:" statement); otherwise the statement
@@ -15,69 +30,117 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("final answer", re.compile(r"final\s+answer")),
     ("the answer is", re.compile(r"answer\s+(?:is|=)")),
     ("answer:", re.compile(r"answer[\s*]{0,4}:")),
-    ("答案", re.compile(r"答案[\s*]{0,4}(?:[为是]|:)")),
+    ("答案", re.compile(r"答案[\s*]{0,4}(?:应?[为是]|:)")),
 )
 _BOXED_PRIORITY = len(_MARKERS)
+# An operator after a number starts an expression ("5 * 3 = 15"), not an answer.
+_OPERATOR = r"\s{0,3}(?:[-+*/×÷^=xX·]|\\times|\\cdot|\\div)\s{0,3}[\d(\\$]"
+_STARTS_EXPRESSION = re.compile(_OPERATOR)
 # A number follows a marker after markdown, LaTeX and punctuation ("**Final Answer:** $\\$18$",
-# "答案: (18)"), the gap bounded so matching stays linear. A number followed by an operator starts
-# an expression ("5 * 3 = 15"), not an answer.
-_NOT_EXPRESSION = r"(?!\s{0,3}(?:[-+*/×÷^=xX]|\\times|\\cdot|\\div)\s{0,3}[\d(\\$])"
-_STATED_NUMBER = re.compile(r"[\s*_:#(\[{$\\]{0,24}" + NUMBER + _NOT_EXPRESSION)
+# "答案: (18)"), the gap bounded so matching stays linear.
+_STATED = re.compile(r"[\s*_:#(\[{$\\]{0,24}" + NUMBER_ATOMIC)
+_RESULT = re.compile(
+    r"[\s*_$\\]*(?:(?:text|textbf|mathrm|mathbf)\s*\{[\s$\\]*)?"
+    + NUMBER_ATOMIC
+    + f"(?!{_OPERATOR})"
+)
+# An expression runs to the end of its sentence or line; 160 characters bound the work.
+_CLAUSE_END = re.compile(r"\n|[.!?;](?=\s|$)|[。！？；]|\\\]|\$\$")
+_CLAUSE_LIMIT = 160
 # Up to two levels of nested braces: \boxed{1200 \text{ dollars}}, \boxed{\text{\$18}}.
 _BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}")
-_BOXED_NUMBER = re.compile(
-    r"[\s$\\]*(?:(?:text|textbf|mathrm|mathbf)\s*\{[\s$\\]*)?" + NUMBER + _NOT_EXPRESSION
-)
 # LaTeX thousands separators: 1{,}200 and 1\,200.
 _LATEX_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\!)(?=\d{3}(?!\d))")
 
-# A whole last line that is only a number: "18", "**18**", "$18$", "\(18\)".
+# A whole line that is only a number: "18", "**18**", "$18$", "\(18\)".
 _BARE_NUMBER_LINE = re.compile(r"[*_#\s$\\(\[]*" + NUMBER + r"[\s*_$\\)\].%]*")
-_SENTENCE_END = ".!?。！？"
+# A question is not a conclusion: only . and ! (and their Chinese forms) end a final sentence.
+_SENTENCE_END = ".!。！"
 # Closers that may follow the full stop of a final sentence: **, ), quotes, LaTeX $.
 _CLOSERS = "*_)]}\"'”’$ \t"
 _SENTENCE_BREAK = re.compile(r"[.!?](?=\s)|[。！？]")
+_BOLD = re.compile(r"\*\*([^*\n]{1,200})\*\*")
+_DISPLAY_CLOSE = ("\\]", "$$")
 
 
 def find_number_answer(text: str) -> tuple[str, str] | None:
-    """The last explicit final-answer number in `text` as `(canonical number, rule)`, or None.
-
-    Falls back to the last number of the final sentence when that sentence is complete.
+    """The final-answer number in `text` as `(canonical number, rule)`, or None (module doc).
 
     >>> find_number_answer("So she pays 5*3=15 dollars.\\nThe answer is $1,200.00.")
     ('1200', 'the answer is')
+    >>> find_number_answer("The answer is 20 - 2 = 18")
+    ('18', 'the answer is')
     """
     if "{,}" in text or "\\," in text or "\\!" in text:
         text = _LATEX_THOUSANDS.sub(",", text)
+    text = reply_body(text)
+    head = before_note(text)
+    if head is not None:
+        found = _find(head)
+        if found is not None:
+            return found
+    return _find(text)
+
+
+def _find(text: str) -> tuple[str, str] | None:
+    return _statement(text) or _fallback(text)
+
+
+def _statement(text: str) -> tuple[str, str] | None:
     lowered = ascii_lower(text)
     best: tuple[int, int, str, str] | None = None  # (position, -priority, answer, rule)
     for priority, (rule, marker) in enumerate(_MARKERS):
         for found in marker.finditer(lowered):
-            match = _STATED_NUMBER.match(text, found.end())
-            if match:
-                candidate = (match.start("int"), -priority, canonical(match), rule)
+            stated = _stated_at(text, found.end())
+            if stated is not None:
+                candidate = (stated[0], -priority, stated[1], rule)
                 best = candidate if best is None or candidate[:2] > best[:2] else best
     for found in _BOXED.finditer(text):
-        answer = _boxed_number(found.group(1))
+        answer = _value(found.group(1))
         if answer is not None:
             candidate = (found.start(1), -_BOXED_PRIORITY, answer, "boxed")
             best = candidate if best is None or candidate[:2] > best[:2] else best
-    if best is not None:
-        return best[2], best[3]
-    return _final_sentence_number(text)
+    return (best[2], best[3]) if best is not None else None
 
 
-def _boxed_number(content: str) -> str | None:
-    # "\boxed{5 \times 3 = 15}" states its result after the last "=".
-    match = _BOXED_NUMBER.match(content.rsplit("=", 1)[-1])
-    return canonical(match) if match else None
+def _stated_at(text: str, position: int) -> tuple[int, str] | None:
+    """`(where, answer)` of what a marker ending at `position` states, or None."""
+    match = _STATED.match(text, position)
+    if match is None:
+        return None
+    start = match.start("int")
+    if not _STARTS_EXPRESSION.match(text, match.end()):
+        return start, canonical(match)
+    clause = text[match.start() : match.start() + _CLAUSE_LIMIT]
+    end = _CLAUSE_END.search(clause)
+    answer = _value(clause[: end.start()] if end else clause)
+    return (start, answer) if answer is not None else None
 
 
-def _final_sentence_number(text: str) -> tuple[str, str] | None:
-    last_line = text.rstrip().rsplit("\n", 1)[-1].strip()
-    bare = _BARE_NUMBER_LINE.fullmatch(last_line)
+def _value(expression: str) -> str | None:
+    """What `expression` states: the number after its last `=`, else its arithmetic value, else
+    its leading number when nothing follows it ("1200 \\text{ dollars}")."""
+    if "=" in expression:
+        result = _RESULT.match(expression.rsplit("=", 1)[1])
+        return canonical(result) if result else None
+    lead = _RESULT.match(expression)
+    if lead is not None:
+        return canonical(lead)
+    return evaluate(expression.replace("$", " "))
+
+
+def _fallback(text: str) -> tuple[str, str] | None:
+    lines = [line.strip() for line in text.strip().split("\n")]
+    bare = _BARE_NUMBER_LINE.fullmatch(lines[-1])
     if bare:
         return canonical(bare), "last-line-number"
+    first = _BARE_NUMBER_LINE.fullmatch(lines[0])
+    if first and len(lines) > 1:
+        return canonical(first), "first-line-number"
+    return _final_sentence_number(lines[-1]) or _closed_result(lines)
+
+
+def _final_sentence_number(last_line: str) -> tuple[str, str] | None:
     body = last_line.rstrip(_CLOSERS)
     if not body or body[-1] not in _SENTENCE_END:
         return None  # the reply stops mid-sentence: nothing was concluded
@@ -87,3 +150,30 @@ def _final_sentence_number(text: str) -> tuple[str, str] | None:
         start = sentence_break.end()
     answer = last_number(body[start:])
     return (answer, "last-sentence-number") if answer is not None else None
+
+
+def _closed_result(lines: list[str]) -> tuple[str, str] | None:
+    """The result on the last line holding a digit, when a closed construct shows the model
+    finished writing it: a bold result, or a display equation whose closer follows."""
+    index = next((i for i in range(len(lines) - 1, -1, -1) if _has_digit(lines[i])), None)
+    if index is None:
+        return None
+    line = lines[index]
+    bolds = list(_BOLD.finditer(line))
+    if bolds:
+        last = bolds[-1]
+        inner = last.group(1)
+        if "=" in inner or line[: last.start()].rstrip().endswith("="):
+            answer = _value(inner if "=" in inner else "=" + inner)
+            return (answer, "bold-result") if answer is not None else None
+    closed = line.endswith(_DISPLAY_CLOSE) or (
+        index + 1 < len(lines) and lines[index + 1] in _DISPLAY_CLOSE
+    )
+    if closed and "=" in line:
+        answer = _value(line.removesuffix("\\]").removesuffix("$$"))
+        return (answer, "display-result") if answer is not None else None
+    return None
+
+
+def _has_digit(line: str) -> bool:
+    return any(char.isdigit() for char in line)

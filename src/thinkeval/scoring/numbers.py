@@ -12,6 +12,9 @@ NUMBER = (
     r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?"
 )
 NUMBER_RE = re.compile(NUMBER)
+# The same, never backtracking into a shorter number: when "20 - 2" is refused as an answer
+# because an operator follows, "2" (the first digit of 20) must not be tried instead.
+NUMBER_ATOMIC = f"(?>{NUMBER})"
 
 
 def canonical(match: re.Match[str]) -> str:

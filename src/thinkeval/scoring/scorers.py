@@ -63,7 +63,7 @@ class StrictScorer:
 @dataclass(frozen=True)
 class LenientScorer:
     name: str = "lenient"
-    version: str = "2"
+    version: str = "3"
 
     def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict:
         return lenient_verdict(spec.lenient, reply.content, reply.reasoning, gold)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 OPEN_THINK = "<think>"
 CLOSE_THINK = "</think>"
 
@@ -40,3 +42,29 @@ def ascii_lower(text: str) -> str:
     than a case-insensitive one, and the answer itself is then read from `text`.
     """
     return text.translate(_ASCII_LOWER)
+
+
+# A model that continues the few-shot format after answering writes the next "Question:" and
+# answers it too; AISBench cuts there as well. Only a line that starts with it counts.
+_CONTINUATION = re.compile(r"\n[ \t]*(?:Question|问题)[ \t]*:")
+# A note after the answer ("Note: ...", "(注：...)") qualifies it; it does not restate it.
+_NOTE = re.compile(
+    r"\n[ \t>*_(\[（【]*(?:notes?|n\.\s?b\.|p\.\s?s\.|remark|注意|注|备注|说明)[ \t*_]*[:：]",
+    re.IGNORECASE,
+)
+
+
+def reply_body(text: str) -> str:
+    """`text` up to a few-shot continuation (a line starting `Question:`), if any.
+
+    >>> reply_body("The answer is 18.\\n\\nQuestion: Tom has 5 apples. The answer is 7")
+    'The answer is 18.\\n'
+    """
+    found = _CONTINUATION.search(text)
+    return text[: found.start()] if found and text[: found.start()].strip() else text
+
+
+def before_note(text: str) -> str | None:
+    """`text` before its first note paragraph, or None when it has no note after some text."""
+    found = _NOTE.search(text)
+    return text[: found.start()] if found and text[: found.start()].strip() else None

@@ -14,7 +14,7 @@ class NumberKind:
     """Answers compared as exact decimal numbers: `$1,200.00` equals `1200`."""
 
     name: str = "number"
-    version: str = "1"
+    version: str = "2"
     pooled: bool = False
 
     def find(self, text: str) -> Found | None:

@@ -34,7 +34,7 @@ EXPECTED = {
     "gsm8k/1": "wrong",
     "gsm8k/2": "empty",  # cut inside <think>: no content
     "gsm8k/3": "unfinished",  # finished text without a legal answer
-    "gsm8k/4": "unfinished",  # reasoning only, output_tokens == budget: cut by the limit
+    "gsm8k/4": "empty",  # reasoning only (no </think>): AISBench stored it, the content was empty
     "gsm8k/5": "error",  # a failed request
     "ceval/law/0": "correct",
     "ceval/law/1": "empty",
@@ -84,7 +84,8 @@ def test_import_judges_each_record_from_its_text(tmp_path: Path, data_dir: Path,
     cut = attempts["ceval/law/1"]
     assert cut.content is None and cut.reasoning is not None and cut.reasoning.startswith("\n业主")
     inferred = attempts["gsm8k/4"]
-    assert inferred.finish_reason == "length" and inferred.reasoning is None
+    assert inferred.finish_reason == "length" and inferred.content is None
+    assert inferred.reasoning is not None and inferred.reasoning.startswith("Each chicken")
     assert inferred.request["finish_reason_inferred"] == "output_tokens >= max_tokens"
     assert attempts["gsm8k/3"].finish_reason is None  # unfinished by the text alone
     failed = attempts["gsm8k/5"]
@@ -162,7 +163,7 @@ def test_adaptive_phase_asks_only_the_candidates(
         if task != "gsm8k":  # gsm8k/5 was answered by the simulator
             assert {s: fixed_row[s] for s in imported} == dict(imported)
     assert rows["ceval"]["retry"]["candidates"] == 2
-    assert rows["gsm8k"]["fixed"]["unfinished"] >= 2 and rows["gsm8k"]["fixed"]["error"] == 0
+    assert rows["gsm8k"]["fixed"]["empty"] >= 2 and rows["gsm8k"]["fixed"]["error"] == 0
 
     # Running again asks nothing more.
     requests = sim_stats(server.base_url)["requests"]
@@ -196,19 +197,25 @@ def test_json_and_jsonl_layouts_import_alike(tmp_path: Path, data_dir: Path) -> 
 
 
 @pytest.mark.parametrize(
-    ("text", "content", "reasoning"),
+    ("text", "thinking", "content", "reasoning"),
     [
-        ("<think>\nR\n</think>\n\nThe answer is 4", "\n\nThe answer is 4", "\nR\n"),
-        ("R</think>A</think>B", "B", "R</think>A"),  # the last </think> ends the reasoning
-        ("<think>\nOkay, 2+2", None, "\nOkay, 2+2"),
-        ("The answer is 4", "The answer is 4", None),
-        ("R</think>", None, "R"),
-        ("", None, None),
-        (None, None, None),
+        ("<think>\nR\n</think>\n\nThe answer is 4", True, "\n\nThe answer is 4", "\nR\n"),
+        ("R</think>A</think>B", True, "B", "R</think>A"),  # the last </think> ends the reasoning
+        ("<think>\nOkay, 2+2", True, None, "\nOkay, 2+2"),
+        ("<think>\nOkay, 2+2", False, None, "\nOkay, 2+2"),
+        # AISBench stores a thinking model's reasoning alone when the content was empty
+        ("Okay, 2+2 is 4. The answer is 4", True, None, "Okay, 2+2 is 4. The answer is 4"),
+        ("The answer is 4", False, "The answer is 4", None),
+        ("R</think>", True, None, "R"),
+        ("R</think>  ", True, "  ", "R"),
+        ("", True, None, None),
+        (None, False, None, None),
     ],
 )
-def test_split_prediction(text: str | None, content: str | None, reasoning: str | None) -> None:
-    assert split_prediction(text) == (content, reasoning)
+def test_split_prediction(
+    text: str | None, thinking: bool, content: str | None, reasoning: str | None
+) -> None:
+    assert split_prediction(text, thinking) == (content, reasoning)
 
 
 def test_imported_replies_without_a_legal_answer_count_as_cut_off() -> None:

@@ -12,8 +12,9 @@ DESCRIPTION = textwrap.dedent(
     """\
     Read AISBench's predictions (outputs/default/<timestamp>/predictions/<model>/*.json[l])
     into a thinkeval run directory as fixed-phase attempts at B1, judged from the text (AISBench
-    keeps no finish_reason). Then `thinkeval run` on the written config asks only the samples
-    whose reply was empty or unfinished once more at B2, plus any failed requests."""
+    keeps no finish_reason). A thinking model's prediction without </think> is its reasoning
+    alone: the content was empty. Then `thinkeval run` on the written config asks only the
+    samples whose reply was empty or unfinished once more at B2, plus any failed requests."""
 )
 EPILOG = textwrap.dedent(
     """\
@@ -63,6 +64,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+    parser.add_argument(
+        "--thinking",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="whether the model thinks: a prediction without </think> is then its reasoning "
+        "alone (empty content), else its content (default: the config dump's "
+        "chat_template_kwargs.enable_thinking, else thinking when any prediction holds "
+        "</think>, else refuse to guess)",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Import, print what was imported and the next command; 0 on success."""
     from thinkeval.ops.aisbench import import_aisbench
@@ -78,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         base_url=args.base_url,
         model=args.model,
         served_model=args.served_model,
+        thinking=args.thinking,
     )
     render_import(result, stdout_console())
     return 0

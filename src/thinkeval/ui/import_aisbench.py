@@ -26,6 +26,8 @@ def render_import(result: ImportResult, console: Console) -> None:
             str(result.missing[task]),
         )
     console.print(table)
+    kind = "a thinking model" if result.thinking else "a non-thinking model"
+    console.print(f"read as {kind} ({escape(result.thinking_source)})", soft_wrap=True)
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     console.print(

@@ -29,17 +29,21 @@ class AisbenchError(ThinkevalError):
     """An AISBench folder or file that cannot be imported; the message names the file."""
 
 
-def split_prediction(text: str | None) -> tuple[str | None, str | None]:
-    """`(content, reasoning)` of an AISBench prediction, split at its last `</think>`.
+def split_prediction(text: str | None, thinking: bool = True) -> tuple[str | None, str | None]:
+    """`(content, reasoning)` of an AISBench prediction.
 
-    AISBench stores `reasoning + "</think>" + content`, or the raw text with its think tags.
-    Without a `</think>` the text is all content, unless it opens with `<think>`: then it was
-    cut inside the reasoning and the content is missing.
+    AISBench stores `reasoning + "</think>" + content`, the reasoning alone when the content was
+    empty (no `</think>` then), or the raw text with its think tags. So a prediction is split at
+    its last `</think>`; without one, a thinking model's prediction is its reasoning alone (the
+    content was empty), and a non-thinking model's is its content, unless it opens with a raw
+    `<think>` (cut inside the reasoning).
 
     >>> split_prediction("<think>2+2</think>The answer is 4")
     ('The answer is 4', '2+2')
-    >>> split_prediction("<think>Okay, 2+2")
-    (None, 'Okay, 2+2')
+    >>> split_prediction("Okay, 2+2 is 4, so")
+    (None, 'Okay, 2+2 is 4, so')
+    >>> split_prediction("The answer is 4", thinking=False)
+    ('The answer is 4', None)
     """
     if text is None:
         return None, None
@@ -47,7 +51,7 @@ def split_prediction(text: str | None) -> tuple[str | None, str | None]:
     if end >= 0:
         reasoning = text[:end].lstrip().removeprefix(OPEN_THINK)
         return text[end + len(CLOSE_THINK) :] or None, reasoning or None
-    if text.lstrip().startswith(OPEN_THINK):
+    if thinking or text.lstrip().startswith(OPEN_THINK):
         return None, text.lstrip().removeprefix(OPEN_THINK) or None
     return text or None, None
 

@@ -26,6 +26,7 @@ import yaml
 
 from thinkeval.config import RunConfig, parse_config, redact_url
 from thinkeval.ops.aisbench.files import (
+    CLOSE_THINK,
     AisbenchError,
     Record,
     dataset_files,
@@ -75,6 +76,8 @@ class ImportResult:
     missing: dict[str, int]  # task -> samples in the selection without any record
     warnings: list[str]
     next_command: str
+    thinking: bool = True  # read predictions as a thinking model's
+    thinking_source: str = ""  # what said so
 
 
 # Which task a dataset is ---------------------------------------------------------------------
@@ -234,6 +237,32 @@ def _selection(task: str, items: list[Sample], imported: set[str]) -> dict[str, 
     return {"name": task, "range": f"{start}:{end}"}
 
 
+def thinking_mode(
+    flag: bool | None, settings: Settings, collected: _Collected
+) -> tuple[bool, str]:
+    """Whether the predictions come from a thinking model, and what says so.
+
+    It matters for a prediction without `</think>`: a thinking model's is its reasoning alone
+    (AISBench stores that when the content is empty), a non-thinking model's is its content.
+    The flag wins, then the config dump's `chat_template_kwargs.enable_thinking`, then the
+    predictions themselves: one holding `</think>` shows the reasoning was stored. Without any
+    of these the import refuses to guess: a wrong guess either scores empty replies as answers
+    or retries every answer.
+    """
+    if flag is not None:
+        return flag, "--thinking" if flag else "--no-thinking"
+    if settings.thinking is not None:
+        return settings.thinking, f"{settings.source}: chat_template_kwargs.enable_thinking"
+    predictions = [record.prediction or "" for _, record in collected.successes.values()]
+    if not predictions or any(CLOSE_THINK in text for text in predictions):
+        return True, "a prediction holds </think>"
+    raise AisbenchError(
+        "no prediction holds </think> and the config dump does not set enable_thinking: pass "
+        "--thinking if the model thinks (every reply then ran out inside its reasoning) or "
+        "--no-thinking if it does not"
+    )
+
+
 # The attempts ------------------------------------------------------------------------------------
 
 
@@ -252,12 +281,16 @@ def imported_state(
     return state
 
 
-def attempt_from(record: Record, sample: Sample, model: str, budget: int) -> Attempt:
-    """The fixed-phase attempt an AISBench record stands for, with its state and verdicts."""
+def attempt_from(
+    record: Record, sample: Sample, model: str, budget: int, thinking: bool = True
+) -> Attempt:
+    """The fixed-phase attempt an AISBench record stands for, with its state and verdicts;
+    `thinking` says how a prediction without `</think>` reads (`thinking_mode`)."""
     request: dict[str, Any] = {
         "imported_from": IMPORTED_FROM,
         "source_file": record.source,
         "record": record.key,
+        "thinking": thinking,
     }
     common: dict[str, Any] = {
         "model": model,
@@ -270,7 +303,7 @@ def attempt_from(record: Record, sample: Sample, model: str, budget: int) -> Att
     }
     if record.error is not None:
         return Attempt(**common, request=request, error=record.error, error_kind="aisbench_failed")
-    content, reasoning = split_prediction(record.prediction)
+    content, reasoning = split_prediction(record.prediction, thinking)
     finish_reason = None
     if record.output_tokens is not None and record.output_tokens >= budget:
         # The reply used the whole budget: the token limit cut it, whatever the text says.
@@ -329,7 +362,12 @@ def _config_data(
 
 
 def _write_journal(
-    run_dir: Path, selected: dict[str, list[Sample]], collected: _Collected, model: str, budget: int
+    run_dir: Path,
+    selected: dict[str, list[Sample]],
+    collected: _Collected,
+    model: str,
+    budget: int,
+    thinking: bool,
 ) -> dict[str, Counter[str]]:
     """Append one fixed attempt per imported record, in dataset order; count them per task."""
     counts: dict[str, Counter[str]] = {task: Counter() for task in selected}
@@ -338,7 +376,7 @@ def _write_journal(
             for sample in items:
                 found = collected.successes.get(sample.id) or collected.failures.get(sample.id)
                 if found is not None:
-                    attempt = attempt_from(found[1], sample, model, budget)
+                    attempt = attempt_from(found[1], sample, model, budget, thinking)
                     journal.append(attempt)
                     strict = attempt.verdicts.get(STRICT.name)
                     counts[task][strict.status if strict else "error"] += 1
@@ -370,11 +408,14 @@ def import_aisbench(
     base_url: str | None = None,
     model: str | None = None,
     served_model: str | None = None,
+    thinking: bool | None = None,
 ) -> ImportResult:
     """Import one model's predictions from an AISBench folder into a thinkeval run directory.
 
     Writes config.json, samples/, journal/main.jsonl and summary.json like a run does, plus
     `aisbench-import.yaml`: the config for the `thinkeval run` that does the adaptive phase.
+    `thinking` (None: decide from the config dump or the predictions) says whether a prediction
+    without `</think>` is a thinking model's reasoning alone (`thinking_mode`).
 
     >>> result = import_aisbench(Path("outputs/default/20250628_151326"), output=Path("runs/a"))
     >>> result.next_command
@@ -392,6 +433,7 @@ def import_aisbench(
         )
     resolved_data = resolve_data_dir(data_dir)
     collected, samples = _collect(model_dir, output_dir, resolved_data)
+    thinks, thinking_source = thinking_mode(thinking, settings, collected)
     overrides = {
         "run": run or _run_name(output_dir),
         "budgets": budgets,
@@ -416,7 +458,7 @@ def import_aisbench(
         source_text = f"local {resolved_data}" if resolved_data is not None else "hub"
         records.append(task_record(config, config.settings(task), digest, count, source_text))
     write_run_record(run_dir, merged(old, new_record(config, records)))
-    counts = _write_journal(run_dir, selected, collected, name, budgets[0])
+    counts = _write_journal(run_dir, selected, collected, name, budgets[0], thinks)
     config_path = _write_run_config(run_dir, data, output_dir)
     write_summary(run_dir)
 
@@ -441,4 +483,6 @@ def import_aisbench(
             "again with --base-url) before the next command"
         )
     command = f"thinkeval run {shlex.quote(str(config_path))} --output {shlex.quote(str(run_dir))}"
-    return ImportResult(run_dir, config_path, config, counts, missing, warnings, command)
+    return ImportResult(
+        run_dir, config_path, config, counts, missing, warnings, command, thinks, thinking_source
+    )

@@ -23,6 +23,13 @@ class Settings:
     source: str | None = None
     dropped: list[str] = field(default_factory=list)  # generation keys thinkeval owns
 
+    @property
+    def thinking(self) -> bool | None:
+        """`chat_template_kwargs.enable_thinking` as AISBench sent it, None when it sent none."""
+        kwargs = self.generation.get("chat_template_kwargs")
+        value = kwargs.get("enable_thinking") if isinstance(kwargs, dict) else None
+        return value if isinstance(value, bool) else None
+
 
 def _literal(node: ast.AST) -> Any:
     """A literal, or a `dict(...)` call of literals (mmengine dumps configs that way)."""

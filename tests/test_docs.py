@@ -25,6 +25,8 @@ import pytest
         "thinkeval.scoring.math_answers",
         "thinkeval.scoring.arithmetic",
         "thinkeval.scoring.text",
+        "thinkeval.scoring.judge",
+        "thinkeval.sim.judge",
         "thinkeval.tasks",
         "thinkeval.tasks.registry",
         "thinkeval.run.judge",

@@ -41,6 +41,10 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
         "score a run's replies again with the current scorers; show what changed",
     ),
     "schema": ("cli.schema", "print the JSON Schema of a journal line, summary.json or the config"),
+    "judge": (
+        "cli.judge",
+        "ask a judge model for each finished reply's final answer; compare with strict",
+    ),
 }
 
 

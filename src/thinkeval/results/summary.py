@@ -18,6 +18,7 @@ import msgspec
 
 from thinkeval import __version__
 from thinkeval.records import SCHEMA_VERSION, STATUSES, Attempt
+from thinkeval.results.judge import judge_agreement, judge_path
 from thinkeval.run.counted import CountedAttempts, Journals, count_journal, index_samples
 from thinkeval.run.judge import Outcome, adaptive_outcome, outcome_of, retry_due
 from thinkeval.run.run_record import RunRecord, read_run_record
@@ -78,6 +79,20 @@ class LenientBlock(msgspec.Struct, kw_only=True):
     adaptive_accuracy: float = 0.0
 
 
+class JudgeBlock(msgspec.Struct, kw_only=True):
+    """The judge scorer's numbers (`thinkeval judge`), present once a run has been judged.
+
+    Accuracies are over all samples, like strict's; a reply the judge has not read yet counts as
+    not correct. `agreement` is the share of judged replies that strict read the same way.
+    """
+
+    fixed_accuracy: float = 0.0
+    adaptive_accuracy: float = 0.0
+    judged: int = 0
+    not_judged: int = 0
+    agreement: float = 0.0
+
+
 class Counts(msgspec.Struct, kw_only=True):
     """The outcome counts of one model on one task (or one C-Eval subject).
 
@@ -106,6 +121,7 @@ class TaskResult(Counts, kw_only=True):
     repeats: int = 1
     samples: int = 0  # questions; `total` counts each repeat of them
     subjects: dict[str, Counts] | None = None
+    judge: JudgeBlock | None = None  # after `thinkeval judge`
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -276,8 +292,27 @@ def summarize(run_dir: Path) -> Summary:
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )
+    _add_judge(run_dir, results)
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
+
+
+def _add_judge(run_dir: Path, results: list[TaskResult]) -> None:
+    """The judge scorer's block for each model and task, when the run has judge verdicts."""
+    if not judge_path(run_dir).is_file():
+        return
+    agreements = judge_agreement(run_dir)
+    for result in results:
+        found = agreements.get((result.model, result.task))
+        if found is None or not result.total:
+            continue
+        result.judge = JudgeBlock(
+            fixed_accuracy=found.judge_fixed_correct / result.total,
+            adaptive_accuracy=found.judge_correct / result.total,
+            judged=found.judged,
+            not_judged=found.not_judged,
+            agreement=found.agreed / found.judged if found.judged else 0.0,
+        )
 
 
 def write_summary(run_dir: Path) -> Summary:

@@ -32,6 +32,7 @@ _HELP: dict[str, str] = {
     "p_wrong": "share of prompts answered wrongly",
     "p_malformed": "share of prompts that finish without a legal final answer",
     "p_empty": "share of prompts that stop right after </think> (content null)",
+    "p_judge_disagree": "as a judge (thinkeval judge prompts): share of replies read otherwise",
     "short_tokens": "reasoning length range LOW-HIGH, or a median, of ordinary prompts",
     "long_tokens": "reasoning length range LOW-HIGH, or a median, of long prompts",
     "ttft_s": "time to first token, seconds",

@@ -37,6 +37,8 @@ class SimConfig:
     p_wrong: float = 0.12
     p_malformed: float = 0.03
     p_empty: float = 0.01
+    # As a judge (`thinkeval judge` prompts): share of replies it reads differently from strict.
+    p_judge_disagree: float = 0.1
     # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.
     short_tokens: tuple[int, int] = (150, 1500)
     long_tokens: tuple[int, int] = (2100, 7500)
@@ -74,6 +76,7 @@ class SimConfig:
             "p_wrong": self.p_wrong,
             "p_malformed": self.p_malformed,
             "p_empty": self.p_empty,
+            "p_judge_disagree": self.p_judge_disagree,
         }
         faults = {
             "fault_500": self.fault_500,

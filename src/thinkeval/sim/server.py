@@ -32,8 +32,9 @@ from thinkeval.sim.behaviour import (
     unit,
 )
 from thinkeval.sim.config import SimConfig
+from thinkeval.sim.judge import is_judge_prompt, judge_answer
 from thinkeval.sim.profiles import ErrorReply, get_profile
-from thinkeval.sim.text import FLAVOURS, pool
+from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
 
 FAULT_KINDS: tuple[str, ...] = ("500", "429", "reset", "timeout", "malformed")
 _TTFT_BUCKETS = (
@@ -329,7 +330,7 @@ class Simulator:
             await self._stall()
             return self._drop(request)
 
-        gen = generate(self.plan(chat.key, chat.text), chat.thinking, chat.limit)
+        gen = self._generate(chat)
         rid = self.profile.response_id(self._next_id(request))
         created = int(time.time())
         if fault == "malformed":
@@ -347,6 +348,16 @@ class Simulator:
         reply = self._reply(200, body)
         self._record(gen, chat.prompt_tokens, waited + config.latency_s + config.ttft_s)
         return reply
+
+    def _generate(self, chat: _ChatRequest) -> Generation:
+        if not is_judge_prompt(chat.text):
+            return generate(self.plan(chat.key, chat.text), chat.thinking, chat.limit)
+        # A judge request: the JSON answer as content, no reasoning.
+        disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
+        tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]
+        kept = tokens[: chat.limit]
+        finish = "length" if len(tokens) > chat.limit else "stop"
+        return Generation(False, [], kept, False, len(kept), finish)
 
     async def _stall(self) -> None:
         """Hold the request without answering, until `stall_s` passes or the server stops."""

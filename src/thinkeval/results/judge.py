@@ -1,0 +1,225 @@
+"""The judge scorer's results: its verdicts beside the journal, agreement with strict, accuracy.
+
+`thinkeval judge` (ops/judge.py) stores one line per judged reply in `verdicts/judge.jsonl`,
+append-only. A verdict belongs to the reply it judged by the SHA-256 of its content, to the prompt
+version and to the judge model, so it is never applied to another reply or reused after the
+prompt changed. This module reads them back for the summary, the report and the agreement table;
+it never calls a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from thinkeval.errors import JournalError
+from thinkeval.records import Attempt, Phase, Record, Sample, Status, describe_decode_error
+from thinkeval.run.counted import Journals, count_journal, index_samples, recorded
+from thinkeval.run.judge import attempt_state, outcome_of
+from thinkeval.run.run_record import read_run_record
+from thinkeval.run.rundir import SamplesFile, recorded_tasks
+from thinkeval.scoring.judge import PROMPT_VERSION
+from thinkeval.tasks import get_task
+
+VERDICTS_DIR = "verdicts"
+JUDGE_FILE = "judge.jsonl"
+
+
+class JudgeRecord(Record, kw_only=True, forbid_unknown_fields=True):
+    """One judged reply (one line of verdicts/judge.jsonl); `error` is set when the judge could
+    not be asked or did not answer with the JSON asked for (asked again next time)."""
+
+    model: str
+    task: str
+    sample_id: str
+    repeat: int = 0
+    phase: Phase
+    content_sha: str  # SHA-256 of the judged reply's content
+    prompt_version: str
+    judge_model: str  # the judge's model id as configured
+    served_model: str | None = None  # the id the judge's server answered with
+    gold: str
+    status: Status | None = None
+    answer: str | None = None
+    reply: str | None = None  # the judge's raw answer, for auditing
+    error: str | None = None
+    judged_at: float = 0.0
+
+
+_DECODE = msgspec.json.Decoder(JudgeRecord)
+Key = tuple[str, str, str, int, str]  # model, task, sample id, repeat, phase
+
+
+def content_sha(content: str | None) -> str:
+    return hashlib.sha256((content or "").encode()).hexdigest()
+
+
+def judge_path(run_dir: Path) -> Path:
+    return run_dir / VERDICTS_DIR / JUDGE_FILE
+
+
+def read_verdicts(run_dir: Path) -> dict[Key, list[JudgeRecord]]:
+    """The successful judge verdicts of the current prompt, by reply; a torn last line (a judge
+    stopped mid-write) is skipped, any other bad line is an error naming file and line."""
+    path = judge_path(run_dir)
+    out: dict[Key, list[JudgeRecord]] = {}
+    if not path.is_file():
+        return out
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if not data.endswith(b"\n"):
+        lines = lines[:-1]  # torn tail: cut by the next `thinkeval judge`
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = _DECODE.decode(line)
+        except msgspec.DecodeError as exc:
+            raise JournalError(
+                f"{path}:{number}: not a judge verdict ({describe_decode_error(exc)}); move the "
+                "file aside or fix that line"
+            ) from None
+        if record.error is None and record.prompt_version == PROMPT_VERSION:
+            key = (record.model, record.task, record.sample_id, record.repeat, record.phase)
+            out.setdefault(key, []).append(record)
+    return out
+
+
+def verdict_for(
+    verdicts: dict[Key, list[JudgeRecord]], key: Key, sha: str, judge_model: str | None = None
+) -> JudgeRecord | None:
+    """The latest verdict on this very reply (by any judge model, unless one is named)."""
+    for record in reversed(verdicts.get(key, ())):
+        if record.content_sha == sha and judge_model in (None, record.judge_model):
+            return record
+    return None
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One counted reply of one (sample, repeat) and phase, as the judge sees it."""
+
+    model: str
+    task: str
+    sample: Sample
+    repeat: int
+    phase: Phase
+    attempt: Attempt
+    finished: bool  # only finished replies are judged
+    adaptive: bool  # this reply is the (sample, repeat)'s adaptive outcome
+
+    @property
+    def key(self) -> Key:
+        return (self.model, self.task, self.sample.id, self.repeat, self.phase)
+
+
+def counted_replies(run_dir: Path) -> Iterator[Judged]:
+    """Every counted successful attempt of the run (fixed, and retry where one was due)."""
+    record = read_run_record(run_dir)
+    started = recorded_tasks(run_dir)
+    tasks = [task for task in record.task_names if task in started]
+    repeats = {task: record.task(task).repeats for task in tasks}
+    indexes = index_samples(run_dir, repeats)
+    with Journals(run_dir) as journals:
+        counted = count_journal(journals, indexes)
+        for task in tasks:
+            spec = get_task(task)
+            with SamplesFile(run_dir, task) as samples:
+                for _, sample in samples:
+                    slot = indexes[task].slot(sample.id)
+                    assert slot is not None
+                    for model in record.model_names:
+                        entry = counted.get((model, task))
+                        for repeat in range(repeats[task]):
+                            unit = slot * repeats[task] + repeat
+                            if entry is None or not recorded(entry.fixed[unit]):
+                                continue
+                            fixed = journals.read(entry.fixed[unit])
+                            state = attempt_state(fixed, spec, sample.gold)
+                            retry_ref = entry.retry_ref(unit) if state != "finished" else 0
+                            retry = journals.read(retry_ref) if recorded(retry_ref) else None
+                            finished = state == "finished"
+                            yield Judged(
+                                model, task, sample, repeat, "fixed", fixed, finished, finished
+                            )
+                            if retry is not None:
+                                finished = attempt_state(retry, spec, sample.gold) == "finished"
+                                yield Judged(
+                                    model, task, sample, repeat, "retry", retry, finished, True
+                                )
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A reply strict and the judge read differently."""
+
+    sample_id: str
+    repeat: int
+    phase: Phase
+    strict_status: str
+    strict_answer: str | None
+    judge_status: str
+    judge_answer: str | None
+
+
+@dataclass
+class Agreement:
+    """Strict vs judge on the finished replies of one model and task."""
+
+    model: str
+    task: str
+    agreed: int = 0
+    not_judged: int = 0  # finished replies without a judge verdict yet
+    disagreements: list[Disagreement] = field(default_factory=list)
+    # Accuracy under each scorer, over the (sample, repeat) units: the adaptive outcome's.
+    units: int = 0
+    strict_correct: int = 0
+    judge_correct: int = 0
+    judge_fixed_correct: int = 0
+
+    @property
+    def judged(self) -> int:
+        return self.agreed + len(self.disagreements)
+
+    @property
+    def disagreeing_ids(self) -> list[str]:
+        """The sample ids with a disagreement, in run order, each once."""
+        return list(dict.fromkeys(d.sample_id for d in self.disagreements))
+
+
+def judge_agreement(run_dir: Path) -> dict[tuple[str, str], Agreement]:
+    """Per (model, task): how often strict and the judge agree on finished replies, which
+    samples they disagree on, and the adaptive accuracy under each scorer. For reports.
+
+    A reply that is empty or unfinished is never judged and counts as not correct for both.
+    """
+    verdicts = read_verdicts(run_dir)
+    out: dict[tuple[str, str], Agreement] = {}
+    for reply in counted_replies(run_dir):
+        agreement = out.setdefault((reply.model, reply.task), Agreement(reply.model, reply.task))
+        spec = get_task(reply.task)
+        strict = outcome_of(reply.attempt, spec, reply.sample.gold)
+        verdict = None
+        if reply.finished:
+            verdict = verdict_for(verdicts, reply.key, content_sha(reply.attempt.content))
+            if verdict is None:
+                agreement.not_judged += 1
+            elif verdict.status == strict.status and verdict.answer == strict.answer:
+                agreement.agreed += 1
+            else:
+                read = (strict.status, strict.answer, str(verdict.status), verdict.answer)
+                agreement.disagreements.append(
+                    Disagreement(reply.sample.id, reply.repeat, reply.phase, *read)
+                )
+        judged_correct = verdict is not None and verdict.status == "correct"
+        if reply.phase == "fixed":
+            agreement.judge_fixed_correct += judged_correct
+        if reply.adaptive:
+            agreement.units += 1
+            agreement.strict_correct += strict.status == "correct"
+            agreement.judge_correct += judged_correct
+    return out

@@ -226,6 +226,28 @@ def test_imported_replies_without_a_legal_answer_count_as_cut_off() -> None:
     assert imported_state(gsm8k, None, None, "4") == "empty"
 
 
+@pytest.mark.parametrize(
+    ("task", "content", "state"),
+    [
+        # went on after the answer and stops mid-sentence: cut by the limit, retried
+        ("gsm8k", "The answer is 4.\n\nLet me double-check: 2 + 2", "unfinished"),
+        ("gsm8k", "The answer is 4.\n\nTo verify, we add", "unfinished"),
+        ("ceval", "答案：B\n\n解析：A项错误，", "unfinished"),
+        # ends on its answer, or on a closed sentence
+        ("gsm8k", "2 + 2 = 4.\n\nThe answer is 4", "finished"),
+        ("gsm8k", "The answer is 4.\n\nHope this helps!", "finished"),
+        ("gsm8k", "\\boxed{4}", "finished"),
+        ("ceval", "分析……\n\nanswer:B", "finished"),
+        ("boolq", "Yes, it is. The passage says so.", "finished"),
+    ],
+)
+def test_imported_replies_that_stop_mid_sentence_count_as_cut_off(
+    task: str, content: str, state: str
+) -> None:
+    gold = {"gsm8k": "4", "ceval": "B", "boolq": "A"}[task]
+    assert imported_state(get_task(task), content, None, gold) == state
+
+
 def test_version_1_imports_are_judged_by_the_same_rule() -> None:
     # Journals written before the reply state was recorded: the judge applies the import rule.
     def attempt(**fields: Any) -> Attempt:

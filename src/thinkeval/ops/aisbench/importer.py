@@ -51,6 +51,7 @@ from thinkeval.run.run_record import (
 from thinkeval.run.rundir import run_dir_for, write_atomic, write_samples
 from thinkeval.scoring.scorers import STRICT, ReplyText
 from thinkeval.scoring.state import reply_state
+from thinkeval.scoring.text import fold_width
 from thinkeval.tasks import all_tasks, get_task, load_samples, resolve_data_dir
 from thinkeval.tasks.spec import TaskSpec
 
@@ -271,14 +272,28 @@ def imported_state(
 ) -> ReplyState:
     """The reply state of an imported reply, whose finish_reason is unknown unless inferred.
 
-    A finished-looking reply without a legal final answer counts as `unfinished`: a reply cut by
-    the token limit looks exactly like that, and a live run would have asked it again.
+    A finished-looking reply counts as `unfinished` when it has no legal final answer, or when
+    it went on after its answer and stops mid-sentence (its last line holds no answer and ends
+    open: `... Let me double-check: 16 - 3`): a reply cut by the token limit looks exactly like
+    that, and a live run would have asked it again.
     """
-    state = reply_state(content, finish_reason).state
-    if state == "finished" and finish_reason is None:
+    read = reply_state(content, finish_reason)
+    if read.state == "finished" and finish_reason is None:
         verdict = STRICT.score(spec, ReplyText(content, None, None), gold)
-        return "unfinished" if verdict.status == "no_answer" else state
-    return state
+        if verdict.status == "no_answer" or _stops_mid_sentence(spec, read.visible):
+            return "unfinished"
+    return read.state
+
+
+# What a cut-off line ends in: a word, a number, or a symbol that needs something after it.
+_OPEN_END = ",，:：;；=+-*/×÷(（[、\\"
+
+
+def _stops_mid_sentence(spec: TaskSpec, visible: str) -> bool:
+    last = fold_width(visible).rstrip().rsplit("\n", 1)[-1].strip()
+    if not last or not (last[-1].isalnum() or last[-1] in _OPEN_END):
+        return False
+    return spec.answer.find(last) is None
 
 
 def attempt_from(

@@ -1,7 +1,7 @@
 """Final choices of multiple-choice replies: C-Eval letters, BoolQ letters or yes/no.
 
-The reply ends at a few-shot continuation; a note after the answer is read only when nothing
-before it states one. Then, in order:
+A few-shot continuation and a note after the answer are read only when nothing before them
+gives an answer (`text.answer_regions`). Then, in order:
 
 1. the last statement: an answer cue (`答案`, `选`, `正确选项`, `answer`, `final answer`, `the
    correct option is`, `I choose`, `\\boxed{}`) followed closely by one standalone option;
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from thinkeval.scoring.text import ascii_lower, before_note, reply_body
+from thinkeval.scoring.text import answer_regions, ascii_lower
 
 _YES = ("yes", "true", "是的", "是", "对", "正确")
 _NO = ("no", "false", "不是", "否", "不对", "错误")
@@ -122,13 +122,11 @@ class ChoiceFinder:
 
     def find(self, text: str) -> tuple[str, str] | None:
         """`(letter, rule)` of the final choice in `text`, or None."""
-        text = reply_body(text)
-        head = before_note(text)
-        if head is not None:
-            found = _find(head, self._patterns)
+        for region in answer_regions(text):
+            found = _find(region, self._patterns)
             if found is not None:
                 return found
-        return _find(text, self._patterns)
+        return None
 
 
 def _find(text: str, patterns: _Patterns) -> tuple[str, str] | None:

@@ -1,7 +1,7 @@
 """Final-answer statements of GSM8K replies: `#### 18`, `The answer is 18`, `\\boxed{18}`, ...
 
-The reply ends at a few-shot continuation (`\\nQuestion:`); a note after the answer is read only
-when nothing before it states one. Then, in order:
+A few-shot continuation (`\\nQuestion:` and an invented answer) and a note after the answer are
+read only when nothing before them gives an answer (`text.answer_regions`). Then, in order:
 
 1. the last explicit statement (a marker or `\\boxed{}`); an expression after it states its value
    (`The answer is 20 - 2 = 18` is 18: the last `= n`, else the expression's value);
@@ -20,7 +20,7 @@ import re
 
 from thinkeval.scoring.arithmetic import evaluate
 from thinkeval.scoring.numbers import NUMBER, NUMBER_ATOMIC, canonical, last_number
-from thinkeval.scoring.text import ascii_lower, before_note, reply_body
+from thinkeval.scoring.text import answer_regions, ascii_lower
 
 # Markers, searched in the ASCII-lower-cased text. Earlier entries win when two statements name
 # the same number ("Final answer: 18" is also an "answer:" statement); otherwise the statement
@@ -35,7 +35,8 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _BOXED_PRIORITY = len(_MARKERS)
 # An operator after a number starts an expression ("5 * 3 = 15"), not an answer.
 _OPERATOR = r"\s{0,3}(?:[-+*/×÷^=xX·]|\\times|\\cdot|\\div)\s{0,3}[\d(\\$]"
-_STARTS_EXPRESSION = re.compile(_OPERATOR)
+# ... also with a unit between: "5 apples + 3 apples = 8 apples".
+_STARTS_EXPRESSION = re.compile(r"(?:\s{1,2}[A-Za-z]{1,12})?" + _OPERATOR)
 # A number follows a marker after markdown, LaTeX and punctuation ("**Final Answer:** $\\$18$",
 # "答案: (18)"), the gap bounded so matching stays linear.
 _STATED = re.compile(r"[\s*_:#(\[{$\\]{0,24}" + NUMBER_ATOMIC)
@@ -73,13 +74,11 @@ def find_number_answer(text: str) -> tuple[str, str] | None:
     """
     if "{,}" in text or "\\," in text or "\\!" in text:
         text = _LATEX_THOUSANDS.sub(",", text)
-    text = reply_body(text)
-    head = before_note(text)
-    if head is not None:
-        found = _find(head)
+    for region in answer_regions(text):
+        found = _find(region)
         if found is not None:
             return found
-    return _find(text)
+    return None
 
 
 def _find(text: str) -> tuple[str, str] | None:

@@ -54,17 +54,21 @@ _NOTE = re.compile(
 )
 
 
-def reply_body(text: str) -> str:
-    """`text` up to a few-shot continuation (a line starting `Question:`), if any.
+def answer_regions(text: str) -> list[str]:
+    """Where to look for a reply's final answer, in order: the text before a note that follows
+    the answer, the text before a few-shot continuation (a line starting `Question:`), the
+    whole text. A finder takes the first region where it finds an answer, so a note or an
+    invented next question never overrides an answer given before it, yet a reply that only
+    restates the question before answering is still read.
 
-    >>> reply_body("The answer is 18.\\n\\nQuestion: Tom has 5 apples. The answer is 7")
-    'The answer is 18.\\n'
+    >>> answer_regions("The answer is 18.\\n\\nQuestion: Tom has 5 apples. The answer is 7")
+    ['The answer is 18.\\n', 'The answer is 18.\\n\\nQuestion: Tom has 5 apples. The answer is 7']
     """
-    found = _CONTINUATION.search(text)
-    return text[: found.start()] if found and text[: found.start()].strip() else text
-
-
-def before_note(text: str) -> str | None:
-    """`text` before its first note paragraph, or None when it has no note after some text."""
-    found = _NOTE.search(text)
-    return text[: found.start()] if found and text[: found.start()].strip() else None
+    regions = []
+    continuation = _CONTINUATION.search(text)
+    body = text[: continuation.start()] if continuation else text
+    note = _NOTE.search(body)
+    for region in (body[: note.start()] if note else body, body, text):
+        if region.strip() and region not in regions:
+            regions.append(region)
+    return regions

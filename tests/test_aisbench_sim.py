@@ -142,3 +142,21 @@ def test_thinking_mode_from_flag_dump_or_predictions(tmp_path: Path, data_dir: P
     # The same predictions read as a thinking model's: every one is its reasoning alone.
     result = import_aisbench(source, output=tmp_path / "d", data_dir=str(data_dir), thinking=True)
     assert result.counts["gsm8k"]["empty"] == len(kept)
+
+
+def test_lenient_accuracy_is_the_accuracy_aisbench_reported(tmp_path: Path, data_dir: Path) -> None:
+    """AISBench's own summary of this very run (summary/*.csv) is what lenient must give."""
+    [csv] = (FIXTURE / "summary").glob("*.csv")
+    reported = {
+        line.split(",")[0]: float(line.split(",")[-1])
+        for line in csv.read_text().splitlines()[1:]
+    }
+    names = {"gsm8k": "gsm8k", "BoolQ": "boolq", "ceval-law": "ceval"}
+    source = tmp_path / "outputs" / FIXTURE.name
+    shutil.copytree(FIXTURE, source)
+    import_aisbench(source, output=tmp_path / "run", data_dir=str(data_dir))
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    lenient = {row["task"]: row["lenient"]["fixed_accuracy"] for row in summary["results"]}
+    assert len(reported) == 3
+    for dataset, accuracy in reported.items():
+        assert round(100 * lenient[names[dataset]], 2) == accuracy, dataset

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from thinkeval.scoring import score
+from thinkeval.api import score
 from thinkeval.tasks.registry import find_task
 
 DATA = Path(__file__).parent / "data"

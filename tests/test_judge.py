@@ -114,6 +114,7 @@ def test_disagreements_are_listed_and_the_run_resumes(tmp_path: Path, sim, capsy
         assert found.disagreeing_ids == list(dict.fromkeys(found.disagreeing_ids))
     printed = capsys.readouterr().out
     assert "strict vs judge" in printed and next(iter(disagreeing)) in printed
+    assert "[fixed]: strict" in printed or "[retry]: strict" in printed
 
     # A torn last line (a judge killed mid-write) is cut and its reply asked again.
     path = judge_path(run_dir)

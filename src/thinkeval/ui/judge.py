@@ -43,7 +43,8 @@ def render_judge(found: JudgeRun, console: Console, show: int = 10) -> None:
     for agreement in found.agreement.values():
         for item in agreement.disagreements[:show]:
             console.print(
-                f"  {escape(agreement.model)} {item.sample_id} [{item.phase}]: strict "
+                f"  {escape(agreement.model)} {escape(item.sample_id)} "
+                f"{escape(f'[{item.phase}]')}: strict "
                 f"{item.strict_status} {escape(str(item.strict_answer))}, judge "
                 f"{item.judge_status} {escape(str(item.judge_answer))}",
                 soft_wrap=True,

@@ -18,7 +18,7 @@ from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops import aisbench
 from thinkeval.ops.aisbench import AisbenchError, split_prediction
-from thinkeval.ops.aisbench.importer import imported_state
+from thinkeval.ops.aisbench.reading import imported_state
 from thinkeval.records import RETRY_STATUSES, Attempt
 from thinkeval.run.journal import iter_attempts
 from thinkeval.run.judge import attempt_state

@@ -38,7 +38,16 @@ from ais_bench.benchmark.utils.postprocess.text_postprocessors import (
 
 HERE = Path(__file__).parent
 OUT = HERE / "aisbench_lenient.jsonl"
-TASK_RULES = {"gsm8k": "gsm8k", "boolq": "first-capital", "ceval": "last-option-ABCD"}
+# The lenient rule of each task whose labelled replies are scored too (AIME and MATH-500 ones
+# come with tests/data/replies_math.jsonl).
+TASK_RULES = {
+    "gsm8k": "gsm8k",
+    "boolq": "first-capital",
+    "ceval": "last-option-ABCD",
+    "aime24": "aime",
+    "aime25": "aime",
+    "math500": "math",
+}
 GOLDS = {
     "gsm8k": ["18", "-3", "0.5", "1200", "7"],
     "first-capital": ["A", "B"],

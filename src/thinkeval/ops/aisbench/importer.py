@@ -26,7 +26,6 @@ import yaml
 
 from thinkeval.config import RunConfig, parse_config, redact_url
 from thinkeval.ops.aisbench.files import (
-    CLOSE_THINK,
     AisbenchError,
     Record,
     dataset_files,
@@ -35,8 +34,9 @@ from thinkeval.ops.aisbench.files import (
     read_records,
     split_prediction,
 )
+from thinkeval.ops.aisbench.reading import imported_state, thinking_mode
 from thinkeval.ops.aisbench.settings import Settings, read_settings
-from thinkeval.records import Attempt, ReplyState, Sample, Usage
+from thinkeval.records import Attempt, Sample, Usage
 from thinkeval.results.summary import write_summary
 from thinkeval.run.journal import Journal, iter_attempts
 from thinkeval.run.judge import recorded_verdicts
@@ -50,8 +50,6 @@ from thinkeval.run.run_record import (
 )
 from thinkeval.run.rundir import run_dir_for, write_atomic, write_samples
 from thinkeval.scoring.scorers import STRICT, ReplyText
-from thinkeval.scoring.state import reply_state
-from thinkeval.scoring.text import fold_width
 from thinkeval.tasks import all_tasks, get_task, load_samples, resolve_data_dir
 from thinkeval.tasks.spec import TaskSpec
 
@@ -238,62 +236,7 @@ def _selection(task: str, items: list[Sample], imported: set[str]) -> dict[str, 
     return {"name": task, "range": f"{start}:{end}"}
 
 
-def thinking_mode(
-    flag: bool | None, settings: Settings, collected: _Collected
-) -> tuple[bool, str]:
-    """Whether the predictions come from a thinking model, and what says so.
-
-    It matters for a prediction without `</think>`: a thinking model's is its reasoning alone
-    (AISBench stores that when the content is empty), a non-thinking model's is its content.
-    The flag wins, then the config dump's `chat_template_kwargs.enable_thinking`, then the
-    predictions themselves: one holding `</think>` shows the reasoning was stored. Without any
-    of these the import refuses to guess: a wrong guess either scores empty replies as answers
-    or retries every answer.
-    """
-    if flag is not None:
-        return flag, "--thinking" if flag else "--no-thinking"
-    if settings.thinking is not None:
-        return settings.thinking, f"{settings.source}: chat_template_kwargs.enable_thinking"
-    predictions = [record.prediction or "" for _, record in collected.successes.values()]
-    if not predictions or any(CLOSE_THINK in text for text in predictions):
-        return True, "a prediction holds </think>"
-    raise AisbenchError(
-        "no prediction holds </think> and the config dump does not set enable_thinking: pass "
-        "--thinking if the model thinks (every reply then ran out inside its reasoning) or "
-        "--no-thinking if it does not"
-    )
-
-
 # The attempts ------------------------------------------------------------------------------------
-
-
-def imported_state(
-    spec: TaskSpec, content: str | None, finish_reason: str | None, gold: str
-) -> ReplyState:
-    """The reply state of an imported reply, whose finish_reason is unknown unless inferred.
-
-    A finished-looking reply counts as `unfinished` when it has no legal final answer, or when
-    it went on after its answer and stops mid-sentence (its last line holds no answer and ends
-    open: `... Let me double-check: 16 - 3`): a reply cut by the token limit looks exactly like
-    that, and a live run would have asked it again.
-    """
-    read = reply_state(content, finish_reason)
-    if read.state == "finished" and finish_reason is None:
-        verdict = STRICT.score(spec, ReplyText(content, None, None), gold)
-        if verdict.status == "no_answer" or _stops_mid_sentence(spec, read.visible):
-            return "unfinished"
-    return read.state
-
-
-# What a cut-off line ends in: a word, a number, or a symbol that needs something after it.
-_OPEN_END = ",，:：;；=+-*/×÷(（[、\\"
-
-
-def _stops_mid_sentence(spec: TaskSpec, visible: str) -> bool:
-    last = fold_width(visible).rstrip().rsplit("\n", 1)[-1].strip()
-    if not last or not (last[-1].isalnum() or last[-1] in _OPEN_END):
-        return False
-    return spec.answer.find(last) is None
 
 
 def attempt_from(
@@ -448,7 +391,8 @@ def import_aisbench(
         )
     resolved_data = resolve_data_dir(data_dir)
     collected, samples = _collect(model_dir, output_dir, resolved_data)
-    thinks, thinking_source = thinking_mode(thinking, settings, collected)
+    predictions = (record.prediction for _, record in collected.successes.values())
+    thinks, thinking_source = thinking_mode(thinking, settings, predictions)
     overrides = {
         "run": run or _run_name(output_dir),
         "budgets": budgets,

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from fakehub import FakeHub, hub_layout
 from thinkeval.records import Sample
 from thinkeval.sim.behaviour import answer_key_from_samples
 from thinkeval.sim.config import SimConfig
@@ -107,3 +108,27 @@ def running_sim(config: SimConfig, answer_key: dict[str, tuple[str, str]]) -> It
 def write_config(path: Path, data: dict[str, Any]) -> Path:
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def hub_files(data_dir: Path) -> dict[str, tuple[str | None, dict[str, bytes]]]:
+    """The real datasets in the Hugging Face hub's layout, built once."""
+    return hub_layout(data_dir)
+
+
+@pytest.fixture
+def fake_hub(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    hub_files: dict[str, tuple[str | None, dict[str, bytes]]],
+) -> Iterator[FakeHub]:
+    """A fake hub on 127.0.0.1 serving the real datasets at the revisions the specs pin, with
+    HF_ENDPOINT pointing at it and an empty huggingface_hub cache."""
+    with FakeHub() as hub:
+        for repo, (revision, files) in hub_files.items():
+            hub.add(repo, files, commit=revision)
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+        monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        yield hub

@@ -5,9 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,17 +14,13 @@ import pytest
 
 from thinkeval.errors import DatasetError
 from thinkeval.records import Sample
-from thinkeval.tasks import DATA_DIR_ENV, Row, iter_samples, load_samples, resolve_data_dir
+from thinkeval.tasks import DATA_DIR_ENV, Row, load_samples, resolve_data_dir
 from thinkeval.tasks.builtin.boolq import boolq_sample
 from thinkeval.tasks.builtin.ceval import SUBJECTS as CEVAL_SUBJECTS
 from thinkeval.tasks.builtin.ceval import ceval_sample
 from thinkeval.tasks.builtin.gsm8k import gsm8k_sample
 
 TASKS = ("boolq", "ceval", "gsm8k")
-
-
-def load_hub(task: str, hub: Any) -> Iterable[Sample]:
-    return iter_samples(task, None, load_dataset=hub)
 
 CEVAL_COUNTS = {
     "college_economics": 55,
@@ -400,127 +394,6 @@ def test_data_dir_beside_checkout_then_hub(tmp_path: Path, monkeypatch: pytest.M
     assert resolve_data_dir() is None  # nothing local: load from the hub
     (tmp_path / "shared/datasets").mkdir(parents=True)
     assert resolve_data_dir() == (tmp_path / "shared/datasets").resolve()
-
-
-# --- the hub -----------------------------------------------------------------------------------
-
-
-class FakeHub:
-    """Stands in for `datasets.load_dataset`, serving in-memory rows and recording the calls."""
-
-    def __init__(self, tables: Mapping[tuple[str, str, str], list[dict[str, Any]]]) -> None:
-        self.tables = tables
-        self.calls: list[tuple[str, str, str]] = []
-
-    def __call__(self, path: str, name: str, *, split: str, **_: Any) -> Iterable[dict[str, Any]]:
-        self.calls.append((path, name, split))
-        return self.tables[(path, name, split)]
-
-
-def test_hub_gsm8k_rows() -> None:
-    hub = FakeHub(
-        {
-            ("openai/gsm8k", "main", "test"): [
-                {"question": "One?", "answer": "1\n#### 1"},
-                {"question": "Many?", "answer": "lots\n#### 1,200"},
-            ]
-        }
-    )
-    samples = list(load_hub("gsm8k", hub))
-    assert hub.calls == [("openai/gsm8k", "main", "test")]
-    assert [(s.id, s.gold) for s in samples] == [("gsm8k/0", "1"), ("gsm8k/1", "1200")]
-    assert samples[1].messages[-1]["content"] == f"Question: Many?{SUFFIX}"
-
-
-def test_hub_super_glue_boolq_int_labels() -> None:
-    rows = [
-        {"question": "q0", "passage": "T -- p0", "idx": 0, "label": 1},
-        {"question": "q1", "passage": "T -- p1", "idx": 1, "label": 0},
-    ]
-    hub = FakeHub({("super_glue", "boolq", "validation"): rows})
-    samples = list(load_hub("boolq", hub))
-    assert [(s.id, s.gold) for s in samples] == [("boolq/0", "A"), ("boolq/1", "B")]
-    assert samples[0].messages[0]["content"] == "T -- p0\nQuestion: q0\nA. Yes\nB. No\nAnswer:"
-
-
-def test_hub_boolq_unlabelled_row_is_refused() -> None:
-    good = {"question": "q", "passage": "p", "idx": 4, "label": 0}
-    test_split_row = {"question": "q", "passage": "p", "idx": 5, "label": -1}
-    rows = [good, test_split_row]
-    with pytest.raises(DatasetError, match=r"boolq, validation\) row 1: unknown label -1"):
-        list(load_hub("boolq", FakeHub({("super_glue", "boolq", "validation"): rows})))
-
-
-def test_hub_ceval_rows_per_subject() -> None:
-    def rows(subject: str) -> list[dict[str, Any]]:
-        return [
-            {
-                "id": i,
-                "question": f"{subject} {i}",
-                "A": "a",
-                "B": "b",
-                "C": "c",
-                "D": "d",
-                "answer": "ABCD"[i],
-                "explanation": "",
-            }
-            for i in range(2)
-        ]
-
-    hub = FakeHub({("ceval/ceval-exam", s, "val"): rows(s) for s in CEVAL_SUBJECTS})
-    samples = list(load_hub("ceval", hub))
-    assert hub.calls == [("ceval/ceval-exam", s, "val") for s in CEVAL_SUBJECTS]
-    assert [s.id for s in samples[:3]] == [
-        "ceval/college_economics/0",
-        "ceval/college_economics/1",
-        "ceval/business_administration/0",
-    ]
-    assert [s.gold for s in samples[:2]] == ["A", "B"]
-    assert samples[-1].subset == "legal_professional"
-    assert samples[-1].messages[0]["content"].startswith("以下是中国关于法律职业资格考试")
-
-
-def test_hub_and_local_rows_give_the_same_samples(
-    data_dir: Path, real: dict[str, list[Sample]]
-) -> None:
-    """The hub layout of the real rows (int labels, int ids) converts to the same samples."""
-    gsm8k = jsonl_rows(data_dir / "gsm8k/test.jsonl")
-    boolq = [
-        {**row, "label": int(row["label"] == "true")}
-        for row in jsonl_rows(data_dir / "boolq/validation.jsonl")
-    ]
-    ceval = {}
-    for subject in CEVAL_SUBJECTS:
-        path = data_dir / f"ceval/val/{subject}_val.csv"
-        with path.open(encoding="utf-8", newline="") as file:
-            ceval[subject] = [{**row, "id": int(row["id"])} for row in csv.DictReader(file)]
-    hub = FakeHub(
-        {
-            ("openai/gsm8k", "main", "test"): gsm8k,
-            ("super_glue", "boolq", "validation"): boolq,
-            **{("ceval/ceval-exam", s, "val"): rows for s, rows in ceval.items()},
-        }
-    )
-    for task in TASKS:
-        assert list(load_hub(task, hub)) == real[task], task
-
-
-def test_hub_failure_is_a_dataset_error() -> None:
-    def offline(path: str, name: str, *, split: str, **_: Any) -> list[dict[str, Any]]:
-        raise ConnectionError("no route to host")
-
-    with pytest.raises(DatasetError, match=r"could not load openai/gsm8k .*no route to host"):
-        list(load_hub("gsm8k", offline))
-
-
-def test_missing_datasets_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "datasets", None)  # makes `import datasets` fail
-    with pytest.raises(DatasetError) as caught:
-        load_samples("gsm8k", None)
-    message = str(caught.value)
-    assert "pip install 'thinkeval[hub]'" in message
-    assert DATA_DIR_ENV in message
-    assert "data_dir" in message
 
 
 def test_row_conversion_needs_no_files() -> None:

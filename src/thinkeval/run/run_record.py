@@ -38,7 +38,7 @@ class TaskRecord(msgspec.Struct, kw_only=True):
     scoring: str | None = None  # the answer kind and its version
     digest: str | None = None  # of the prompts asked (ids, messages, golds)
     samples: int | None = None
-    source: str | None = None  # "local <file>" or "hub <dataset> ..."
+    source: str | None = None  # "local DIR (files)" or "hub REPO@COMMIT (files)"
 
 
 class RunRecord(msgspec.Struct, kw_only=True):

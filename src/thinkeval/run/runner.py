@@ -44,7 +44,8 @@ from thinkeval.run.rundir import (
     write_samples,
 )
 from thinkeval.run.shard import Shard
-from thinkeval.tasks import get_task, iter_samples, resolve_data_dir
+from thinkeval.tasks import DataSource, get_task, iter_samples, resolve_data_dir
+from thinkeval.tasks.source import describe_sources
 from thinkeval.ui.progress import RunProgress
 
 
@@ -138,13 +139,14 @@ def write_selected_samples(
         if data_dir is None:
             data_dir = resolve_data_dir(config.data_dir)
         spec = get_task(selection.name)
-        samples = selection.select(iter_samples(spec, data_dir))
+        sources: list[DataSource] = []
+        samples = selection.select(iter_samples(spec, data_dir, sources))
         expect = before.digest if before is not None else None
         try:
             count, digest = write_samples(run_dir, spec.name, samples, expect)
         except PromptsChanged as exc:
             raise PromptsChanged(_changed_message(exc, before, spec.version)) from None
-        source = f"local {data_dir}" if data_dir is not None else "hub"
+        source = describe_sources(sources)
         records.append(task_record(config, settings, digest, count, source))
     return records
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from thinkeval.errors import DatasetError
 from thinkeval.records import Sample
 from thinkeval.tasks.files import local_rows
-from thinkeval.tasks.hub import LoadDataset, hub_rows
+from thinkeval.tasks.hub import hub_rows, resolve_split
 from thinkeval.tasks.registry import (
     all_tasks,
     default_tasks,
@@ -25,11 +25,13 @@ from thinkeval.tasks.registry import (
     task_names,
 )
 from thinkeval.tasks.rows import unique_samples
+from thinkeval.tasks.source import DataSource
 from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
 
 __all__ = [
     "DATA_DIR_ENV",
     "DataFile",
+    "DataSource",
     "HubSplit",
     "Row",
     "TaskSpec",
@@ -52,7 +54,8 @@ def resolve_data_dir(configured: str | Path | None = None) -> Path | None:
 
     In order: `configured` if given, then the `THINKEVAL_DATA_DIR` environment variable (either
     must be an existing directory), then `../shared/datasets` relative to the current directory
-    when it exists. An empty string counts as not given. The result is absolute.
+    when it exists (a development convenience for a checkout beside the shared datasets). An
+    empty string counts as not given. The result is absolute.
 
     >>> resolve_data_dir("/nonexistent")
     Traceback (most recent call last):
@@ -82,25 +85,39 @@ def load_samples(task: str | TaskSpec, data_dir: Path | None = None) -> list[Sam
 
 
 def iter_samples(
-    task: str | TaskSpec, data_dir: Path | None = None, load_dataset: LoadDataset | None = None
+    task: str | TaskSpec, data_dir: Path | None = None, sources: list[DataSource] | None = None
 ) -> Iterator[Sample]:
     """The samples of `task` one at a time, as `load_samples` lists them.
 
     A run streams its datasets through this, so a long dataset never sits in memory whole.
-    Errors are raised when the bad row is reached. `load_dataset` replaces the hub loader
-    (tests).
+    Errors are raised when the bad row is reached. Each file read is appended to `sources`
+    (`tasks.source.describe_sources` words them) when its rows are first asked for.
 
     >>> next(iter_samples("boolq", resolve_data_dir())).gold
     'B'
     """
     spec = get_task(task) if isinstance(task, str) else task
     for file in spec.files:
-        rows = hub_rows(file, load_dataset) if data_dir is None else local_rows(file, data_dir)
-        samples = ((row.where, spec.sample(row)) for row in rows)
+        samples = ((row.where, spec.sample(row)) for row in _rows(file, data_dir, sources))
         if spec.ids_from_data:
             yield from unique_samples(samples)
         else:
             yield from (sample for _, sample in samples)
+
+
+def _rows(
+    file: DataFile, data_dir: Path | None, sources: list[DataSource] | None
+) -> Iterator[Row]:
+    if data_dir is not None:
+        if sources is not None:
+            sources.append(DataSource("local", str(data_dir), file.local))
+        yield from local_rows(file, data_dir)
+        return
+    resolved = resolve_split(file.hub) if file.hub is not None else None
+    if sources is not None and resolved is not None:
+        origin = f"{resolved.repo}@{resolved.commit}"
+        sources.extend(DataSource("hub", origin, path) for path in resolved.paths)
+    yield from hub_rows(file, resolved)
 
 
 def _existing_dir(path: Path, source: str) -> Path:

@@ -1,4 +1,4 @@
-"""Reading data files under the data dir (JSON Lines, CSV) as rows, one at a time.
+"""Reading data files (JSON Lines, CSV, Parquet) as rows, one at a time.
 
 Every row carries `where` (file and line), so a bad row is reported where it is.
 """
@@ -22,14 +22,22 @@ def local_rows(file: DataFile, data_dir: Path) -> Iterator[Row]:
     if not data_dir.is_dir():
         raise DatasetError(f"data dir {data_dir} does not exist or is not a directory")
     path = data_dir / file.local
-    if file.file_format == "jsonl":
-        rows: Iterator[tuple[int, str, dict[str, Any]]] = read_jsonl(path, data_dir)
-    elif file.file_format == "csv":
-        rows = read_csv(path, data_dir, file.columns)
-    else:
-        raise DatasetError(f"{path}: cannot read {file.file_format!r} files (jsonl or csv)")
+    rows = read_rows(path, data_dir, file.file_format, file.columns)
     for index, (_, where, fields) in enumerate(rows):
         yield Row(fields, index, where, file.subset)
+
+
+def read_rows(
+    path: Path, data_dir: Path, file_format: str, columns: Sequence[str] = ()
+) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """`(line or row, where, record)` for each record of a `jsonl`, `csv` or `parquet` file."""
+    if file_format == "jsonl":
+        return read_jsonl(path, data_dir)
+    if file_format == "csv":
+        return read_csv(path, data_dir, columns)
+    if file_format == "parquet":
+        return read_parquet(path, data_dir)
+    raise DatasetError(f"{path}: cannot read {file_format!r} files (jsonl, csv or parquet)")
 
 
 def read_jsonl(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
@@ -96,6 +104,31 @@ def read_csv(
             )
     except csv.Error as exc:
         raise DatasetError(f"{path} line {reader.line_num}: malformed CSV ({exc})") from exc
+
+
+def read_parquet(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """`(row, where, record)` for each row of a Parquet file (row counted from 0), read one
+    batch at a time."""
+    import pyarrow  # imported here: only the hub's files and Parquet data dirs need it
+    import pyarrow.parquet
+
+    try:
+        reader = pyarrow.parquet.ParquetFile(path)
+    except FileNotFoundError as exc:
+        raise _unreadable(path, data_dir, exc) from exc
+    except (OSError, pyarrow.ArrowException) as exc:
+        raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from exc
+    number = 0
+    with reader:
+        try:
+            for batch in reader.iter_batches(batch_size=1024):
+                for record in batch.to_pylist():
+                    yield number, f"{path} row {number}", record
+                    number += 1
+        except (OSError, pyarrow.ArrowException) as exc:
+            raise DatasetError(
+                f"{path} row {number}: cannot read the Parquet data ({exc})"
+            ) from exc
 
 
 def _universal_newlines(value: str) -> str:

@@ -21,12 +21,18 @@ from thinkeval.scoring.kinds import AnswerKind
 
 @dataclass(frozen=True)
 class HubSplit:
-    """Where a data file lives on the Hugging Face hub: a dataset, its config and split."""
+    """Where a data file lives on the Hugging Face hub: a dataset repo, its config and split.
+
+    `revision` pins a commit (a branch or tag name follows the repo as it changes). `files`
+    names the split's files in the repo when they are known; otherwise they are found by the
+    hub's naming conventions (`tasks.hub.split_patterns`).
+    """
 
     path: str
     name: str | None
     split: str
     revision: str | None = None
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

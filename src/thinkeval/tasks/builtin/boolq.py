@@ -53,7 +53,17 @@ SPEC = TaskSpec(
     description="BoolQ (SuperGLUE validation): 3270 yes/no questions about a passage",
     # The SuperGLUE layout (int label 1/0 and idx), not `google/boolq` (bool answer, no idx).
     files=(
-        DataFile("boolq/validation.jsonl", hub=HubSplit("super_glue", "boolq", "validation")),
+        DataFile(
+            "boolq/validation.jsonl",
+            # `super_glue` moved to `aps/super_glue`, whose repo now holds Parquet files.
+            hub=HubSplit(
+                "aps/super_glue",
+                "boolq",
+                "validation",
+                revision="3de24cf8022e94f4ee4b9d55a6f539891524d646",
+                files=("boolq/validation-00000-of-00001.parquet",),
+            ),
+        ),
     ),
     sample=boolq_sample,
     answer=BooleanKind(),

@@ -21,6 +21,7 @@ SUBJECTS: tuple[str, ...] = (
 )
 LETTERS = "ABCD"
 COLUMNS: tuple[str, ...] = ("id", "question", "A", "B", "C", "D", "answer")
+CEVAL_REVISION = "617524a00b307ff6f9933702f724131fe12ca7ce"
 
 
 def ceval_sample(row: Row) -> Sample:
@@ -55,7 +56,8 @@ SPEC = TaskSpec(
     files=tuple(
         DataFile(
             f"ceval/val/{subject}_val.csv",
-            hub=HubSplit("ceval/ceval-exam", subject, "val"),
+            # Found by name in the repo at that commit (`<subject>/val-*.parquet`).
+            hub=HubSplit("ceval/ceval-exam", subject, "val", revision=CEVAL_REVISION),
             subset=subject,
             columns=COLUMNS,
         )

@@ -45,7 +45,16 @@ SPEC = TaskSpec(
     version="1",
     description="GSM8K test split: 1319 grade-school maths word problems, numeric answers",
     files=(
-        DataFile("gsm8k/test.jsonl", hub=HubSplit("openai/gsm8k", "main", "test")),
+        DataFile(
+            "gsm8k/test.jsonl",
+            hub=HubSplit(
+                "openai/gsm8k",
+                "main",
+                "test",
+                revision="740312add88f781978c0658806c59bc2815b9866",
+                files=("main/test-00000-of-00001.parquet",),
+            ),
+        ),
     ),
     sample=gsm8k_sample,
     answer=NumberKind(),

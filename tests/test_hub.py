@@ -102,7 +102,8 @@ def test_jsonl_and_csv_files_on_the_hub(fake_hub: FakeHub) -> None:
 
 def test_sources_name_repo_commit_and_files() -> None:
     sources = [DataSource("hub", "ceval/ceval-exam@617524a", f"{s}/val.parquet") for s in "ab"]
-    assert describe_sources(sources) == "hub ceval/ceval-exam@617524a (a/val.parquet, b/val.parquet)"
+    listed = "hub ceval/ceval-exam@617524a (a/val.parquet, b/val.parquet)"
+    assert describe_sources(sources) == listed
     assert describe_sources(sources, files_shown=1) == "hub ceval/ceval-exam@617524a (2 files)"
 
 
@@ -164,7 +165,7 @@ def test_a_corrupt_parquet_file_is_named(fake_hub: FakeHub) -> None:
 
 
 def test_a_bad_row_names_the_repo_and_row(fake_hub: FakeHub) -> None:
-    bad = rows("fine") + [{"question": "", "answer": "x\n#### 1"}]
+    bad = [*rows("fine"), {"question": "", "answer": "x\n#### 1"}]
     fake_hub.add("org/badrow", {"main/test-00000-of-00001.parquet": parquet(bad, TEXT)})
     spec = get_task("gsm8k")
     hub = HubSplit("org/badrow", "main", "test")

@@ -88,15 +88,20 @@ class TaskSelection(_Strict, kw_only=True, frozen=True):
             yield from (("budgets", message) for message in budget_problems(self.budgets))
         yield from (("generation", message) for message in generation_problems(self.generation))
 
+    def bounds(self) -> tuple[int | None, int | None]:
+        """`range`'s START and END (None where left open, or without a range)."""
+        match = _RANGE.match(self.range or "")
+        if match is None:
+            return None, None
+        start, end = (int(g) if g else None for g in match.groups())
+        return start, end
+
     def select(self, items: Iterable[T]) -> Iterator[T]:
         """Apply `limit` / `range` to the task's samples in dataset order, as they stream."""
         if self.limit is not None:
             return itertools.islice(items, self.limit)
         if self.range is not None:
-            match = _RANGE.match(self.range)
-            assert match is not None  # checked by problems()
-            start, end = (int(g) if g else None for g in match.groups())
-            return itertools.islice(items, start, end)
+            return itertools.islice(items, *self.bounds())
         return iter(items)
 
 
@@ -180,12 +185,9 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
         if not self.base_urls:
             yield "base_url", "base_url needs at least one URL"
         for url in self.base_urls:
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.hostname:
-                yield "base_url", (
-                    f"base_url {redact_url(url)!r} is not an http(s) URL with a host, "
-                    "e.g. http://127.0.0.1:8000/v1"
-                )
+            problem = url_problem(url)
+            if problem is not None:
+                yield "base_url", problem
         yield from (("generation", message) for message in generation_problems(self.generation))
         for message in get_profile(self.api).generation_problems(self.generation):
             yield "generation", message
@@ -212,6 +214,31 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
             self.api_key_env,
             f"model {self.name!r}: environment variable {self.api_key_env} (api_key_env)",
         )
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with a server base URL, in one line; None when it is usable.
+
+    >>> url_problem("localhost:8000/v1")
+    "base_url 'localhost:8000/v1' has no scheme: did you mean http://localhost:8000/v1?"
+    >>> url_problem("ftp://host/v1")
+    "base_url 'ftp://host/v1' uses ftp://; thinkeval speaks http:// or https://"
+    """
+    shown = redact_url(url) if url.strip() else url
+    if not url.strip():
+        return "base_url is empty: give the server's URL, e.g. http://127.0.0.1:8000/v1"
+    if "://" not in url:
+        return f"base_url {shown!r} has no scheme: did you mean http://{shown.lstrip('/')}?"
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return f"base_url {shown!r} uses {parts.scheme}://; thinkeval speaks http:// or https://"
+    try:
+        parts.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError:
+        return f"base_url {shown!r} has a port that is not a number"
+    if not parts.hostname:
+        return f"base_url {shown!r} has no host, e.g. http://127.0.0.1:8000/v1"
+    return None
 
 
 def read_api_key(variable: str, named: str) -> str:

@@ -21,7 +21,7 @@ def _console() -> Console:
 # provides DESCRIPTION, EPILOG, add_arguments and run, is imported only when its command is
 # chosen, so `thinkeval run` does not pay for numpy (reports) or the simulator.
 MODULE_COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("cli.run", "evaluate the models of a config (fixed budget, then one adaptive retry)"),
+    "run": ("cli.run", "evaluate a model: from flags (--base-url, --tasks) or a config file"),
     "demo": ("cli.demo", "run the full protocol on the real datasets against two simulated models"),
     "check": (
         "cli.check",

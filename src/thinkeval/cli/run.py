@@ -1,63 +1,143 @@
-"""`thinkeval run CONFIG`: argument parsing and the end-of-run lines (logic in `run/runner.py`)."""
+"""`thinkeval run CONFIG` or `thinkeval run --base-url URL ...`: argument parsing and the
+end-of-run lines (logic in `run/runner.py`, flags turned into a config in `run/from_flags.py`)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import gc
+import os
 import textwrap
 from pathlib import Path
 
 from rich.console import Console
 
 from thinkeval import __version__
-from thinkeval.errors import ThinkevalError
+from thinkeval.config import RunConfig
+from thinkeval.errors import ConfigError, ThinkevalError
+from thinkeval.run.shard import Shard
 
 EXIT_OK = 0
 EXIT_ERRORS_LEFT = 1  # the run finished but some requests failed: run again to retry them
-HELP = "evaluate the models of a config (fixed budget, then one adaptive retry)"
+HELP = "evaluate a model: from flags (--base-url, --tasks) or a config file"
 DESCRIPTION = textwrap.dedent(
     """\
     Run the strict two-phase protocol: every sample once at its task's first budget; samples
     whose reply was empty or cut off by the token limit once more at the second budget. Every
-    finished attempt is journalled; running the same command again resumes."""
+    finished attempt is journalled; running the same command again resumes.
+
+    Describe the run with flags (one server, lm-eval style) or with a config file (several
+    models, per-task settings: docs/configuration.md). Either way the resolved config is
+    written to RUN_DIR/run.yaml, and `thinkeval run RUN_DIR/run.yaml` resumes that run."""
 )
 EPILOG = """\
 examples:
+  thinkeval run --base-url http://127.0.0.1:8000/v1 --tasks gsm8k --limit 20
+  thinkeval run --base-url http://gpu-1:8000/v1 --model Qwen/Qwen3-8B --tasks gsm8k,boolq \\
+      --budgets 2048,8192 --concurrency 64 --gen temperature=0.6 \\
+      --gen chat_template_kwargs.enable_thinking=true
+  OPENAI_BASE_URL=https://api.example.com/v1 OPENAI_API_KEY=... thinkeval run --tasks ceval
   thinkeval run examples/compare.yaml              # runs/<run>/, resumes if it exists
-  thinkeval run examples/compare.yaml --model qwen3-8b --task gsm8k
-  thinkeval run examples/compare.yaml --output /data/runs/try1
+  thinkeval run examples/compare.yaml --model qwen3-8b --tasks gsm8k,ceval
+  thinkeval run runs/qwen3-compare/run.yaml        # resume (or reproduce) a run
   thinkeval run examples/compare.yaml --detach     # in the background; see `thinkeval status`
+  thinkeval run examples/compare.yaml --shard auto # one task of a Slurm array / Indexed Job
+
+server and key: --base-url, else $OPENAI_BASE_URL; the key from --api-key-env VAR, else
+$OPENAI_API_KEY when set (the key is never written anywhere, only the variable's name).
 
 exit status: 0 all recorded; 1 finished but some requests failed (run again to retry
 only those); 2 bad input (config, dataset, server); 130 stopped (run again to resume)."""
 
+# Flags that describe a run on their own; with a config file, its keys say the same.
+FLAGS_ONLY = {
+    "base_url": "--base-url",
+    "limit": "--limit",
+    "budgets": "--budgets",
+    "concurrency": "--concurrency",
+    "gen": "--gen",
+    "api_key_env": "--api-key-env",
+    "name": "--name",
+}
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the run command's arguments to `parser`."""
-    parser.add_argument("config", help="YAML run config (see docs/configuration.md)")
-    parser.add_argument("--output", metavar="DIR", help="run directory (default: runs/<run>)")
-    parser.add_argument("--model", metavar="NAME", help="run only this model of the config")
-    parser.add_argument("--task", metavar="NAME", help="run only this task of the config")
     parser.add_argument(
-        "--shard",
-        metavar="I/N",
-        help="run only shard I of N (stable split by sample id); shards write their own journal",
+        "config",
+        nargs="?",
+        help="YAML run config (docs/configuration.md) or a run directory's run.yaml; "
+        "leave out to run from flags",
     )
-    parser.add_argument(
-        "--allow-model-mismatch",
-        action="store_true",
+    chosen = parser.add_argument_group("what to run (with a config: a selection of it)")
+    chosen.add_argument(
+        "--tasks", "--task", dest="tasks", action="append", metavar="A,B",
+        help="tasks, comma-separated or repeated (default: ceval, boolq, gsm8k); with a "
+        "config, run only these of its tasks",
+    )
+    chosen.add_argument(
+        "--model", action="append", metavar="ID",
+        help="the model id to ask (default: the only one the server lists); with a config, "
+        "run only these of its models (comma-separated or repeated)",
+    )
+    flags = parser.add_argument_group("a run from flags (instead of a config file)")
+    flags.add_argument(
+        "--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 "
+        "(default: $OPENAI_BASE_URL)",
+    )
+    flags.add_argument("--limit", type=_positive, metavar="N", help="first N samples per task")
+    flags.add_argument(
+        "--budgets", metavar="B1,B2", help="fixed and retry token budgets (default: 2048,8192)"
+    )
+    flags.add_argument(
+        "--concurrency", type=_positive, metavar="N", help="requests in flight (default: 64)"
+    )
+    flags.add_argument(
+        "--gen", action="append", metavar="KEY=VALUE",
+        help="a generation setting sent with each request, the value read as YAML; dotted "
+        "keys nest (--gen chat_template_kwargs.enable_thinking=true); repeatable",
+    )
+    flags.add_argument(
+        "--api-key-env", metavar="VAR",
+        help="environment variable holding the API key (default: OPENAI_API_KEY when set)",
+    )
+    flags.add_argument(
+        "--name", metavar="RUN",
+        help="run name (default: <model>-<tasks>-<hash of the settings>, so the same "
+        "command resumes)",
+    )
+    common = parser.add_argument_group("either way")
+    common.add_argument("--output", metavar="DIR", help="run directory (default: runs/<run>)")
+    common.add_argument(
+        "--data-dir", metavar="DIR",
+        help="local datasets (default: $THINKEVAL_DATA_DIR, else the Hugging Face hub)",
+    )
+    common.add_argument(
+        "--shard", metavar="I/N|auto",
+        help="run only shard I of N (stable split by sample id); `auto` reads a Slurm job "
+        "array or a Kubernetes Indexed Job; shards write their own journal",
+    )
+    common.add_argument(
+        "--allow-model-mismatch", action="store_true",
         help="run even if /v1/models does not list the configured model id",
     )
-    parser.add_argument(
-        "--keep-recorded-samples",
-        action="store_true",
+    common.add_argument(
+        "--keep-recorded-samples", action="store_true",
         help="resume with the prompts recorded when the run started, even if the data or "
         "thinkeval's prompts changed since",
     )
-    parser.add_argument(
-        "--detach",
-        action="store_true",
+    common.add_argument(
+        "--detach", action="store_true",
         help="run in the background, detached from this terminal; log in RUN_DIR/run.log",
     )
 
@@ -67,35 +147,32 @@ def _console() -> Console:
 
 
 def run(args: argparse.Namespace) -> int:
-    """`thinkeval run CONFIG [...]`: exit status as in EPILOG."""
-    from thinkeval.config import load_config
-    from thinkeval.run.rundir import run_dir_for
+    """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
+    from thinkeval.run.from_flags import split_list
     from thinkeval.run.runner import RunOptions, run_evaluation
-    from thinkeval.run.shard import Shard
     from thinkeval.ui.tables import results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
     # collector from walking them again during the run and at exit (about 0.15 s at exit).
     gc.freeze()
-    config = load_config(args.config)
-    try:
-        shard = Shard.parse(args.shard) if args.shard else None
-    except ValueError as exc:
-        raise ThinkevalError(str(exc)) from None
-    run_dir = run_dir_for(config, args.output)
+    shard, shard_origin = _shard(args.shard)
+    config, run_dir = resolve_run(args)
     if args.detach:
         from thinkeval.ops.background import detach
 
-        return detach(run_argv(args, run_dir), run_dir)
+        return detach(run_argv(args, run_dir, config, shard), run_dir)
+    from_config = args.config is not None
     options = RunOptions(
-        only_model=args.model,
-        only_task=args.task,
+        only_models=split_list(args.model) if from_config else (),
+        only_tasks=split_list(args.tasks) if from_config else (),
         shard=shard,
         allow_model_mismatch=args.allow_model_mismatch,
         keep_recorded_samples=args.keep_recorded_samples,
     )
     console = _console()
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
+    if shard is not None:
+        console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
     summary = asyncio.run(run_evaluation(config, run_dir, options, console))
     stdout_console().print(results_table(summary))
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
@@ -109,21 +186,140 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def run_argv(args: argparse.Namespace, run_dir: Path) -> list[str]:
+def resolve_run(args: argparse.Namespace) -> tuple[RunConfig, Path]:
+    """The config and run directory the arguments describe: a config file, or flags."""
+    import msgspec
+
+    from thinkeval.config import load_config
+    from thinkeval.run.rundir import run_dir_for
+
+    if args.config is None:
+        config = _config_from_flags(args)
+        return config, run_dir_for(config, args.output)
+    given = [flag for name, flag in FLAGS_ONLY.items() if getattr(args, name, None)]
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)} describe a run from flags; with a config file ({args.config}) "
+            "set them in the config (docs/configuration.md), or leave the config out"
+        )
+    config = load_config(args.config)
+    if args.data_dir:
+        config = msgspec.structs.replace(config, data_dir=os.path.abspath(args.data_dir))
+    if args.output is not None:
+        return config, Path(args.output)
+    return config, _beside_run(Path(args.config), config) or run_dir_for(config, None)
+
+
+def _beside_run(config_path: Path, config: RunConfig) -> Path | None:
+    """The run directory a config file sits in (RUN_DIR/run.yaml), so it resumes that run."""
+    from thinkeval.run.run_record import existing_record
+
+    folder = config_path.parent
+    try:
+        record = existing_record(folder)
+    except ThinkevalError:
+        return None
+    return folder if record is not None and record.run == config.run else None
+
+
+def _config_from_flags(args: argparse.Namespace) -> RunConfig:
+    from thinkeval.run.from_flags import (
+        RunFlags,
+        config_from_flags,
+        parse_budgets,
+        parse_generation,
+        split_list,
+    )
+    from thinkeval.run.identity import served_ids
+
+    models = split_list(args.model)
+    if len(models) > 1:
+        raise ConfigError(
+            "a run from flags asks one model; for several, write a config file "
+            "(docs/configuration.md) or run once per model"
+        )
+    flags = RunFlags(
+        base_url=args.base_url,
+        model=models[0] if models else None,
+        tasks=split_list(args.tasks),
+        limit=args.limit,
+        budgets=parse_budgets(args.budgets) if args.budgets else None,
+        concurrency=args.concurrency,
+        generation=parse_generation(args.gen or ()),
+        api_key_env=args.api_key_env,
+        name=args.name,
+        data_dir=args.data_dir,
+    )
+    return asyncio.run(config_from_flags(flags, served_ids))
+
+
+def _shard(text: str | None) -> tuple[Shard | None, str]:
+    from thinkeval.run.shard import shard_from_environment
+
+    if not text:
+        return None, ""
+    try:
+        if text == "auto":
+            return shard_from_environment(os.environ)
+        return Shard.parse(text), "--shard"
+    except ValueError as exc:
+        raise ThinkevalError(str(exc)) from None
+
+
+def run_argv(
+    args: argparse.Namespace, run_dir: Path, config: RunConfig, shard: Shard | None
+) -> list[str]:
     """The `run` command line a detached process executes, from the parsed `run` arguments.
 
     Paths are made absolute so the detached process does not depend on the directory it was
-    started from; `--output` is always given, so it writes exactly the run directory checked here.
+    started from; `--output` is always given, so it writes exactly the run directory checked
+    here. A run from flags passes the model id and run name it resolved, so the detached process
+    runs the very same config; `--shard auto` is passed as the shard it found.
     """
-    argv = ["run", str(Path(args.config).resolve()), "--output", str(Path(run_dir).resolve())]
-    for flag, name in (("--model", "model"), ("--task", "task"), ("--shard", "shard")):
-        value = getattr(args, name, None)
-        if value:
-            argv += [flag, str(value)]
+    argv = ["run"]
+    if args.config is not None:
+        argv.append(str(Path(args.config).resolve()))
+    argv += ["--output", str(Path(run_dir).resolve())]
+    if args.config is None:
+        argv += _flags_argv(args, config)
+    else:
+        for flag, values in (("--model", args.model), ("--tasks", args.tasks)):
+            if values:
+                argv += [flag, ",".join(values)]
+    if args.data_dir:
+        argv += ["--data-dir", os.path.abspath(args.data_dir)]
+    if shard is not None:
+        argv += ["--shard", f"{shard.index}/{shard.count}"]
     for flag, name in (
         ("--allow-model-mismatch", "allow_model_mismatch"),
         ("--keep-recorded-samples", "keep_recorded_samples"),
     ):
         if getattr(args, name, False):
             argv.append(flag)
+    return argv
+
+
+def _flags_argv(args: argparse.Namespace, config: RunConfig) -> list[str]:
+    from urllib.parse import urlsplit
+
+    model = config.models[0]
+    if args.base_url and urlsplit(args.base_url).password:
+        raise ConfigError(
+            "--detach would write the password in --base-url to run.pid and run.log; keep the "
+            "URL without credentials and put the key in an environment variable (--api-key-env)"
+        )
+    argv = ["--model", model.served_model, "--name", config.run]
+    for flag, value in (
+        ("--base-url", args.base_url),
+        ("--limit", args.limit),
+        ("--budgets", args.budgets),
+        ("--concurrency", args.concurrency),
+        ("--api-key-env", args.api_key_env),
+    ):
+        if value is not None:
+            argv += [flag, str(value)]
+    if args.tasks:
+        argv += ["--tasks", ",".join(args.tasks)]
+    for setting in args.gen or ():
+        argv += ["--gen", setting]
     return argv

@@ -23,8 +23,7 @@ from typing import Any
 
 from thinkeval.client.dispatch import Dispatcher, Outcome
 from thinkeval.client.profiles import get_profile
-from thinkeval.config import ModelConfig, TaskSettings, redact_url
-from thinkeval.errors import ServerError
+from thinkeval.config import ModelConfig, TaskSettings
 from thinkeval.records import Attempt, Phase, Reply, Sample, StoredVerdict
 from thinkeval.run.counted import (
     RETRY_CANDIDATE,
@@ -34,6 +33,7 @@ from thinkeval.run.counted import (
     Journals,
     recorded,
 )
+from thinkeval.run.identity import model_refused
 from thinkeval.run.journal import Journal
 from thinkeval.run.judge import recorded_verdicts, retry_due
 from thinkeval.run.rundir import SamplesFile
@@ -104,8 +104,11 @@ class ModelRun:
         shard: Shard | None = None,
         observer: Observer | None = None,
         stop: asyncio.Event | None = None,
+        unlisted: list[str] | None = None,
     ) -> None:
         self.model = model
+        # The ids /v1/models listed when it did not list the model (--allow-model-mismatch).
+        self.unlisted = unlisted
         self.run_dir = run_dir
         self.tasks = {plan.name: plan for plan in tasks}
         self.journal = journal
@@ -315,11 +318,8 @@ class ModelRun:
 
     def _record(self, item: WorkItem, attempt: Attempt) -> None:
         if _model_gone(attempt):
-            raise ServerError(
-                f"{redact_url(attempt.endpoint or '')} no longer serves "
-                f"{self.model.served_model!r} ({attempt.error}); the server was "
-                "redeployed mid-run. Nothing partial was recorded: check the server "
-                "and run the same command again to resume"
+            raise model_refused(
+                attempt.endpoint or "", self.model.served_model, attempt.error, self.unlisted
             )
         self.journal.append(attempt)
         if attempt.error is not None:
@@ -361,6 +361,9 @@ class ModelRun:
             asyncio.create_task(self._worker(dispatcher)) for _ in range(self.model.concurrency)
         ]
         finished = asyncio.gather(*workers)
+        # Cancelled workers leave `finished` holding a CancelledError nobody awaits; retrieve it,
+        # or asyncio prints "exception was never retrieved" with a traceback on every stop.
+        finished.add_done_callback(_retrieve)
         stopped = asyncio.create_task(self.stop.wait())
         try:
             waiting: set[asyncio.Future[Any]] = {finished, stopped}
@@ -380,6 +383,11 @@ class ModelRun:
         for prompts in self._prompts.values():
             prompts.close()
         self._prompts.clear()
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _model_gone(attempt: Attempt) -> bool:

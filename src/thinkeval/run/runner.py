@@ -26,6 +26,7 @@ from thinkeval.run.heartbeat import HEARTBEAT_S, Heartbeat, ProgressRow, write_r
 from thinkeval.run.identity import check_identity
 from thinkeval.run.journal import Journal
 from thinkeval.run.protocol import ModelRun, TaskPlan
+from thinkeval.run.reproduce import write_run_yaml
 from thinkeval.run.run_record import (
     RunRecord,
     TaskRecord,
@@ -43,6 +44,8 @@ from thinkeval.run.rundir import (
     write_model_card,
     write_samples,
 )
+from thinkeval.run.runlock import RunLock
+from thinkeval.run.selection import select_samples, selection_note
 from thinkeval.run.shard import Shard
 from thinkeval.tasks import DataSource, get_task, iter_samples, resolve_data_dir
 from thinkeval.tasks.source import describe_sources
@@ -102,8 +105,9 @@ class HeartbeatWriter:
 
 @dataclass(frozen=True)
 class RunOptions:
-    only_model: str | None = None
-    only_task: str | None = None
+    # Run only these of the config's models and tasks (empty: all of them).
+    only_models: tuple[str, ...] = ()
+    only_tasks: tuple[str, ...] = ()
     shard: Shard | None = None
     allow_model_mismatch: bool = False
     # Resume with the prompts recorded at the run's start, even where the data or thinkeval's
@@ -114,20 +118,26 @@ class RunOptions:
 def write_selected_samples(
     config: RunConfig,
     run_dir: Path,
-    only_task: str | None,
+    only_tasks: tuple[str, ...] = (),
     old: RunRecord | None = None,
     keep_recorded: bool = False,
+    notes: list[str] | None = None,
 ) -> list[TaskRecord]:
     """Stream each selected task's samples (limit/range applied) into the run directory.
 
-    Returns the records of the tasks. The datasets are read one row at a time and never held
-    whole. A resumed run must ask the prompts it started with: when they changed, the recorded
+    Returns the records of the tasks, and appends to `notes` one line per task: how many
+    samples, where from, and whether a limit or range went past the data. A selection of no
+    sample is a `DatasetError`. The datasets are read one row at a time and never held whole.
+    A resumed run must ask the prompts it started with: when they changed, the recorded
     samples are kept and `PromptsChanged` says what changed and what to do.
     """
-    selections = [t for t in config.tasks if only_task is None or t.name == only_task]
-    if not selections:
-        names = ", ".join(t.name for t in config.tasks)
-        raise ThinkevalError(f"--task {only_task}: not in the config's tasks ({names})")
+    names = [t.name for t in config.tasks]
+    unknown = [name for name in only_tasks if name not in names]
+    if unknown:
+        raise ThinkevalError(
+            f"--tasks {','.join(unknown)}: not in the config's tasks ({', '.join(names)})"
+        )
+    selections = [t for t in config.tasks if not only_tasks or t.name in only_tasks]
     data_dir = None
     records = []
     for selection in selections:
@@ -140,7 +150,7 @@ def write_selected_samples(
             data_dir = resolve_data_dir(config.data_dir)
         spec = get_task(selection.name)
         sources: list[DataSource] = []
-        samples = selection.select(iter_samples(spec, data_dir, sources))
+        samples = select_samples(selection, iter_samples(spec, data_dir, sources))
         expect = before.digest if before is not None else None
         try:
             count, digest = write_samples(run_dir, spec.name, samples, expect)
@@ -148,6 +158,8 @@ def write_selected_samples(
             raise PromptsChanged(_changed_message(exc, before, spec.version)) from None
         source = describe_sources(sources)
         records.append(task_record(config, settings, digest, count, source))
+        if notes is not None:
+            notes.append(selection_note(selection, count, describe_sources(sources, 1)))
     return records
 
 
@@ -182,27 +194,35 @@ async def run_evaluation(
 ) -> Summary:
     """Run (or resume) every selected model on every selected task; write `summary.json`."""
     console = console or Console(stderr=True)
-    models = [config.model_named(options.only_model)] if options.only_model else config.models
+    models = [config.model_named(name) for name in options.only_models] or config.models
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
     old = existing_record(run_dir)
     check_resumable(run_dir, old, config)
     writer = options.shard.writer if options.shard else "main"
-    # Lock the journal first: a second process on this run stops here, before it rewrites the
-    # samples and the config that the first one reads prompts from.
+    # Lock first: a process that may not join this run (another shard plan, or the same
+    # writer) stops here, before it rewrites the samples and the config others read.
+    run_lock = RunLock(run_dir, options.shard)
     journal = Journal(run_dir, writer)
-    journal.open()
-    try:
-        records = write_selected_samples(
-            config, run_dir, options.only_task, old, options.keep_recorded_samples
-        )
-        write_run_record(run_dir, merged(old, new_record(config, records)))
-        plans = [
-            TaskPlan(get_task(record.name), config.settings(record.name)) for record in records
-        ]
-        stopped = await _run_models(run_dir, options, console, journal, plans, models)
-    finally:
-        journal.close()
+    with run_lock:
+        journal.open()
+        try:
+            notes: list[str] = []
+            records = write_selected_samples(
+                config, run_dir, options.only_tasks, old, options.keep_recorded_samples, notes
+            )
+            record = merged(old, new_record(config, records))
+            write_run_record(run_dir, record)
+            write_run_yaml(run_dir, record)
+            for note in notes:
+                console.print(note, soft_wrap=True, highlight=False, markup=False)
+            plans = [
+                TaskPlan(get_task(record.name), config.settings(record.name))
+                for record in records
+            ]
+            stopped = await _run_models(run_dir, options, console, journal, plans, models)
+        finally:
+            journal.close()
     summary = write_summary(run_dir)
     if stopped:
         raise Interrupted(
@@ -281,6 +301,7 @@ async def _run_model(
                 shard=options.shard,
                 observer=heartbeat.progress.record,
                 stop=stop,
+                unlisted=card.get("served"),
             )
             plan = model_run.plan()
             for task in plans:

@@ -1,0 +1,69 @@
+"""A task's `limit` / `range` applied to its samples, with no silent surprise: a selection past
+the end of the data says how many samples it runs, and one that selects nothing is an error."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from thinkeval.config import TaskSelection
+from thinkeval.errors import DatasetError
+from thinkeval.records import Sample
+
+
+class _Counting:
+    """Counts the samples taken from the task's data (all of them, once it is exhausted)."""
+
+    def __init__(self, samples: Iterator[Sample]) -> None:
+        self.samples = samples
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Sample]:
+        for sample in self.samples:
+            self.count += 1
+            yield sample
+
+
+def select_samples(selection: TaskSelection, samples: Iterator[Sample]) -> Iterator[Sample]:
+    """`selection`'s samples in dataset order; `DatasetError` when it selects none."""
+    counting = _Counting(samples)
+    taken = 0
+    for sample in selection.select(counting):
+        taken += 1
+        yield sample
+    if taken == 0:
+        # Nothing was selected, so the data ran out: `counting` saw all of it.
+        what = f"range {selection.range}" if selection.range is not None else "the selection"
+        raise DatasetError(
+            f"task {selection.name}: {what} selects no sample; the task has {counting.count} "
+            + (f"(positions 0:{counting.count})" if counting.count else "")
+        )
+
+
+def selection_note(selection: TaskSelection, count: int, source: str) -> str:
+    """`task: N samples (limit L) from SOURCE`, saying when the limit or range went past the
+    data.
+
+    >>> note = selection_note(TaskSelection(name="ceval", limit=100000), 233, "local /d")
+    >>> note
+    'ceval: 233 samples (limit 100000 is past the data: all 233 samples) from local /d'
+    >>> selection_note(TaskSelection(name="ceval", range="200:300"), 33, "local /d")
+    'ceval: 33 samples (range 200:300 goes past the data, which ends at 233: 200:233) from local /d'
+    """
+    detail = ""
+    if selection.limit is not None:
+        detail = (
+            f"limit {selection.limit} is past the data: all {count} samples"
+            if count < selection.limit
+            else f"limit {selection.limit}"
+        )
+    elif selection.range is not None:
+        start, end = selection.bounds()
+        start = start or 0
+        if end is not None and count < end - start:
+            detail = (
+                f"range {selection.range} goes past the data, which ends at {start + count}: "
+                f"{start}:{start + count}"
+            )
+        else:
+            detail = f"range {selection.range}"
+    return f"{selection.name}: {count} samples{f' ({detail})' if detail else ''} from {source}"

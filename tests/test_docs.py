@@ -32,6 +32,13 @@ import pytest
         "thinkeval.run.judge",
         "thinkeval.run.counted",
         "thinkeval.results.stats",
+        "thinkeval.config",
+        "thinkeval.tasks.hub",
+        "thinkeval.tasks.source",
+        "thinkeval.run.from_flags",
+        "thinkeval.run.identity",
+        "thinkeval.run.selection",
+        "thinkeval.run.shard",
     ],
 )
 def test_docstring_examples(module: str) -> None:

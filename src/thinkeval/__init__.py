@@ -13,7 +13,43 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from typing import TYPE_CHECKING, Any
+
 from thinkeval.api import score
+from thinkeval.errors import ThinkevalError
 from thinkeval.records import Attempt, Sample, Verdict
 
-__all__ = ["Attempt", "Sample", "Verdict", "__version__", "score"]
+if TYPE_CHECKING:
+    from thinkeval.api import evaluate, evaluate_async
+    from thinkeval.results.loaded import RunResults, SampleOutcome, load_run
+
+__all__ = [
+    "Attempt",
+    "RunResults",
+    "Sample",
+    "SampleOutcome",
+    "ThinkevalError",
+    "Verdict",
+    "__version__",
+    "evaluate",
+    "evaluate_async",
+    "load_run",
+    "score",
+]
+
+# Imported on first use: `thinkeval run` imports this package, and its start-up stays short.
+_LAZY = {
+    "evaluate": "thinkeval.api",
+    "evaluate_async": "thinkeval.api",
+    "RunResults": "thinkeval.results.loaded",
+    "SampleOutcome": "thinkeval.results.loaded",
+    "load_run": "thinkeval.results.loaded",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'thinkeval' has no attribute {name!r}")

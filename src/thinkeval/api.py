@@ -3,13 +3,29 @@
 >>> import thinkeval
 >>> thinkeval.score("gsm8k", "So she has 18 eggs.\\nThe answer is 18", "stop", gold="18").status
 'correct'
+
+`evaluate` runs an evaluation (from a config, or from the arguments `thinkeval run` takes as
+flags) and returns its results; `load_run` reads any run directory (docs/python-api.md).
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+
 from thinkeval.records import Verdict
 from thinkeval.scoring.scorers import ReplyText, get_scorer
 from thinkeval.tasks.registry import find_task, task_names
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from thinkeval.config import RunConfig
+    from thinkeval.results.loaded import RunResults
+
+    ConfigLike = RunConfig | Mapping[str, Any] | str | Path
 
 
 def score(
@@ -35,3 +51,101 @@ def score(
     if spec is None:
         raise ValueError(f"unknown task {task!r}: expected one of {', '.join(task_names())}")
     return get_scorer(scorer).score(spec, ReplyText(content, reasoning, finish_reason), gold)
+
+
+class RunSettings(TypedDict, total=False):
+    """The keywords of `evaluate`: the flags of `thinkeval run`."""
+
+    base_url: str
+    model: str
+    tasks: str | Iterable[str]
+    limit: int
+    budgets: tuple[int, int]
+    concurrency: int
+    generation: Mapping[str, Any]
+    api_key_env: str
+    name: str
+    output: str | Path
+    data_dir: str | Path
+    shard: str
+    allow_model_mismatch: bool
+    console: Console
+
+
+def evaluate(config: ConfigLike | None = None, **settings: Unpack[RunSettings]) -> RunResults:
+    """Run (or resume) an evaluation and return its results, as `thinkeval run` does.
+
+    Give either `config` (a `RunConfig`, a mapping in the YAML layout, or a YAML file's path)
+    or the keywords that mirror the flags (`base_url` defaults to `OPENAI_BASE_URL`, `model`
+    to the only model the server lists, `tasks` to the default suite); `output`, `data_dir`,
+    `shard`, `allow_model_mismatch` and `console` go with either. Errors are
+    `thinkeval.ThinkevalError`s with one-line messages. In a notebook, whose event loop is
+    already running, `await evaluate_async(...)` instead.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            "an event loop is already running here (a notebook?): use "
+            "`await thinkeval.evaluate_async(...)` with the same arguments"
+        )
+    return asyncio.run(evaluate_async(config, **settings))
+
+
+async def evaluate_async(
+    config: ConfigLike | None = None, **settings: Unpack[RunSettings]
+) -> RunResults:
+    """`evaluate`, as a coroutine: `results = await thinkeval.evaluate_async(...)`."""
+    import msgspec
+
+    from thinkeval.config import RunConfig, load_config, parse_config
+    from thinkeval.errors import ConfigError
+    from thinkeval.results.loaded import load_run
+    from thinkeval.run.from_flags import RunFlags, config_from_flags, split_list
+    from thinkeval.run.identity import served_ids
+    from thinkeval.run.rundir import run_dir_for
+    from thinkeval.run.runner import RunOptions, run_evaluation
+    from thinkeval.run.shard import Shard
+
+    tasks = settings.get("tasks")
+    budgets = settings.get("budgets")
+    data_dir = settings.get("data_dir")
+    flags = RunFlags(
+        base_url=settings.get("base_url"),
+        model=settings.get("model"),
+        tasks=split_list([tasks] if isinstance(tasks, str) else tasks),
+        limit=settings.get("limit"),
+        budgets=(budgets[0], budgets[1]) if budgets is not None else None,
+        concurrency=settings.get("concurrency"),
+        generation=dict(settings.get("generation") or {}),
+        api_key_env=settings.get("api_key_env"),
+        name=settings.get("name"),
+        data_dir=str(data_dir) if data_dir is not None else None,
+    )
+    if config is None:
+        resolved = await config_from_flags(flags, served_ids)
+    else:
+        given = [key for key, value in vars(flags).items()
+                 if value not in (None, (), {}) and key != "data_dir"]
+        if given:
+            raise ConfigError(
+                f"{', '.join(given)} describe a run on their own; with a config, set them in it"
+            )
+        if isinstance(config, RunConfig):
+            resolved = config
+        elif isinstance(config, Mapping):
+            resolved = parse_config(dict(config), "config")
+        else:
+            resolved = load_config(config)
+        if data_dir is not None:
+            resolved = msgspec.structs.replace(resolved, data_dir=str(Path(data_dir).resolve()))
+    run_dir = run_dir_for(resolved, settings.get("output"))
+    shard = settings.get("shard")
+    options = RunOptions(
+        shard=Shard.parse(shard) if shard else None,
+        allow_model_mismatch=settings.get("allow_model_mismatch", False),
+    )
+    await run_evaluation(resolved, run_dir, options, settings.get("console"))
+    return load_run(run_dir)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import write_config
 from thinkeval.cli import main
@@ -157,3 +158,16 @@ def test_a_slurm_array_task_runs_its_shard(
     lines = (run_dir / "journal" / "shard-2-of-3.jsonl").read_text().splitlines()
     ids = {json.loads(line)["sample_id"] for line in lines}
     assert ids and all(Shard(2, 3).owns(sample) for sample in ids)
+
+
+def test_the_cluster_examples_use_shard_auto_consistently() -> None:
+    examples = Path(__file__).parent.parent / "examples"
+    job = yaml.safe_load((examples / "k8s-job.yaml").read_text())
+    spec = job["spec"]
+    assert spec["completionMode"] == "Indexed"
+    (container,) = spec["template"]["spec"]["containers"]
+    env = {item["name"]: item.get("value") for item in container["env"]}
+    assert env["THINKEVAL_SHARD_COUNT"] == str(spec["completions"])
+    assert container["command"][-2:] == ["--shard", "auto"]
+    sbatch = (examples / "slurm.sbatch").read_text()
+    assert "#SBATCH --array=0-3" in sbatch and "--shard auto" in sbatch

@@ -78,7 +78,7 @@ def test_task_entries_select_samples() -> None:
          "budgets: budgets must increase"),
         ("run: r\nbudgets: [2048]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n", "budgets"),
         ("run: r\nmodels:\n  - {name: m, base_url: 'localhost:8000'}\n",
-         "has no scheme: did you mean http://localhost:8000?"),
+         "has no scheme: did you mean 'http://localhost:8000'?"),
         ("run: r\ntasks: [mmlu]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
          "tasks[0].name: unknown task 'mmlu'"),
         ("run: r\ntasks: [{name: gsm8k, range: '5:2'}]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",

@@ -42,9 +42,9 @@ def assert_one_line(result: subprocess.CompletedProcess[str], status: int, *word
     ("url", "words"),
     [
         ("127.0.0.1:{port}/v1",
-         ("--base-url", "has no scheme", "did you mean http://127.0.0.1:{port}/v1?")),
-        ("ftp://127.0.0.1:{port}/v1", ("--base-url", "uses ftp://", "http:// or https://")),
-        ("", ("--base-url", "base_url is empty")),
+         ("--base-url", "has no scheme", "did you mean 'http://127.0.0.1:{port}/v1'?")),
+        ("ftp://127.0.0.1:{port}/v1", ("--base-url", "uses ftp://", "only http:// and https://")),
+        ("", ("--base-url", "is empty")),
         ("https://127.0.0.1:{port}/v1", ("speaks plain HTTP", "use http://127.0.0.1:{port}/v1")),
         ("http://127.0.0.1:{port}", ("HTTP 404", "did you mean http://127.0.0.1:{port}/v1?")),
     ],

@@ -185,7 +185,7 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
         if not self.base_urls:
             yield "base_url", "base_url needs at least one URL"
         for url in self.base_urls:
-            problem = url_problem(url)
+            problem = base_url_problem(url)
             if problem is not None:
                 yield "base_url", problem
         yield from (("generation", message) for message in generation_problems(self.generation))
@@ -216,29 +216,12 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
         )
 
 
-def url_problem(url: str) -> str | None:
-    """What is wrong with a server base URL, in one line; None when it is usable.
+def base_url_problem(url: str) -> str | None:
+    """`base_url 'URL' has no scheme: ...`: what is wrong with a server URL; None if usable."""
+    from thinkeval.client.session import url_problem  # imports this module: not at the top
 
-    >>> url_problem("localhost:8000/v1")
-    "base_url 'localhost:8000/v1' has no scheme: did you mean http://localhost:8000/v1?"
-    >>> url_problem("ftp://host/v1")
-    "base_url 'ftp://host/v1' uses ftp://; thinkeval speaks http:// or https://"
-    """
-    shown = redact_url(url) if url.strip() else url
-    if not url.strip():
-        return "base_url is empty: give the server's URL, e.g. http://127.0.0.1:8000/v1"
-    if "://" not in url:
-        return f"base_url {shown!r} has no scheme: did you mean http://{shown.lstrip('/')}?"
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        return f"base_url {shown!r} uses {parts.scheme}://; thinkeval speaks http:// or https://"
-    try:
-        parts.port  # noqa: B018 - raises for a port that is not a number
-    except ValueError:
-        return f"base_url {shown!r} has a port that is not a number"
-    if not parts.hostname:
-        return f"base_url {shown!r} has no host, e.g. http://127.0.0.1:8000/v1"
-    return None
+    problem = url_problem(url)
+    return None if problem is None else f"base_url {redact_url(url)!r} {problem}"
 
 
 def read_api_key(variable: str, named: str) -> str:

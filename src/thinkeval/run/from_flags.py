@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 import yaml
 
-from thinkeval.config import RunConfig, parse_config, url_problem
+from thinkeval.config import RunConfig, base_url_problem, parse_config
 from thinkeval.errors import ConfigError
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -128,7 +128,7 @@ def resolve_base_url(flags: RunFlags, environ: Mapping[str, str]) -> str:
             "give a config file (thinkeval run CONFIG) or a server: --base-url URL or "
             f"{BASE_URL_ENV} (e.g. http://127.0.0.1:8000/v1)"
         )
-    problem = url_problem(url)
+    problem = base_url_problem(url)
     if problem is not None:
         where = "--base-url" if flags.base_url is not None else BASE_URL_ENV
         raise ConfigError(f"{where}: {problem}")

@@ -43,40 +43,25 @@ async def check_identity(
     return seen
 
 
-# What TLS libraries say when the other side answers a TLS hello in plain HTTP.
-_PLAIN_HTTP_SIGNS = (
-    "wrong version number",
-    "wrong_version_number",
-    "record layer failure",
-    "packet length too long",
-    "http request",
-    "unknown protocol",
-)
+# Failures whose message already says what to use instead (client/endpoint.py).
+_SELF_EXPLAINED = ("wrong_base_url", "tls")
 
 
 def unreachable(base_urls: list[str], name: str | None, failure: RequestFailed) -> ServerError:
-    """One line for a failed `/v1/models` read: what failed and the likely fix.
+    """One line for a failed `/v1/models` read: what failed and, unless the failure says what to
+    use instead (a URL without /v1, https to a plain-HTTP server), whether the server is up.
 
-    >>> failed = RequestFailed("http_404", "HTTP 404 with a non-JSON body", False, 404)
-    >>> print(unreachable(["http://h:8000"], "m", failed))
-    http://h:8000 answered HTTP 404 for /models: did you mean http://h:8000/v1? (model 'm')
+    >>> failed = RequestFailed("connection", "cannot connect to h:8000: refused", True)
+    >>> print(unreachable(["http://h:8000/v1"], "m", failed))  # doctest: +NORMALIZE_WHITESPACE
+    cannot reach http://h:8000/v1 for model 'm': cannot connect to h:8000: refused.
+    Is the server up? (thinkeval check --base-url URL)
     """
-    url = base_urls[0] if len(base_urls) == 1 else None
-    text = failure.message.lower()
-    model = f" (model {name!r})" if name else ""
-    if url and url.startswith("https://") and any(sign in text for sign in _PLAIN_HTTP_SIGNS):
-        return ServerError(
-            f"{redact_url(url)}: the server speaks plain HTTP; use "
-            f"{redact_url('http://' + url.removeprefix('https://'))}{model}"
-        )
-    if url and failure.http_status == 404 and not url.rstrip("/").endswith("/v1"):
-        return ServerError(
-            f"{redact_url(url)} answered HTTP 404 for /models: did you mean "
-            f"{redact_url(url.rstrip('/') + '/v1')}?{model}"
-        )
+    model = f" for model {name!r}" if name else ""
+    if failure.kind in _SELF_EXPLAINED:
+        return ServerError(f"{failure.message}{' (model ' + repr(name) + ')' if name else ''}")
     urls = ", ".join(redact_url(u) for u in base_urls)
     return ServerError(
-        f"cannot reach {urls}{' for model ' + repr(name) if name else ''}: {failure.message}. "
+        f"cannot reach {urls}{model}: {failure.message}. "
         "Is the server up? (thinkeval check --base-url URL)"
     )
 

@@ -2,8 +2,8 @@
 directory, `pip install <checkout>`, one `thinkeval run --base-url ... --tasks gsm8k --limit 20`
 against the simulator, with the data from a (fake) Hugging Face hub.
 
-Installing into a fresh virtualenv takes ~35 s on the 2-core machine (pip resolving and
-installing a dozen wheels), a fifth of the rest of the suite, for a check of packaging that
+Installing into a fresh virtualenv takes 35-75 s on the 2-core machine (pip resolving and
+installing a dozen wheels), a third of the rest of the suite or more, for a check of packaging that
 changes rarely: it is marked `install`, left out of `pytest -q`, and run by .ci/run on every
 submission (`pytest -m install`).
 """

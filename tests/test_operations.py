@@ -24,11 +24,11 @@ import pytest
 
 from conftest import running_sim, write_config
 from thinkeval.cli import main
+from thinkeval.cli.status import run as status_command
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops.background import stop_run
 from thinkeval.ops.processes import find_writers, is_thinkeval_process
 from thinkeval.ops.status import read_status
-from thinkeval.ops.status import run as status_command
 from thinkeval.ops.verify import verify_run
 from thinkeval.results.summary import write_summary
 from thinkeval.run.journal import iter_attempts

@@ -29,7 +29,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "sim": ("sim.cli", "start a vLLM-faithful simulated server on 127.0.0.1 (tests, the demo)"),
     "report": ("report.cli", "write the report of one or more runs: Markdown, HTML or JSON"),
-    "status": ("ops.status", "show where a run stands: progress per model/task/phase, rate, ETA"),
+    "status": ("cli.status", "show where a run stands: progress per model/task/phase, rate, ETA"),
     "stop": ("cli.stop", "stop a background run gracefully (nothing partial is recorded)"),
     "verify": ("cli.verify", "check that a run is complete: every sample exactly once per phase"),
     "import-aisbench": (

@@ -1,4 +1,7 @@
-"""`thinkeval status RUN_DIR`: where a run stands, from any terminal, while it runs or after.
+"""Where a run stands (`thinkeval status`), from any terminal, while it runs or after.
+
+The command's parsing is in `cli/status.py` and its rendering in `ui/status.py`; this module
+reads the run.
 
 Counts come from the journal (every writer's file) and the recorded samples, folded exactly as
 `summary.json` folds them (`results.tally`), so the numbers here and there
@@ -13,21 +16,14 @@ restarts and add up across shards, where each heartbeat only knows its own proce
 
 from __future__ import annotations
 
-import argparse
-import json
-import math
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from thinkeval.errors import ThinkevalError
-from thinkeval.ops.processes import FRESH_S, WriterProcess, find_writers
+from thinkeval.ops.processes import WriterProcess, find_writers
 from thinkeval.records import Attempt, Phase
 from thinkeval.results.summary import Counts, FixedBlock, RetryBlock, tally
 from thinkeval.run.run_record import read_run_record
@@ -234,150 +230,3 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
         state=_overall_state(writers, complete), alive=alive, complete=complete,
         writers=writers, phases=phases, in_flight=in_flight, notes=notes,
     )
-
-
-def format_duration(seconds: float | None) -> str:
-    """`45s`, `3m10s`, `2h05m`; `-` when unknown."""
-    if seconds is None or math.isinf(seconds):
-        return "-"
-    seconds = round(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-
-
-def _clip(text: str | None, width: int = 60) -> str:
-    if not text:
-        return "-"
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-_STATE_STYLE = {
-    "running": "green", "starting": "green", "finished": "bold", "complete": "bold",
-    "stopped": "yellow", "failed": "red", "dead": "red", "lost": "red", "unresponsive": "red",
-    "exited": "yellow",
-}
-
-
-def _styled(state: str) -> str:
-    style = _STATE_STYLE.get(state)
-    return f"[{style}]{state}[/]" if style else state
-
-
-def render(status: RunStatus, console: Console) -> None:
-    """Print `status` as a header, a table of processes and a table of progress."""
-    complete = " · complete" if status.complete else ""
-    console.print(
-        f"[bold]{escape(status.run or '?')}[/] · {escape(status.run_dir)} · "
-        f"{_styled(status.state)}{complete}"
-    )
-    if status.writers:
-        writers = Table(title="processes", title_justify="left")
-        for column in ("writer", "host", "pid", "state", "heartbeat", "model", "in flight",
-                       "last error"):
-            writers.add_column(column, justify="right" if column == "in flight" else "left")
-        for w in status.writers:
-            age = "-" if w.heartbeat_age_s is None else f"{format_duration(w.heartbeat_age_s)} ago"
-            state = w.state + (f" ({w.exit_status})" if w.exit_status is not None else "")
-            writers.add_row(
-                w.writer, escape(w.host or "-"), str(w.pid or "-"), _styled(state), age,
-                escape(w.model or "-"), str(w.in_flight) if w.alive else "-",
-                escape(_clip(w.last_error)),
-            )
-        console.print(writers)
-    if status.phases:
-        table = Table(title="progress (from the journal)", title_justify="left")
-        for column in ("model", "task", "phase"):
-            table.add_column(column)
-        table.add_column("budget", justify="right")
-        for column in ("done/total", "ok", "trunc", "empty", "failed", "in flight", "rate/min",
-                       "ETA"):
-            table.add_column(column, justify="right")
-        seen_models: set[str] = set()
-        for p in status.phases:
-            first = p.model not in seen_models
-            seen_models.add(p.model)
-            flight = status.in_flight.get(p.model)
-            table.add_row(
-                escape(p.model), escape(p.task), p.phase, str(p.budget), f"{p.done}/{p.total}",
-                str(p.ok),
-                str(p.truncated), str(p.empty), str(p.failed),
-                str(flight) if first and flight is not None else "",
-                "-" if p.rate_per_min is None else f"{p.rate_per_min:.1f}",
-                "done" if p.eta_s == 0 and p.pending == 0 else format_duration(p.eta_s),
-            )
-        console.print(table)
-    errors = [p for p in status.phases if p.last_error]
-    for p in errors:
-        console.print(
-            f"last error {escape(p.model)} · {escape(p.task)} · {p.phase}: "
-            f"{escape(_clip(p.last_error, 120))}"
-        )
-    for note in status.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
-
-
-DESCRIPTION = f"""\
-Show a run's progress from any terminal, while it runs or after. Counts come from the journal
-(all shard files) and match summary.json: per model, task and phase done/total, ok (correct +
-wrong + no_answer), trunc (unfinished: cut off by the token limit), empty, failed (transport
-errors, asked again by the next run), requests in flight, rate and ETA. A process is alive when
-its pid exists on this host and its heartbeat is at most {FRESH_S:g} s old; a heartbeat from
-another host is judged by its age only."""
-EPILOG = """\
-examples:
-  thinkeval status runs/qwen3-compare
-  thinkeval status runs/qwen3-compare --watch 10      # refresh until the run ends
-  thinkeval status runs/qwen3-compare --json | jq '.phases[] | select(.pending > 0)'
-
-See docs/operations.md for every field."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the status command's arguments to `parser`."""
-    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
-    parser.add_argument(
-        "--json", action="store_true",
-        help="print JSON instead of tables (with --watch: one JSON document per line)",
-    )
-    parser.add_argument(
-        "--watch", type=float, metavar="SECONDS",
-        help="refresh every SECONDS until no process of the run is alive",
-    )
-
-
-def _show(status: RunStatus, as_json: bool, console: Console, watching: bool) -> None:
-    if as_json:
-        indent = None if watching else 2
-        print(json.dumps(status.to_json(), indent=indent, sort_keys=True), flush=True)
-        return
-    if watching and console.is_terminal:
-        console.clear()
-    render(status, console)
-
-
-def run(args: argparse.Namespace) -> int:
-    """`thinkeval status RUN_DIR [--json] [--watch SECONDS]`; 0 unless RUN_DIR is no run."""
-    run_dir: Path = args.run_dir
-    if not run_dir.is_dir():
-        raise ThinkevalError(f"{run_dir}: no such run directory")
-    watch: float | None = args.watch
-    if watch is not None and watch <= 0:
-        raise ThinkevalError(f"--watch must be a positive number of seconds, got {watch}")
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        console = Console(highlight=False, width=160)  # logs and pipes: do not wrap at 80
-    try:
-        while True:
-            status = read_status(run_dir)
-            _show(status, args.json, console, watching=watch is not None)
-            # A process that still exists keeps the watch going even while its heartbeat lags
-            # (a resume reading a large journal holds the event loop for a while).
-            if watch is None or not any(w.active for w in status.writers):
-                return 0
-            time.sleep(watch)
-    except KeyboardInterrupt:
-        return 0  # leaving --watch with Ctrl-C is the normal way out

@@ -1,4 +1,8 @@
-"""The end-of-run table: fixed vs adaptive accuracy per model and task, with the gain."""
+"""The end-of-run table: fixed vs adaptive accuracy per model and task, with the gain.
+
+The cell wording (`cell`, `gain`, `incomplete`) is shared with the report, so the terminal and the
+report say the same thing about the same counts, including when a result is incomplete.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,21 @@ import sys
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from thinkeval.results.summary import Summary
+from thinkeval.results.summary import Counts, Summary
+
+# What an `error` is, for the line under a table that has some: not a wrong answer.
+ERRORS_EXPLAINED = (
+    "errors are requests that failed (HTTP or transport) after the client's retries: not the "
+    "model's answer, yet counted as not correct; run the same command again to re-ask only those"
+)
+
+PENDING_EXPLAINED = (
+    "pending samples have no reply yet and count as not correct; run the same command again to "
+    "finish them"
+)
 
 
 def stdout_console() -> Console:
@@ -37,8 +53,52 @@ def gain(fixed: int, adaptive: int, total: int) -> str:
     return f"{points:+.2f} pp"
 
 
+def missing(errors: int, pending: int) -> str:
+    """`21 errors, 3 pending`: the samples without a reply, by cause ("" when there are none).
+
+    >>> missing(21, 0), missing(1, 3), missing(0, 0)
+    ('21 errors', '1 error, 3 pending', '')
+    """
+    parts = []
+    if errors:
+        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if pending:
+        parts.append(f"{pending} pending")
+    return ", ".join(parts)
+
+
+def incomplete(errors: int, pending: int) -> str:
+    """The mark an accuracy carries while some of its samples have no reply ("" when none).
+
+    >>> cell(15, 40) + incomplete(21, 0)
+    '15/40 = 37.50% (incomplete: 21 errors)'
+    """
+    what = missing(errors, pending)
+    return f" (incomplete: {what})" if what else ""
+
+
+def fixed_cell(counts: Counts) -> str:
+    """The fixed-budget accuracy cell, marked when samples have no fixed reply."""
+    fixed = counts.fixed
+    return cell(fixed.correct, counts.total) + incomplete(fixed.error, fixed.pending)
+
+
+def adaptive_cell(counts: Counts) -> str:
+    """The adaptive accuracy cell, marked when samples have no final reply (fixed or retry)."""
+    adaptive = counts.adaptive
+    return cell(adaptive.correct, counts.total) + incomplete(adaptive.error, adaptive.pending)
+
+
+def gain_cell(counts: Counts) -> str:
+    """The gain, marked when either accuracy it is taken from is incomplete."""
+    text = gain(counts.fixed.correct, counts.adaptive.correct, counts.total)
+    return text if counts.complete else f"{text} (incomplete)"
+
+
 def results_table(summary: Summary, title: str | None = None) -> Table:
-    table = Table(title=title or f"thinkeval · {summary.run}", title_justify="left")
+    """The end-of-run table; incomplete cells are marked in yellow and explained below."""
+    state = "" if summary.complete else " · INCOMPLETE"
+    table = Table(title=(title or f"thinkeval · {summary.run}") + state, title_justify="left")
     table.add_column("model")
     table.add_column("task")
     table.add_column("budgets", justify="right")
@@ -48,19 +108,25 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
     table.add_column("retried", justify="right")
     table.add_column("lenient fixed", justify="right")
     table.add_column("errors", justify="right")
+    errors_seen = pending_seen = False
     for row in summary.results:
         errors = row.fixed.error + row.retry.error
         pending = row.fixed.pending + row.retry.pending
+        errors_seen |= errors > 0
+        pending_seen |= pending > 0
         b1, b2 = row.budgets
+        cells = [fixed_cell(row), adaptive_cell(row), gain_cell(row)]
         table.add_row(
-            row.model,
-            row.task,
+            escape(row.model),
+            escape(row.task),
             f"{b1}→{b2}",
-            cell(row.fixed.correct, row.total),
-            cell(row.adaptive.correct, row.total),
-            gain(row.fixed.correct, row.adaptive.correct, row.total),
+            *(text if row.complete else f"[yellow]{text}[/]" for text in cells),
             f"{row.retry.candidates}",
             f"{100 * row.lenient.fixed_accuracy:.2f}%",
             f"{errors}" + (f" (+{pending} pending)" if pending else ""),
         )
+    if errors_seen or pending_seen:
+        why = ERRORS_EXPLAINED if errors_seen else PENDING_EXPLAINED
+        table.caption = f"incomplete: {why}."
+        table.caption_justify = "left"
     return table

@@ -137,8 +137,15 @@ def test_outcome_breakdown_counts_and_retry_rates(tmp_path: Path) -> None:
     markdown = render_markdown(report)
     # candidates, answered, correct, wrong, no_answer, still cut, error, pending, three rates
     assert "| m | 3 | 2 | 1 | 1 | 0 | 1 | 0 | 0 | 66.67% | 33.33% | 50.00% |" in markdown
-    assert "| m | law | 3 | 1 (33.33%) | 2 (66.67%) |" in markdown
-    assert "m on ceval: 2 sample(s) still pending" in markdown
+    # Per subject: the fixed phase's verdicts, then the retry, then the adaptive accuracy.
+    assert "| m | law | 3 | 1 (33.33%) | 1 | 0 | 0 | 1 | 0 | 1 | 1 | 1 | 2 (66.67%) |" in markdown
+    assert (
+        "m on ceval: incomplete, fixed phase 1 pending; retry phase 1 pending of 5 samples."
+        in markdown
+    )
+    assert "m on gsm8k: incomplete, fixed phase 1 error of 10 samples (last error: HTTP 503" in (
+        markdown
+    )
     assert not report.complete
 
 
@@ -228,7 +235,10 @@ def test_lenient_counts_answers_read_out_of_cut_replies(tmp_path: Path) -> None:
 
 
 def _pair_run(tmp_path: Path, name: str = "pair") -> tuple[Path, list[bool], list[bool]]:
-    """Two models on 30 boolq samples with known verdicts; one error and one pending in B."""
+    """Two models on 30 boolq samples with known verdicts; one error and one pending in B.
+
+    Returns the run and both models' verdicts on the 28 samples both answered.
+    """
     samples = [boolq_sample(i) for i in range(30)]
     a_correct = [i % 3 != 0 for i in range(30)]  # 20 right
     b_correct = [i % 5 != 0 for i in range(30)]  # 24 right, minus the two below
@@ -241,19 +251,27 @@ def _pair_run(tmp_path: Path, name: str = "pair") -> tuple[Path, list[bool], lis
             continue  # pending: nothing recorded
         else:
             attempts.append(reply("bf16", sample, "fixed", "correct" if b_correct[i] else "wrong"))
-    b_counted = [ok and i not in (1, 2) for i, ok in enumerate(b_correct)]
+    answered = [i for i in range(30) if i not in (1, 2)]
     run = make_run(tmp_path / name, {"boolq": samples}, attempts, ["w8a8", "bf16"])
-    return run, a_correct, b_counted
+    return run, [a_correct[i] for i in answered], [b_correct[i] for i in answered]
 
 
 def test_pairwise_numbers_equal_the_stats_functions(tmp_path: Path) -> None:
+    """The comparison is on the 28 samples both answered: bf16's error and pending sample are
+    left out (not counted as wrong), and the sentence says so."""
     run, a, b = _pair_run(tmp_path)
 
     report = build_report([run], seed=7, resamples=10_000)
 
     pair = _row(report.pairs, task="boolq", phase="fixed")
     expected = paired_bootstrap(a, b, resamples=10_000, seed=7)
-    assert (pair.a.model, pair.b.model, pair.n) == ("w8a8", "bf16", 30)
+    assert (pair.a.model, pair.b.model, pair.asked, pair.n, pair.left_out) == (
+        "w8a8",
+        "bf16",
+        30,
+        28,
+        2,
+    )
     assert (pair.difference, pair.ci_low, pair.ci_high) == (
         expected.difference,
         expected.ci_low,
@@ -264,17 +282,25 @@ def test_pairwise_numbers_equal_the_stats_functions(tmp_path: Path) -> None:
     assert pair.p_value == pytest.approx(
         binomtest(min(pair.a_only, pair.b_only), discordant, 0.5).pvalue, rel=1e-12
     )
-    assert pair.sentence == expected.sentence("w8a8", "bf16")
-    assert pair.point_weight == pytest.approx(100 / 30)
-    assert (pair.a.unscored, pair.b.unscored) == (0, 2)
+    assert pair.sentence == (
+        f"On the 28 of 30 samples both answered, {expected.sentence('w8a8', 'bf16')} Not "
+        "conclusive for all 30: 2 are left out (bf16: 1 error, 1 pending); run the same command "
+        "again to re-ask them."
+    )
+    assert pair.point_weight == pytest.approx(100 / 28)
+    assert (pair.a.errors, pair.a.pending, pair.b.errors, pair.b.pending) == (0, 0, 1, 1)
+    # The discordant samples behind McNemar's counts, by id.
+    ids = [f"boolq/{i}" for i in range(30) if i not in (1, 2)]
+    assert pair.a_only_ids == [i for i, x, y in zip(ids, a, b, strict=True) if x and not y]
+    assert pair.b_only_ids == [i for i, x, y in zip(ids, a, b, strict=True) if y and not x]
     for side, vector in ((pair.a, a), (pair.b, b)):
-        low, high = proportion_confint(sum(vector), 30, alpha=0.05, method="wilson")
+        low, high = proportion_confint(sum(vector), 28, alpha=0.05, method="wilson")
         assert (side.wilson_low, side.wilson_high) == pytest.approx((low, high), rel=1e-9)
-        assert (side.wilson_low, side.wilson_high) == wilson_interval(sum(vector), 30)
+        assert (side.wilson_low, side.wilson_high) == wilson_interval(sum(vector), 28)
     assert (pair.resamples, pair.seed, pair.on_intersection, pair.note) == (10_000, 7, False, None)
     markdown = render_markdown(report)
-    assert f"- {expected.sentence('w8a8', 'bf16')}" in markdown
-    assert "| 3.333 pp | 0 / 2 |" in markdown
+    assert f"- {pair.sentence}" in markdown
+    assert "| 30 | 28 |" in markdown and "| 3.571 pp | 0 / 2 |" in markdown
 
 
 # --- 6. budget curve --------------------------------------------------------------------------
@@ -379,7 +405,8 @@ def test_token_and_time_statistics(tmp_path: Path) -> None:
     assert _row(report.usage, model="m", task="all", phase="fixed").replies == 4
     assert not [r for r in report.usage if r.phase == "retry"]  # no retry: no row
     markdown = render_markdown(report)
-    assert "| m | gsm8k | 4 | 250.0 | 250.0 | 370.0 | 200.0 | 200.0 | 320.0 | 12.21% |" in markdown
+    # Means keep a decimal; percentiles of whole tokens print whole.
+    assert "| m | gsm8k | 4 | 250.0 | 250 | 370 | 200.0 | 200 | 320 | 12.21% |" in markdown
     assert "not streamed" in markdown
 
 
@@ -566,8 +593,12 @@ def test_imported_replies_follow_the_summary_rules(tmp_path: Path) -> None:
     assert (counts.fixed.correct, counts.fixed.unfinished, counts.retry.candidates) == (1, 1, 1)
     summary = summarize(run).results[0]
     assert counts == counts_of(summary)
-    view = next(s for s in report.browser.samples if s.sample_id == "gsm8k/1")
-    assert view.final == "pending"  # a retry candidate whose retry has not run yet
-    strict = view.attempts[0].strict
-    assert strict is not None and strict[0] == "unfinished"
-    assert strict[2] is not None and strict[2].endswith("the text reads no_answer")
+    browser = report.browser
+    assert browser is not None
+    index = browser.index
+    row = next(r for r, q in enumerate(index.row_question) if index.question_id[q] == "gsm8k/1")
+    # A retry candidate whose retry has not run yet.
+    assert index.statuses[index.row_final[row]] == "pending"
+    strict = browser.rows[row][0].strict
+    assert strict is not None and strict.status == "unfinished"
+    assert strict.rule is not None and strict.rule.endswith("the text reads no_answer")

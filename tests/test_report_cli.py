@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from test_report_runs import boolq_sample, make_run, reply
+from thinkeval.cli.report import add_arguments, run
 from thinkeval.errors import JournalError, ThinkevalError
 from thinkeval.report import build_report, render_html, render_json, render_markdown
-from thinkeval.report.cli import add_arguments, run
 
 
 def _args(*argv: str) -> argparse.Namespace:

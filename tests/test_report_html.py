@@ -7,10 +7,6 @@ import doctest
 import hashlib
 import json
 import re
-import shutil
-import struct
-import subprocess
-import zlib
 from pathlib import Path
 
 import pytest
@@ -24,7 +20,7 @@ from test_report_runs import (
     make_run,
     reply,
 )
-from thinkeval.report import _html, build_report, render_html
+from thinkeval.report import _embed, _html, build_report, render_html
 
 ATTACK_SCRIPT = "</script><script>alert(1)</script>"
 ATTACK_IMG = "<img src=x onerror=alert(1)>"
@@ -84,12 +80,12 @@ def test_model_output_never_appears_raw(page: str) -> None:
     assert "<" not in data.group(1) and ">" not in data.group(1) and "&" not in data.group(1)
     # The escaped text still decodes to exactly what the model wrote.
     payload = json.loads(data.group(1))
-    contents = [a["c"] for row in payload["rows"] for a in row["a"]]
+    contents = [a.get("c") for replies in payload["rows"] for a in replies]
     assert any(ATTACK_SCRIPT in c and ATTACK_IMG in c for c in contents if isinstance(c, str))
 
 
 def test_sample_data_is_rendered_with_text_content_only() -> None:
-    script = (Path(_html.__file__).parent / "page.js").read_text(encoding="utf-8")
+    script = _html.page_script()
     assert "innerHTML" not in script and "outerHTML" not in script
     assert "insertAdjacentHTML" not in script and "document.write" not in script
     assert "eval(" not in script and "new Function" not in script
@@ -111,26 +107,26 @@ def test_names_placed_in_html_are_escaped(tmp_path: Path) -> None:
 
 def test_no_network_references(page: str) -> None:
     assert not re.search(r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//""", page, re.I)
-    assert not re.search(r"@import|url\(", page, re.I)
-    outside = _outside_data(page)
-    assert "http://" not in outside and "https://" not in outside
-    assert re.findall(r'href="([^"]*)"', page) == [
-        "#headline",
-        "#outcomes",
-        "#best",
-        "#lenient",
-        "#pairs",
-        "#curve",
-        "#usage",
+    style = page.split("<style>")[1].split("</style>")[0]
+    assert not re.search(r"@import|url\(", style, re.I)
+    links = re.findall(r'href="([^"]*)"', page)
+    sections = ["#headline", "#outcomes", "#best", "#lenient", "#pairs", "#curve", "#usage"]
+    views = [link for link in links if link.startswith("#samples?")]
+    assert [link for link in links if link not in views] == [
+        "#notes",  # the incomplete banner's
+        *sections,
+        "#context",
         "#samples",
+        "#samples",  # "link to this view", until the page's script sets it
     ]
+    assert len(views) == 2 * 6  # A only and B only of one pair, fixed and adaptive, per task
 
 
 def test_content_security_policy_pins_the_inline_script_and_style(page: str) -> None:
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
     assert policy is not None
     text = policy.group(1).replace("&#x27;", "'")
-    assert "default-src 'none'" in text
+    assert "default-src 'none'" in text and "connect-src" not in text  # the file fetches nothing
     script = _outside_data(page).split("<script>")[1].split("</script>")[0]
     style = page.split("<style>")[1].split("</style>")[0]
     for body in (script, style):
@@ -142,35 +138,43 @@ def test_long_texts_are_shortened_with_a_visible_marker(page: str) -> None:
     data = DATA_BLOCK.search(page)
     assert data is not None
     payload = json.loads(data.group(1))
-    reasonings = [a["r"] for row in payload["rows"] for a in row["a"] if a["r"] is not None]
+    reasonings = [a["r"] for replies in payload["rows"] for a in replies if "r" in a]
     shortened = [r for r in reasonings if isinstance(r, list)]
     assert shortened, "the 22,000-character reasoning should be shortened"
     total = len("Okay, let me recount the clips sold in April and May. " * 400)
+    head, tail = _embed.EMBED_LIMITS.reasoning or (0, 0)
     first = next(r for r in shortened if len(r[0]) + r[1] + len(r[2]) == total)
-    assert (len(first[0]), len(first[2])) == (_html.REASONING_HEAD, _html.REASONING_TAIL)
-    assert first[1] == total - _html.REASONING_HEAD - _html.REASONING_TAIL
+    assert (len(first[0]), len(first[2])) == (head, tail) == (1000, 500)
+    assert first[1] == total - head - tail
     assert "characters omitted" in page  # the page's script writes the marker
-    assert "shows its first 3,000 and last 1,500 characters" in page
+    assert "a reasoning to its first 1,000 and last 500 characters" in page
 
 
 def test_browser_payload_covers_every_model_and_sample(page: str) -> None:
     data = DATA_BLOCK.search(page)
     assert data is not None
     payload = json.loads(data.group(1))
-    assert payload["models"] == ["qwen3-8b-w8a8", "qwen3-8b-bf16"]
-    assert payload["tasks"] == ["gsm8k", "boolq", "ceval"]
-    assert len(payload["questions"]) == 9
-    assert len(payload["rows"]) == 18
+    index = payload["index"]
+    assert index["models"] == ["qwen3-8b-w8a8", "qwen3-8b-bf16"]
+    assert index["tasks"] == ["gsm8k", "boolq", "ceval"]
+    assert len(index["question_id"]) == len(payload["questions"]) == 9
+    assert len(index["row_question"]) == len(payload["rows"]) == 18
     assert len(payload["exemplars"]) == 1  # the gsm8k few-shot turns, stored once
     gsm8k = payload["questions"][0]
-    assert gsm8k["p"].startswith("Question: Natalia sold clips") and gsm8k["x"] == 0
-    assert payload["questions"][7]["s"] == "law"
-    finals = {(row["m"], payload["questions"][row["q"]]["id"]): row["v"] for row in payload["rows"]}
+    assert gsm8k["p"].startswith("Question: Natalia sold clips")
+    assert gsm8k["x"] in payload["exemplars"]
+    assert index["subjects"][index["question_subject"][7]] == "law"
+    statuses = index["statuses"]
+    finals = {
+        (index["row_model"][r], index["question_id"][q]): statuses[index["row_final"][r]]
+        for r, q in enumerate(index["row_question"])
+    }
     assert finals[(0, "gsm8k/1")] == "correct" and finals[(1, "gsm8k/3")] == "error"
-    retried = next(r for r in payload["rows"] if payload["questions"][r["q"]]["id"] == "gsm8k/1")
-    assert [a["ph"] for a in retried["a"]] == ["fixed", "retry"]
-    assert retried["a"][0]["s"][0] == "unfinished" and retried["a"][1]["s"][0] == "correct"
-    assert retried["a"][1]["n"][0] == "correct"  # lenient beside strict
+    retried = payload["rows"][index["row_question"].index(1)]
+    assert [a["ph"] for a in retried] == ["fixed", "retry"]
+    assert retried[0]["s"][0] == "unfinished" and retried[1]["s"][0] == "correct"
+    assert retried[1]["n"][0] == "correct"  # lenient beside strict
+    assert "every sample" in page  # a small run is embedded whole, and the page says so
 
 
 def test_plots_are_inline_svg(page: str) -> None:
@@ -183,65 +187,3 @@ def test_plots_are_inline_svg(page: str) -> None:
 def test_html_doctests() -> None:
     result = doctest.testmod(_html)
     assert result.failed == 0 and result.attempted > 0
-
-
-def _png_is_nontrivial(path: Path) -> tuple[int, int, int]:
-    """Width, height and the number of distinct byte values in the decoded pixel rows."""
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = struct.unpack(">II", data[16:24])
-    chunks = []
-    offset = 8
-    while offset < len(data):
-        (length,) = struct.unpack(">I", data[offset : offset + 4])
-        kind = data[offset + 4 : offset + 8]
-        if kind == b"IDAT":
-            chunks.append(data[offset + 8 : offset + 8 + length])
-        offset += 12 + length
-    pixels = zlib.decompress(b"".join(chunks))
-    return width, height, len(set(pixels))
-
-
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
-def test_chromium_renders_the_report(tmp_path: Path) -> None:
-    """Open the report in headless Chromium: screenshot it and check the script ran under CSP.
-
-    Skips where `chromium` is not on PATH (`apt-get install chromium`); every other test runs
-    everywhere. This is the automated half of the browser check in docs/reports.md.
-    """
-    run = _hostile_run(tmp_path)
-    report_file = tmp_path / "report.html"
-    report_file.write_text(render_html(build_report([run], resamples=2000)), encoding="utf-8")
-    chromium = [
-        "chromium",
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--enable-logging=stderr",
-        "--v=0",
-    ]
-    url = report_file.as_uri()
-    png = tmp_path / "report.png"
-    subprocess.run(
-        [*chromium, f"--screenshot={png}", "--window-size=1400,2400", url],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    width, height, distinct = _png_is_nontrivial(png)
-    assert (width, height) == (1400, 2400)
-    assert png.stat().st_size > 50_000
-    assert distinct > 50  # text, tables and plots, not a blank page
-
-    dom = subprocess.run(
-        [*chromium, "--dump-dom", url], capture_output=True, timeout=120, check=True, text=True
-    )
-    assert "violates the following Content Security Policy" not in dom.stderr
-    assert "18 of 18 model replies" in dom.stdout  # the browser script ran and rendered
-    assert dom.stdout.count('<article class="sample">') == 18
-    assert "<img" not in dom.stdout  # the hostile reply stayed text
-    assert "&lt;img src=x onerror=alert(1)&gt;" in dom.stdout

@@ -535,8 +535,9 @@ async def test_models_lists_one_card(profile: str) -> None:
     assert models["object"] == "list" and len(models["data"]) == 1
     card = models["data"][0]
     assert card["id"] == "sim-qwen3" and card["object"] == "model"
+    assert card["thinkeval_simulated"] is True  # no real server sends it: reports mark the model
     if profile == "openai":
-        assert set(card) == {"id", "object", "created", "owned_by"}
+        assert set(card) == {"id", "object", "created", "owned_by", "thinkeval_simulated"}
         return
     assert card["max_model_len"] == 32768 and card["root"] == "Qwen/Qwen3-8B"
     assert ("permission" in card) == profile.startswith("vllm")

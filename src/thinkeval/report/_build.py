@@ -2,108 +2,107 @@
 
 from __future__ import annotations
 
-import bisect
-import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
 from thinkeval import __version__
-from thinkeval.records import PHASES, RETRY_STATUSES, Attempt, Phase, Sample, Verdict
-from thinkeval.report._collect import Collection, Judged, ModelTask, RunData, SampleRecord, collect
+from thinkeval.report._collect import RETRY_CODES, Collection, ModelTask, RunData, collect
+from thinkeval.report._context import run_context
+from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
 from thinkeval.report._model import (
-    AttemptView,
     BestOf,
     BreakdownRow,
-    Browser,
-    Comparison,
-    CurveRow,
-    Distribution,
     HeadlineRow,
-    Histogram,
     LenientRow,
-    PairRow,
-    PairSide,
-    Question,
     Report,
     RetryRates,
     RunInfo,
-    SampleView,
-    UsageRow,
 )
-from thinkeval.results.stats import (
-    budget_curve,
-    paired_bootstrap,
-    percentiles,
-    wilson_interval,
-)
-from thinkeval.results.summary import Counts, Outcome, count
-from thinkeval.ui.tables import cell, gain
-
-# Budgets the curve table always shows when they lie within B2 (B1 and B2 are added).
-CURVE_TABLE_BUDGETS = (512, 1024, 2048, 4096, 8192)
-CURVE_GRID_STEPS = 128  # plot resolution: B2 / 128 tokens per step
-HISTOGRAM_BINS = 32
-CONFIDENCE = 0.95
-ALL_TASKS = "all"
+from thinkeval.report._pairs import pairs
+from thinkeval.report._samples import Catalog
+from thinkeval.report._usage import curve, curve_budgets, histogram, usage
+from thinkeval.results.summary import Counts, Tally
+from thinkeval.scoring import SCORER_VERSION
+from thinkeval.ui.tables import adaptive_cell, fixed_cell, gain_cell, missing
 
 
-def build_report(run_dirs: Sequence[Path], seed: int = 0, resamples: int = 10_000) -> Report:
+def build_report(
+    run_dirs: Sequence[Path],
+    seed: int = 0,
+    resamples: int = 10_000,
+    embed_bytes: int | None = EMBED_BUDGET_BYTES,
+) -> Report:
     """Read run directories (one, or several to combine) and compute the report.
 
     Reads only the run directories; never calls a model. The result depends only on the
-    directories' contents, their order, `seed` and `resamples`.
+    directories' contents, their order, `seed`, `resamples` and `embed_bytes` (the most sample
+    data the HTML file may embed; None embeds none, as `thinkeval view` serves samples itself).
 
     >>> report = build_report([Path("runs/qwen3-compare")])  # doctest: +SKIP
     >>> print(render_markdown(report))  # doctest: +SKIP
     """
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1, got {resamples}")
-    data = collect([Path(d) for d in run_dirs])
-    counts = {key: count(mt.results(), data.budgets) for key, mt in data.cells.items()}
-    notes = _sample_set_notes(data) + _pending_notes(data, counts)
-    pairs, pair_notes = _pairs(data, seed, resamples)
-    curve_budgets = _curve_budgets(data.budgets)
+    with collect([Path(d) for d in run_dirs]) as data:
+        return report_of(data, Catalog(data), seed, resamples, embed_bytes)
+
+
+def report_of(
+    data: Collection, catalog: Catalog, seed: int, resamples: int, embed_bytes: int | None
+) -> Report:
+    """The report of an open collection (see `build_report`)."""
+    counts = {(mt.model, mt.task): _count(mt) for mt in data.ordered()}
+    pair_rows, pair_notes = pairs(catalog, seed, resamples)
+    contexts = [run_context(run) for run in data.runs]
+    table = curve_budgets(data.budgets)
     return Report(
         thinkeval_version=__version__,
         runs=[_run_info(run, counts) for run in data.runs],
         budgets=data.budgets,
         models=data.models,
         tasks=data.tasks,
-        complete=all(_pending(c) == 0 for c in counts.values()),
+        complete=all(c.complete for c in counts.values()),
+        simulated=[m.model for context in contexts for m in context.models if m.simulated],
+        scorer_version=SCORER_VERSION,
         seed=seed,
         resamples=resamples,
-        notes=notes + pair_notes,
-        headline=[_headline(mt, counts[key]) for key, mt in _ordered(data)],
-        breakdown=[row for _, mt in _ordered(data) for row in _breakdown(mt, counts, data)],
+        notes=_sample_set_notes(data) + _missing_notes(data, counts) + pair_notes,
+        headline=[_headline(mt, counts[(mt.model, mt.task)]) for mt in data.ordered()],
+        breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts, data)],
         best_of=_best_of(data, counts),
-        lenient=[_lenient(mt, counts[key]) for key, mt in _ordered(data)],
-        pairs=pairs,
-        curve_budgets=curve_budgets,
-        curves=[_curve(mt, data.budgets, curve_budgets) for _, mt in _ordered(data)],
-        usage=_usage(data),
-        histograms=[_histogram(mt, data.budgets) for _, mt in _ordered(data)],
-        browser=_browser(data),
+        lenient=[_lenient(mt, counts[(mt.model, mt.task)]) for mt in data.ordered()],
+        pairs=pair_rows,
+        curve_budgets=table,
+        curves=[curve(mt, data.budgets, table) for mt in data.ordered()],
+        usage=usage(data),
+        histograms=[histogram(mt, data.budgets) for mt in data.ordered()],
+        context=contexts,
+        browser=None if embed_bytes is None else embed(catalog, embed_bytes),
     )
 
 
-def _ordered(data: Collection) -> list[tuple[tuple[str, str], ModelTask]]:
-    """Cells task by task, models in the order given: the order of every per-task table."""
-    return [((m, t), data.cells[(m, t)]) for t in data.tasks for m in data.models]
-
-
-def _pending(counts: Counts) -> int:
-    return counts.fixed.pending + counts.retry.pending
+def _count(mt: ModelTask, positions: Sequence[int] | None = None) -> Counts:
+    """The counts `summary.json` holds, from the same `Tally`."""
+    tally = Tally(mt.run.budgets)
+    for result in mt.results(positions):
+        tally.add(result)
+    return tally.counts()
 
 
 def _run_info(run: RunData, counts: dict[tuple[str, str], Counts]) -> RunInfo:
+    mine = [counts[(m, t)] for m in run.models for t in run.tasks]
     return RunInfo(
         name=run.name,
         path=str(run.path),
         budgets=run.budgets,
         models=list(run.models),
         tasks=list(run.tasks),
-        complete=all(_pending(counts[(m, t)]) == 0 for m in run.models for t in run.tasks),
+        complete=all(c.complete for c in mine),
+        errors=sum(c.fixed.error + c.retry.error for c in mine),
+        pending=sum(c.fixed.pending + c.retry.pending for c in mine),
     )
 
 
@@ -111,7 +110,7 @@ def _sample_set_notes(data: Collection) -> list[str]:
     """Say where combined runs asked different samples, and what that does to comparisons."""
     notes = []
     for task in data.tasks:
-        id_sets = [frozenset(s.id for s in run.samples[task]) for run in data.runs]
+        id_sets = [frozenset(run.samples[task].ids) for run in data.runs]
         if len(set(id_sets)) <= 1:
             continue
         common = frozenset.intersection(*id_sets)
@@ -127,29 +126,47 @@ def _sample_set_notes(data: Collection) -> list[str]:
     return notes
 
 
-def _pending_notes(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[str]:
+def _missing_notes(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[str]:
+    """One note per model and task whose accuracy is incomplete, saying why and what to do."""
     notes = []
-    for key, _ in _ordered(data):
-        pending = _pending(counts[key])
-        if pending:
-            notes.append(
-                f"{key[0]} on {key[1]}: {pending} sample(s) still pending (no reply recorded "
-                "yet); they count as not correct. Resume the run to finish them."
+    for mt in data.ordered():
+        c = counts[(mt.model, mt.task)]
+        if c.complete:
+            continue
+        phases = "; ".join(
+            f"{phase} phase {what}"
+            for phase, what in (
+                ("fixed", missing(c.fixed.error, c.fixed.pending)),
+                ("retry", missing(c.retry.error, c.retry.pending)),
             )
+            if what
+        )
+        last = mt.timing["fixed"].last_error or mt.timing["retry"].last_error
+        example = f" (last error: {last})" if (c.fixed.error or c.retry.error) and last else ""
+        notes.append(
+            f"{mt.model} on {mt.task}: incomplete, {phases} of {c.total} samples{example}. "
+            "Errors are requests that failed, not answers; they and pending samples count as "
+            "not correct, so its accuracies are lower bounds, and pairwise comparisons use only "
+            "the samples both models answered. Run the same command again to re-ask them."
+        )
     return notes
 
 
 def _headline(mt: ModelTask, counts: Counts) -> HeadlineRow:
-    fixed, adaptive, total = counts.fixed.correct, counts.adaptive.correct, counts.total
     return HeadlineRow(
         model=mt.model,
         task=mt.task,
-        total=total,
-        fixed_correct=fixed,
-        adaptive_correct=adaptive,
-        fixed_cell=cell(fixed, total),
-        adaptive_cell=cell(adaptive, total),
-        gain=gain(fixed, adaptive, total),
+        total=counts.total,
+        fixed_correct=counts.fixed.correct,
+        adaptive_correct=counts.adaptive.correct,
+        fixed_cell=fixed_cell(counts),
+        adaptive_cell=adaptive_cell(counts),
+        gain=gain_cell(counts),
+        complete=counts.complete,
+        fixed_errors=counts.fixed.error,
+        fixed_pending=counts.fixed.pending,
+        adaptive_errors=counts.adaptive.error,
+        adaptive_pending=counts.adaptive.pending,
     )
 
 
@@ -170,10 +187,9 @@ def _breakdown(
         BreakdownRow(model=mt.model, task=mt.task, subject=None, counts=whole, rates=_rates(whole))
     ]
     # Subjects in order of first appearance, as summary.json lists them.
-    subjects = dict.fromkeys(s.subset for s in mt.samples if s.subset)
-    for subject in subjects:
-        chosen = [s for s in mt.samples if s.subset == subject]
-        sub = count(mt.results(chosen), data.budgets)
+    subsets = mt.samples.subsets
+    for subject in dict.fromkeys(s for s in subsets if s):
+        sub = _count(mt, [i for i, s in enumerate(subsets) if s == subject])
         rows.append(
             BreakdownRow(
                 model=mt.model, task=mt.task, subject=subject, counts=sub, rates=_rates(sub)
@@ -193,7 +209,8 @@ def _best_of(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[Be
                 c = counts[(model, task)]
                 if c.total:
                     correct = c.fixed.correct if phase == "fixed" else c.adaptive.correct
-                    scored[model] = (Fraction(correct, c.total), correct, c.total)
+                    shown = fixed_cell(c) if phase == "fixed" else adaptive_cell(c)
+                    scored[model] = (Fraction(correct, c.total), shown)
             if not scored:
                 continue
             best = max(value[0] for value in scored.values())
@@ -203,21 +220,18 @@ def _best_of(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[Be
                     task=task,
                     phase=phase,
                     models=winners,
-                    cells=[cell(scored[m][1], scored[m][2]) for m in winners],
+                    cells=[scored[m][1] for m in winners],
+                    complete=all(counts[(m, task)].complete for m in winners),
                 )
             )
     return rows
 
 
 def _lenient(mt: ModelTask, counts: Counts) -> LenientRow:
-    on_cut_fixed = on_cut_adaptive = 0
-    for result in mt.results():
-        if result is None:
-            continue
-        if result.fixed is not None and _lenient_on_cut(result.fixed):
-            on_cut_fixed += 1
-        if result.adaptive is not None and _lenient_on_cut(result.adaptive):
-            on_cut_adaptive += 1
+    """Strict beside lenient; 'on cut': lenient correct although strictly empty or unfinished."""
+    candidate = mt.candidate
+    adaptive = mt.adaptive_status()
+    cut_adaptive = np.isin(adaptive, RETRY_CODES)
     return LenientRow(
         model=mt.model,
         task=mt.task,
@@ -226,309 +240,6 @@ def _lenient(mt: ModelTask, counts: Counts) -> LenientRow:
         lenient_fixed=counts.lenient.fixed_accuracy,
         strict_adaptive=counts.adaptive.accuracy,
         lenient_adaptive=counts.lenient.adaptive_accuracy,
-        lenient_on_cut_fixed=on_cut_fixed,
-        lenient_on_cut_adaptive=on_cut_adaptive,
-    )
-
-
-def _lenient_on_cut(outcome: Outcome) -> bool:
-    return outcome.lenient_correct and outcome.status in RETRY_STATUSES
-
-
-def _phase_outcome(record: SampleRecord | None, phase: Comparison) -> Outcome | None:
-    if record is None:
-        return None
-    result = record.result()
-    return result.fixed if phase == "fixed" else result.adaptive
-
-
-def _pairs(data: Collection, seed: int, resamples: int) -> tuple[list[PairRow], list[str]]:
-    rows: list[PairRow] = []
-    notes: list[str] = []
-    for task in data.tasks:
-        for phase in ("fixed", "adaptive"):
-            for model_a, model_b in itertools.combinations(data.models, 2):
-                a, b = data.cells[(model_a, task)], data.cells[(model_b, task)]
-                ids_b = {s.id for s in b.samples}
-                common = [s.id for s in a.samples if s.id in ids_b]
-                if not common:
-                    if phase == "fixed":
-                        notes.append(
-                            f"{model_a} and {model_b} share no {task} samples: not compared."
-                        )
-                    continue
-                rows.append(_pair(task, phase, a, b, common, seed, resamples))
-    return rows, notes
-
-
-def _pair(
-    task: str,
-    phase: Comparison,
-    a: ModelTask,
-    b: ModelTask,
-    common: list[str],
-    seed: int,
-    resamples: int,
-) -> PairRow:
-    sides = []
-    vectors = []
-    for mt in (a, b):
-        correct: list[bool] = []
-        unscored = 0
-        for sample_id in common:
-            outcome = _phase_outcome(mt.records.get(sample_id), phase)
-            # Errors and pending samples count as not correct, and are counted for the reader.
-            unscored += outcome is None or outcome.status == "error"
-            correct.append(outcome is not None and outcome.status == "correct")
-        vectors.append(correct)
-        k, n = sum(correct), len(common)
-        low, high = wilson_interval(k, n, CONFIDENCE)
-        sides.append(
-            PairSide(
-                model=mt.model,
-                correct=k,
-                accuracy=k / n,
-                wilson_low=low,
-                wilson_high=high,
-                unscored=unscored,
-            )
-        )
-    comparison = paired_bootstrap(vectors[0], vectors[1], resamples, seed, CONFIDENCE)
-    on_intersection = len(common) != len(a.samples) or len(common) != len(b.samples)
-    note = None
-    if on_intersection:
-        note = (
-            f"compared on the {len(common)} samples both were asked ({a.model}: "
-            f"{len(a.samples)}, {b.model}: {len(b.samples)})"
-        )
-    return PairRow(
-        task=task,
-        phase=phase,
-        a=sides[0],
-        b=sides[1],
-        n=comparison.n,
-        point_weight=100.0 / comparison.n,
-        difference=comparison.difference,
-        ci_low=comparison.ci_low,
-        ci_high=comparison.ci_high,
-        p_value=comparison.p_value,
-        a_only=comparison.a_only,
-        b_only=comparison.b_only,
-        significant=comparison.significant,
-        sentence=comparison.sentence(a.model, b.model),
-        resamples=resamples,
-        seed=seed,
-        confidence=CONFIDENCE,
-        on_intersection=on_intersection,
-        note=note,
-    )
-
-
-def _curve_budgets(budgets: tuple[int, int]) -> list[int]:
-    b1, b2 = budgets
-    return sorted({b for b in CURVE_TABLE_BUDGETS if b <= b2} | {b1, b2})
-
-
-def _counted(record: SampleRecord) -> list[Judged]:
-    """The replies that make the sample's adaptive outcome: fixed, and retry if a candidate."""
-    result = record.result()
-    chosen = [record.fixed] if record.fixed else []
-    if result.candidate and record.retry:
-        chosen.append(record.retry)
-    return chosen
-
-
-def _curve(mt: ModelTask, budgets: tuple[int, int], table: list[int]) -> CurveRow:
-    per_sample = []
-    unmeasured = 0
-    for sample in mt.samples:
-        record = mt.records.get(sample.id)
-        replies = _counted(record) if record else []
-        pairs = [(j.outcome.status == "correct", j.outcome.completion_tokens) for j in replies]
-        unmeasured += sum(1 for ok, tokens in pairs if ok and tokens is None)
-        per_sample.append(pairs)
-    b2 = budgets[1]
-    grid = sorted(
-        {round(b2 * i / CURVE_GRID_STEPS) for i in range(CURVE_GRID_STEPS + 1)} | set(table)
-    )
-    return CurveRow(
-        model=mt.model,
-        task=mt.task,
-        total=len(mt.samples),
-        correct_at=budget_curve(per_sample, table),
-        grid=grid,
-        grid_correct=budget_curve(per_sample, grid),
-        unmeasured_correct=unmeasured,
-    )
-
-
-def _distribution(values: Sequence[float]) -> Distribution | None:
-    if not values:
-        return None
-    cuts = percentiles(values, (50, 90))
-    return Distribution(
-        count=len(values),
-        mean=sum(values) / len(values),
-        p50=cuts["p50"] or 0.0,
-        p90=cuts["p90"] or 0.0,
-    )
-
-
-def _usage(data: Collection) -> list[UsageRow]:
-    rows = []
-    for model in data.models:
-        cells = [data.cells[(model, task)] for task in data.tasks]
-        for phase in PHASES:
-            for task, chosen in [(mt.task, [mt]) for mt in cells] + [(ALL_TASKS, cells)]:
-                row = _usage_row(model, task, phase, chosen, data.budgets)
-                if row.requests:
-                    rows.append(row)
-    return rows
-
-
-def _usage_row(
-    model: str, task: str, phase: Phase, cells: list[ModelTask], budgets: tuple[int, int]
-) -> UsageRow:
-    replies = [
-        judged.attempt
-        for mt in cells
-        for record in mt.records.values()
-        if (judged := record.fixed if phase == "fixed" else record.retry) is not None
-        and judged.attempt.ok
-    ]
-    attempts = [a for mt in cells for a in mt.attempts if a.phase == phase]
-    completion = [t for a in replies if (t := a.usage.completion_tokens) is not None]
-    reasoning = [t for a in replies if (t := a.usage.reasoning_tokens) is not None]
-    shares = [
-        a.usage.completion_tokens / a.budget
-        for a in replies
-        if a.usage.completion_tokens is not None and a.budget
-    ]
-    wall, timed = _wall(attempts)
-    timed_tokens = sum(a.usage.completion_tokens or 0 for a in timed if a.ok)
-    ttfts = [a.ttft_s for a in replies if a.ttft_s is not None]
-    return UsageRow(
-        model=model,
-        task=task,
-        phase=phase,
-        budget=budgets[0] if phase == "fixed" else budgets[1],
-        replies=len(replies),
-        completion=_distribution([float(v) for v in completion]),
-        reasoning=_distribution([float(v) for v in reasoning]),
-        budget_share=sum(shares) / len(shares) if shares else None,
-        requests=len(attempts),
-        errors=sum(1 for a in attempts if not a.ok),
-        wall_s=wall,
-        requests_per_s=len(timed) / wall if wall else None,
-        output_tokens_per_s=timed_tokens / wall if wall else None,
-        latency=percentiles([a.latency_s for a in replies if a.latency_s is not None]),
-        ttft=percentiles(ttfts) if ttfts else None,
-    )
-
-
-def _wall(attempts: Iterable[Attempt]) -> tuple[float | None, list[Attempt]]:
-    """Wall time from the first send to the last reply, and the attempts it covers.
-
-    An attempt's end is `started_at + latency_s`; `started_at` marks the first try, so an
-    attempt retried by the client ends a little later than this says.
-    """
-    timed = [a for a in attempts if a.started_at > 0 and a.latency_s is not None]
-    if not timed:
-        return None, []
-    start = min(a.started_at for a in timed)
-    end = max(a.started_at + (a.latency_s or 0.0) for a in timed)
-    return (end - start if end > start else None), timed
-
-
-def _histogram(mt: ModelTask, budgets: tuple[int, int]) -> Histogram:
-    b2 = budgets[1]
-    edges = [round(b2 * i / HISTOGRAM_BINS) for i in range(HISTOGRAM_BINS + 1)]
-    bins = {"fixed": [0] * HISTOGRAM_BINS, "retry": [0] * HISTOGRAM_BINS}
-    for record in mt.records.values():
-        for judged in (record.fixed, record.retry):
-            tokens = judged.outcome.completion_tokens if judged else None
-            if judged is None or tokens is None:
-                continue
-            # bisect_right - 1 puts a value on an edge into the bin it opens; B2 itself (and
-            # anything beyond, should a server overshoot) goes into the last bin.
-            index = min(max(bisect.bisect_right(edges, tokens) - 1, 0), HISTOGRAM_BINS - 1)
-            bins[judged.attempt.phase][index] += 1
-    return Histogram(
-        model=mt.model, task=mt.task, edges=edges, fixed=bins["fixed"], retry=bins["retry"]
-    )
-
-
-def _browser(data: Collection) -> Browser:
-    questions: list[Question] = []
-    samples: list[SampleView] = []
-    for task in data.tasks:
-        # Every sample any run asked, in the first run's order, then the others' extra ones.
-        seen: dict[str, Sample] = {}
-        for run in data.runs:
-            for sample in run.samples[task]:
-                seen.setdefault(sample.id, sample)
-        asked = {m: frozenset(s.id for s in data.cells[(m, task)].samples) for m in data.models}
-        for sample in seen.values():
-            questions.append(_question(sample))
-            samples.extend(
-                _sample_view(data.cells[(model, task)], sample.id)
-                for model in data.models
-                if sample.id in asked[model]
-            )
-    return Browser(questions=questions, samples=samples)
-
-
-def _question(sample: Sample) -> Question:
-    messages = list(sample.messages)
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
-    if last_user is None:
-        prompt, before = "", messages
-    else:
-        prompt, before = messages[last_user].get("content", ""), messages[:last_user]
-    return Question(
-        task=sample.task,
-        sample_id=sample.id,
-        subset=sample.subset,
-        gold=sample.gold,
-        prompt=prompt,
-        exemplars=[{"role": m.get("role", ""), "content": m.get("content", "")} for m in before],
-    )
-
-
-def _verdict(verdict: Verdict | None) -> tuple[str, str | None, str | None] | None:
-    return None if verdict is None else (verdict.status, verdict.answer, verdict.rule)
-
-
-def _sample_view(mt: ModelTask, sample_id: str) -> SampleView:
-    record = mt.records.get(sample_id)
-    outcome = _phase_outcome(record, "adaptive")
-    views = []
-    for judged in (record.fixed, record.retry) if record else ():
-        if judged is None:
-            continue
-        a = judged.attempt
-        views.append(
-            AttemptView(
-                phase=a.phase,
-                budget=a.budget,
-                max_tokens=a.max_tokens,
-                finish_reason=a.finish_reason,
-                completion_tokens=a.usage.completion_tokens,
-                reasoning_tokens=a.usage.reasoning_tokens,
-                latency_s=a.latency_s,
-                ttft_s=a.ttft_s,
-                error=a.error,
-                strict=_verdict(judged.strict),
-                lenient=_verdict(judged.lenient),
-                content=a.content,
-                reasoning=a.reasoning,
-            )
-        )
-    return SampleView(
-        model=mt.model,
-        task=mt.task,
-        sample_id=sample_id,
-        final=outcome.status if outcome else "pending",
-        lenient_final=bool(outcome and outcome.lenient_correct),
-        attempts=views,
+        lenient_on_cut_fixed=int((candidate & mt.fixed.lenient).sum()),
+        lenient_on_cut_adaptive=int((cut_adaptive & mt.adaptive_lenient()).sum()),
     )

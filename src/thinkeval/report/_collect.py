@@ -1,105 +1,259 @@
-"""Read one or more run directories into per-sample records, and check they can be combined.
+"""Read run directories into compact columns per model and task, and check they can be combined.
 
-The report needs each counted reply's tokens, timings and texts, not only its outcome, so it
-keeps the counted attempts in memory. Which attempt counts, whether a retry was due and the
-outcome are the judge's (`run/judge.py`), so the counts built from these records equal
-`summary.json`'s.
+A report of a 100,000-sample run cannot hold every reply's text. Per model, task and phase it
+keeps one row of numbers per sample (verdict, tokens, timings, and where the counted attempt lies
+in the journal) and reads the texts back by that reference when a sample is shown. Which attempt
+counts is `counted.count_journal`'s rule and its outcome is `summary.outcome_of`'s, so the counts
+built from these columns equal `summary.json`'s.
 """
 
 from __future__ import annotations
 
+import math
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from thinkeval.errors import JournalError, ThinkevalError
-from thinkeval.records import Attempt, Sample, Verdict
-from thinkeval.results.summary import SampleResult
-from thinkeval.run.journal import iter_attempts
-from thinkeval.run.judge import Outcome, retry_due, score_attempt, takes_over
-from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import CONFIG_FILE, read_samples
-from thinkeval.tasks import get_task
+from thinkeval.records import PHASES, STATUSES, Attempt, Phase
+from thinkeval.results.summary import Outcome, SampleResult, outcome_of
+from thinkeval.run.counted import IdIndex, Journals, count_journal
+from thinkeval.run.rundir import CONFIG_FILE, SamplesFile, read_json
+
+# A sample's outcome in one phase as a small integer: a verdict status, a transport error, or
+# nothing recorded yet.
+STATUS_CODES: tuple[str, ...] = (*STATUSES, "error", "pending")
+CODE = {status: code for code, status in enumerate(STATUS_CODES)}
+CORRECT, ERROR, PENDING = CODE["correct"], CODE["error"], CODE["pending"]
+RETRY_CODES = (CODE["empty"], CODE["unfinished"])
+NONE = -1  # an integer column's "not reported"
 
 
-@dataclass(frozen=True, slots=True)
-class Judged:
-    """A counted attempt with both scorers' verdicts (None for a transport error)."""
+@dataclass
+class TaskSamples:
+    """One task's samples as a run recorded them (no prompts: those are read back by offset)."""
 
-    attempt: Attempt
-    strict: Verdict | None
-    lenient: Verdict | None
-    outcome: Outcome
+    ids: list[str] = field(default_factory=list)
+    golds: list[str] = field(default_factory=list)
+    subsets: list[str | None] = field(default_factory=list)
+    offsets: array[int] = field(default_factory=lambda: array("Q"))
 
+    def __len__(self) -> int:
+        return len(self.ids)
 
-@dataclass(slots=True)
-class SampleRecord:
-    """The attempts that count for one sample of one model, per phase."""
-
-    fixed: Judged | None = None
-    retry: Judged | None = None
-    due: bool = False  # the judge's word on the counted fixed attempt
-
-    def result(self) -> SampleResult:
-        """The `results.SampleResult` that `count` and the summary work with."""
-        # A retry that was not due (the fixed reply was answered) is a protocol violation for
-        # `verify` to report; it never counts.
-        return SampleResult(
-            fixed=self.fixed.outcome if self.fixed else None,
-            retry=self.retry.outcome if self.retry and self.due else None,
-            due=self.due,
-        )
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """Sample id -> its position in this list."""
+        return {sample_id: i for i, sample_id in enumerate(self.ids)}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)  # compared and hashed by identity: one object per run directory
 class RunData:
-    """One run directory's config and samples."""
+    """One run directory: its config, samples and what its journal says about time and scorers."""
 
     path: Path
     name: str
     budgets: tuple[int, int]
     models: tuple[str, ...]
     tasks: tuple[str, ...]
-    samples: dict[str, list[Sample]]
+    samples: dict[str, TaskSamples]
+    config: dict[str, Any]
+    first_start: float = math.inf  # earliest started_at in the journal
+    last_end: float = -math.inf  # latest started_at + latency_s
+    scorer_versions: set[str] = field(default_factory=set)
+    journals: Journals | None = None  # open while the collection is
+
+    def read(self, ref: int) -> Attempt:
+        """The journalled attempt at `ref` (a reference from the columns)."""
+        assert self.journals is not None, "read attempts inside `with collect(...)`"
+        return self.journals.read(ref)
+
+
+class Replies:
+    """One phase of one model on one task: per sample position, the counted reply's numbers."""
+
+    def __init__(self, size: int) -> None:
+        self.status = np.full(size, PENDING, dtype=np.int8)
+        self.lenient = np.zeros(size, dtype=np.bool_)
+        self.completion = np.full(size, NONE, dtype=np.int64)
+        self.reasoning = np.full(size, NONE, dtype=np.int64)
+        self.budget = np.zeros(size, dtype=np.int64)
+        self.latency = np.full(size, np.nan)
+        self.ttft = np.full(size, np.nan)
+        self.finish = np.full(size, NONE, dtype=np.int16)
+        self.ref = np.zeros(size, dtype=np.uint64)
+
+    def set(self, position: int, attempt: Attempt, outcome: Outcome, finish: int, ref: int) -> None:
+        usage = attempt.usage
+        self.status[position] = CODE[outcome.status]
+        self.lenient[position] = outcome.lenient_correct
+        self.completion[position] = (
+            NONE if usage.completion_tokens is None else usage.completion_tokens
+        )
+        self.reasoning[position] = (
+            NONE if usage.reasoning_tokens is None else usage.reasoning_tokens
+        )
+        self.budget[position] = attempt.budget
+        self.latency[position] = np.nan if attempt.latency_s is None else attempt.latency_s
+        self.ttft[position] = np.nan if attempt.ttft_s is None else attempt.ttft_s
+        self.finish[position] = finish
+        self.ref[position] = ref
+
+    def outcome(self, position: int) -> Outcome | None:
+        code = int(self.status[position])
+        if code == PENDING:
+            return None
+        tokens = int(self.completion[position])
+        return Outcome(
+            STATUS_CODES[code], bool(self.lenient[position]), None if tokens < 0 else tokens
+        )
+
+    @property
+    def ok(self) -> np.ndarray:
+        """Positions whose counted reply arrived (a verdict, not an error or nothing)."""
+        return self.status < ERROR
+
+
+@dataclass
+class Timing:
+    """Every recorded request of one model, task and phase (superseded errors included)."""
+
+    requests: int = 0
+    errors: int = 0
+    timed: int = 0  # requests with a start time and a latency
+    start: float = math.inf
+    end: float = -math.inf
+    timed_tokens: int = 0  # completion tokens of the timed successful requests
+    last_error: str | None = None
+
+    def add(self, attempt: Attempt) -> None:
+        self.requests += 1
+        if attempt.error is not None:
+            self.errors += 1
+            self.last_error = attempt.error
+        if attempt.started_at > 0 and attempt.latency_s is not None:
+            self.timed += 1
+            self.start = min(self.start, attempt.started_at)
+            self.end = max(self.end, attempt.started_at + attempt.latency_s)
+            if attempt.error is None:
+                self.timed_tokens += attempt.usage.completion_tokens or 0
+
+    @classmethod
+    def combined(cls, parts: Iterable[Timing]) -> Timing:
+        total = cls()
+        for part in parts:
+            total.requests += part.requests
+            total.errors += part.errors
+            total.timed += part.timed
+            total.start = min(total.start, part.start)
+            total.end = max(total.end, part.end)
+            total.timed_tokens += part.timed_tokens
+        return total
+
+    @property
+    def wall_s(self) -> float | None:
+        """From the first request sent to the last reply; None when nothing was timed.
+
+        An attempt's end is `started_at + latency_s`; `started_at` marks the first try, so an
+        attempt retried by the client ends a little later than this says.
+        """
+        return self.end - self.start if self.timed and self.end > self.start else None
 
 
 @dataclass
 class ModelTask:
-    """Everything one model did on one task."""
+    """Everything one model did on one task, as columns over the run's samples of that task."""
 
     model: str
     task: str
     run: RunData
-    records: dict[str, SampleRecord] = field(default_factory=dict)
-    attempts: list[Attempt] = field(default_factory=list)  # all, errors and duplicates too
+    fixed: Replies
+    retry: Replies
+    timing: dict[Phase, Timing] = field(default_factory=lambda: {p: Timing() for p in PHASES})
 
     @property
-    def samples(self) -> list[Sample]:
+    def samples(self) -> TaskSamples:
         return self.run.samples[self.task]
 
-    def results(self, samples: list[Sample] | None = None) -> list[SampleResult | None]:
-        """Per sample (the run's own list unless given), its result; None: nothing recorded."""
-        chosen = self.samples if samples is None else samples
-        return [
-            record.result() if (record := self.records.get(s.id)) is not None else None
-            for s in chosen
-        ]
+    def replies(self, phase: Phase) -> Replies:
+        return self.fixed if phase == "fixed" else self.retry
+
+    @property
+    def candidate(self) -> np.ndarray:
+        """Positions whose fixed reply was empty or unfinished: asked once more at B2."""
+        return np.isin(self.fixed.status, RETRY_CODES)
+
+    def adaptive_status(self) -> np.ndarray:
+        """Per position the adaptive outcome: the retry's for candidates, else the fixed one's."""
+        return np.where(self.candidate, self.retry.status, self.fixed.status)
+
+    def adaptive_lenient(self) -> np.ndarray:
+        return np.where(self.candidate, self.retry.lenient, self.fixed.lenient)
+
+    def status(self, phase: str) -> np.ndarray:
+        """The fixed or the adaptive outcome codes."""
+        return self.fixed.status if phase == "fixed" else self.adaptive_status()
+
+    def results(self, positions: Iterable[int] | None = None) -> Iterator[SampleResult | None]:
+        """Per position (all unless given), the `SampleResult` the summary counts; None: pending."""
+        chosen = range(len(self.samples)) if positions is None else positions
+        for position in chosen:
+            fixed = self.fixed.outcome(position)
+            if fixed is None:
+                yield None
+                continue
+            result = SampleResult(fixed=fixed)
+            if result.candidate:
+                result.retry = self.retry.outcome(position)
+            yield result
 
 
-@dataclass(frozen=True)
+@dataclass
 class Collection:
-    """The combined runs: one ModelTask per model and task, in a stable order."""
+    """The combined runs: one ModelTask per model and task, in a stable order.
+
+    Use it as a context manager: the journals stay open so that texts can be read back.
+    """
 
     runs: list[RunData]
     budgets: tuple[int, int]
     models: list[str]
     tasks: list[str]
     cells: dict[tuple[str, str], ModelTask]
+    finishes: list[str]  # finish reasons seen, in order of first appearance: the column's codes
+    resources: ExitStack = field(default_factory=ExitStack, repr=False)
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.resources.close()
+        for run in self.runs:
+            run.journals = None
+
+    def ordered(self) -> list[ModelTask]:
+        """Cells task by task, models in the order given: the order of every per-task table."""
+        return [self.cells[(m, t)] for t in self.tasks for m in self.models]
 
 
-def judge(attempt: Attempt, gold: str) -> Judged:
-    """The attempt's outcome, exactly as the summary counts it, and both scorers' verdicts."""
-    scored = score_attempt(attempt, get_task(attempt.task), gold)
-    return Judged(attempt, scored.strict, scored.lenient, scored.outcome)
+def _read_samples(run_dir: Path, task: str) -> TaskSamples:
+    found = TaskSamples()
+    with SamplesFile(run_dir, task, messages=False) as samples:
+        for offset, sample in samples:
+            found.ids.append(sample.id)
+            found.golds.append(sample.gold)
+            found.subsets.append(sample.subset)
+            found.offsets.append(offset)
+    return found
 
 
 def read_run(run_dir: Path) -> RunData:
@@ -109,22 +263,22 @@ def read_run(run_dir: Path) -> RunData:
             f"{run_dir}: not a thinkeval run directory (no {CONFIG_FILE}); pass the folder "
             "that `thinkeval run` wrote, e.g. runs/<run>"
         )
-    record = read_run_record(run_dir)
-    tasks = tuple(record.task_names)
-    budgets = {record.budgets_of(task) for task in tasks}
-    if any(task.repeats > 1 for task in record.tasks):
-        raise ThinkevalError(f"{run_dir}: reports of runs with repeats are not supported yet")
-    if len(budgets) > 1:
-        raise ThinkevalError(
-            f"{run_dir}: its tasks run at different budgets; reports of such runs are not "
-            "supported yet: report each task's run separately"
-        )
-    samples = {task: read_samples(run_dir, task) for task in tasks}
-    pair = budgets.pop() if budgets else record.budgets or (0, 0)
-    return RunData(run_dir, record.run, pair, tuple(record.model_names), tasks, samples)
+    config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
+    try:
+        budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
+        models = tuple(str(m["name"]) for m in config["models"])
+        tasks = tuple(str(t["name"]) for t in config["tasks"])
+        name = str(config["run"])
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise JournalError(
+            f"{run_dir / CONFIG_FILE}: missing or malformed field ({exc!r}); "
+            "it needs run, budgets [B1, B2], models[].name and tasks[].name"
+        ) from None
+    samples = {task: _read_samples(run_dir, task) for task in tasks}
+    return RunData(run_dir, name, budgets, models, tasks, samples, config)
 
 
-def _check_combinable(runs: list[RunData]) -> None:
+def _check_combinable(runs: Sequence[RunData]) -> None:
     """Refuse runs whose numbers would mean different things side by side."""
     first = runs[0]
     given: dict[Path, Path] = {}
@@ -157,43 +311,91 @@ def _check_combinable(runs: list[RunData]) -> None:
                     "report needs each model from one run only (drop one of the run directories)"
                 )
             owner[model] = run.path
+    if len(runs) == 1:
+        return
     for task in first.tasks:
         gold: dict[str, tuple[str, Path]] = {}
         for run in runs:
-            for sample in run.samples[task]:
-                seen = gold.setdefault(sample.id, (sample.gold, run.path))
-                if seen[0] != sample.gold:
+            items = run.samples[task]
+            for sample_id, sample_gold in zip(items.ids, items.golds, strict=True):
+                seen = gold.setdefault(sample_id, (sample_gold, run.path))
+                if seen[0] != sample_gold:
                     raise ThinkevalError(
-                        f"sample {sample.id} has gold {seen[0]!r} in {seen[1]} but "
-                        f"{sample.gold!r} in {run.path}: the runs asked different questions "
+                        f"sample {sample_id} has gold {seen[0]!r} in {seen[1]} but "
+                        f"{sample_gold!r} in {run.path}: the runs asked different questions "
                         "under the same id and cannot be compared"
                     )
 
 
-def _read_attempts(run: RunData, cells: dict[tuple[str, str], ModelTask]) -> None:
-    """Fold a run's journal into `cells`, keeping the attempt that counts per sample and phase."""
-    gold = {(task, s.id): s.gold for task, items in run.samples.items() for s in items}
-    for attempt in iter_attempts(run.path):
-        cell = cells.get((attempt.model, attempt.task))
-        outside = (attempt.task, attempt.sample_id) not in gold or attempt.repeat != 0
-        if cell is None or cell.run is not run or outside:
-            continue  # a model, sample or repeat outside this run's current selection
-        cell.attempts.append(attempt)
-        record = cell.records.setdefault(attempt.sample_id, SampleRecord())
-        current = record.fixed if attempt.phase == "fixed" else record.retry
-        if not takes_over(None if current is None else current.attempt.ok, attempt.ok):
-            continue
-        sample_gold = gold[(attempt.task, attempt.sample_id)]
-        judged = judge(attempt, sample_gold)
-        if attempt.phase == "fixed":
-            record.fixed = judged
-            record.due = attempt.ok and retry_due(attempt, get_task(attempt.task), sample_gold)
-        else:
-            record.retry = judged
+class _Reader:
+    """Folds one run's journal into its cells."""
+
+    def __init__(self, run: RunData, cells: dict[tuple[str, str], ModelTask], finishes: list[str]):
+        self.run = run
+        self.cells = {key: cell for key, cell in cells.items() if cell.run is run}
+        self.finishes = finishes
+        self._finish_codes = {name: code for code, name in enumerate(finishes)}
+        self.indexes = {
+            task: IdIndex.from_ids(run.samples[task].ids, f"{run.path}/samples/{task}.jsonl")
+            for task in run.tasks
+        }
+
+    def finish_code(self, reason: str | None) -> int:
+        if reason is None:
+            return NONE
+        code = self._finish_codes.get(reason)
+        if code is None:
+            code = self._finish_codes[reason] = len(self.finishes)
+            self.finishes.append(reason)
+        return code
+
+    def observe(self, attempt: Attempt) -> None:
+        """Every attempt of the run's selection counts in its cell's timing and the run's span."""
+        cell = self.cells.get((attempt.model, attempt.task))
+        if cell is None or self.indexes[attempt.task].slot(attempt.sample_id) is None:
+            return  # a model or sample outside this run's current selection
+        cell.timing[attempt.phase].add(attempt)
+        run = self.run
+        if attempt.started_at > 0:
+            run.first_start = min(run.first_start, attempt.started_at)
+            run.last_end = max(run.last_end, attempt.started_at + (attempt.latency_s or 0.0))
+        if attempt.scorer_version is not None:
+            run.scorer_versions.add(attempt.scorer_version)
+
+    def read(self, journals: Journals) -> None:
+        counted = count_journal(journals, self.indexes, observe=self.observe)
+        for (model, task), cell in self.cells.items():
+            entry = counted.get((model, task))
+            if entry is None:
+                continue
+            items, index = cell.samples, self.indexes[task]
+            for position, (sample_id, gold) in enumerate(zip(items.ids, items.golds, strict=True)):
+                slot = index.slot(sample_id)
+                assert slot is not None  # indexed from this very list
+                if not entry.fixed[slot]:
+                    continue
+                fixed = self._fill(cell.fixed, position, entry.fixed[slot], gold, journals)
+                if fixed.status in ("empty", "unfinished") and entry.retry_ref(slot):
+                    self._fill(cell.retry, position, entry.retry_ref(slot), gold, journals)
+
+    def _fill(
+        self, replies: Replies, position: int, ref: int, gold: str, journals: Journals
+    ) -> Outcome:
+        attempt = journals.read(ref)
+        try:
+            outcome = outcome_of(attempt, gold)
+        except ValueError as exc:  # a task the scorers do not know
+            raise ThinkevalError(f"{self.run.path}: {exc}") from None
+        replies.set(position, attempt, outcome, self.finish_code(attempt.finish_reason), ref)
+        return outcome
 
 
-def collect(run_dirs: list[Path]) -> Collection:
-    """Read and combine run directories; raise `ThinkevalError` if they cannot be combined."""
+def collect(run_dirs: Sequence[Path]) -> Collection:
+    """Read and combine run directories; raise `ThinkevalError` if they cannot be combined.
+
+    The returned collection keeps the journals open (to read texts back): close it, or use it
+    in a `with` block.
+    """
     if not run_dirs:
         raise ThinkevalError("no run directory given")
     runs = [read_run(Path(d)) for d in run_dirs]
@@ -204,7 +406,15 @@ def collect(run_dirs: list[Path]) -> Collection:
     for run in runs:
         for model in run.models:
             for task in tasks:
-                cells[(model, task)] = ModelTask(model, task, run)
-    for run in runs:
-        _read_attempts(run, cells)
-    return Collection(runs, runs[0].budgets, models, tasks, cells)
+                size = len(run.samples[task])
+                cells[(model, task)] = ModelTask(model, task, run, Replies(size), Replies(size))
+    finishes: list[str] = []
+    data = Collection(runs, runs[0].budgets, models, tasks, cells, finishes)
+    try:
+        for run in runs:
+            run.journals = data.resources.enter_context(Journals(run.path))
+            _Reader(run, cells, finishes).read(run.journals)
+    except BaseException:
+        data.close()
+        raise
+    return data

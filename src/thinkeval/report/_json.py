@@ -17,5 +17,5 @@ def render_json(report: Report) -> str:
     >>> text = render_json(build_report([Path("runs/demo")]))  # doctest: +SKIP
     """
     data = msgspec.to_builtins(report)
-    del data["browser"]
+    data.pop("browser", None)
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"

@@ -6,7 +6,7 @@ format is this object dumped whole, except `browser` (the per-sample texts, HTML
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -30,7 +30,11 @@ class RunInfo(_Frozen):
     budgets: tuple[int, int]
     models: list[str]
     tasks: list[str]
-    complete: bool  # nothing pending: every sample has its fixed reply and every retry is done
+    # `Counts.complete` for every model and task: every sample has a successful fixed reply and
+    # every retry candidate a successful retry (what `thinkeval verify` checks).
+    complete: bool
+    errors: int  # samples whose counted reply (fixed, or retry of a candidate) is an error
+    pending: int  # samples with no reply yet in a phase they need
 
 
 class HeadlineRow(_Frozen):
@@ -41,9 +45,14 @@ class HeadlineRow(_Frozen):
     total: int
     fixed_correct: int
     adaptive_correct: int
-    fixed_cell: str  # "1048/1319 = 79.45%"
+    fixed_cell: str  # "1048/1319 = 79.45%", or "15/40 = 37.50% (incomplete: 21 errors)"
     adaptive_cell: str
-    gain: str  # "+16.46 pp"
+    gain: str  # "+16.46 pp", "+0.00 pp (incomplete)"
+    complete: bool
+    fixed_errors: int
+    fixed_pending: int
+    adaptive_errors: int
+    adaptive_pending: int
 
 
 class RetryRates(_Frozen):
@@ -70,7 +79,8 @@ class BestOf(_Frozen):
     task: str
     phase: Comparison
     models: list[str]
-    cells: list[str]  # one "correct/total = x%" per listed model
+    cells: list[str]  # one "correct/total = x%" per listed model, marked when incomplete
+    complete: bool  # every listed model's accuracy is complete
 
 
 class LenientRow(_Frozen):
@@ -97,17 +107,22 @@ class PairSide(_Frozen):
     accuracy: float
     wilson_low: float
     wilson_high: float
-    unscored: int  # compared samples with an `error` outcome or still pending: count as wrong
+    # Samples both were asked that this model has no answer for (an `error`, or nothing yet):
+    # left out of the comparison, so that a failed request is never scored as a wrong answer.
+    errors: int
+    pending: int
 
 
 class PairRow(_Frozen):
-    """Model `a` against model `b` on the samples both answered, one comparison."""
+    """Model `a` against model `b` on the samples both answered, in one comparison."""
 
     task: str
     phase: Comparison
     a: PairSide
     b: PairSide
-    n: int
+    asked: int  # samples both were asked
+    n: int  # samples both answered (verdicts on both sides): the compared samples
+    left_out: int  # asked - n: an error or no reply yet on at least one side
     point_weight: float  # 100 / n: percentage points one question is worth
     difference: float  # accuracy a - accuracy b, as a proportion
     ci_low: float
@@ -115,7 +130,9 @@ class PairRow(_Frozen):
     p_value: float
     a_only: int
     b_only: int
-    significant: bool
+    a_only_ids: list[str]  # the discordant samples: a right and b wrong
+    b_only_ids: list[str]  # b right and a wrong
+    significant: bool  # on the compared samples
     sentence: str
     resamples: int
     seed: int
@@ -175,51 +192,136 @@ class Histogram(_Frozen):
     retry: list[int]
 
 
-class AttemptView(_Frozen):
-    """One counted reply as the sample browser shows it (texts whole; the page shortens)."""
-
-    phase: Literal["fixed", "retry"]
-    budget: int
-    max_tokens: int
-    finish_reason: str | None
-    completion_tokens: int | None
-    reasoning_tokens: int | None
-    latency_s: float | None
-    ttft_s: float | None
-    error: str | None
-    strict: tuple[str, str | None, str | None] | None  # status, answer, rule
-    lenient: tuple[str, str | None, str | None] | None
-    content: str | None
-    reasoning: str | None
+# A long text as the page shows it: whole, or (first part, characters left out, last part).
+Text = str | tuple[str, int, str]
 
 
-class Question(_Frozen):
-    """One sample as asked: the last user message and the turns before it (exemplars)."""
+class Judgement(_Frozen, array_like=True):
+    """A scorer's verdict on one reply: status, extracted answer, the rule that matched."""
 
-    task: str
-    sample_id: str
-    subset: str | None
-    gold: str
-    prompt: str
-    exemplars: list[dict[str, str]]
+    status: str
+    answer: str | None
+    rule: str | None
 
 
-class SampleView(_Frozen):
-    """One model's outcome on one sample, with its counted replies."""
+class ReplyView(_Frozen, omit_defaults=True):
+    """One counted reply as the sample browser shows it (short keys: the page holds thousands)."""
 
-    model: str
-    task: str
-    sample_id: str
-    final: str  # adaptive strict outcome: a verdict status, "error" or "pending"
-    lenient_final: bool  # lenient scorer counts the adaptive outcome correct
-    attempts: list[AttemptView]
+    phase: Literal["fixed", "retry"] = msgspec.field(name="ph")
+    budget: int = msgspec.field(name="b")
+    max_tokens: int = msgspec.field(name="mt")
+    finish_reason: str | None = msgspec.field(default=None, name="f")
+    completion_tokens: int | None = msgspec.field(default=None, name="ct")
+    reasoning_tokens: int | None = msgspec.field(default=None, name="rt")
+    latency_s: float | None = msgspec.field(default=None, name="lat")
+    ttft_s: float | None = msgspec.field(default=None, name="ttft")
+    error: str | None = msgspec.field(default=None, name="e")
+    strict: Judgement | None = msgspec.field(default=None, name="s")
+    lenient: Judgement | None = msgspec.field(default=None, name="n")
+    content: Text | None = msgspec.field(default=None, name="c")
+    reasoning: Text | None = msgspec.field(default=None, name="r")
+    reasoning_chars: int = msgspec.field(default=0, name="rl")  # before shortening
+
+
+class QuestionView(_Frozen, omit_defaults=True):
+    """What the browser shows of a sample beyond the index: the prompt and its exemplars."""
+
+    prompt: Text = msgspec.field(name="p")
+    exemplars: str | None = msgspec.field(default=None, name="x")  # key into `exemplars`
+
+
+class SampleIndex(_Frozen):
+    """The sample browser's columns: what it filters, sorts and pages on, without any text.
+
+    Questions are (task, sample) pairs; rows are one model's outcome on one question. Verdict
+    columns hold codes into `statuses` (a verdict, "error", or "pending"), finish reasons codes
+    into `finishes` (-1: none), subjects codes into `subjects` (-1: none). A row is keyed by its
+    model and question (a later repeat number would be a third key column).
+    """
+
+    models: list[str]
+    tasks: list[str]
+    subjects: list[str]
+    statuses: list[str]
+    finishes: list[str]
+    question_id: list[str]
+    question_task: list[int]
+    question_subject: list[int]
+    question_gold: list[str]
+    row_question: list[int]
+    row_model: list[int]
+    row_fixed: list[int]  # fixed verdict code
+    row_final: list[int]  # adaptive verdict code
+    row_fixed_finish: list[int]
+    row_retry_finish: list[int]  # -1: no retry reply
+    row_lenient: list[int]  # bit 1: lenient correct at the fixed budget; bit 2: adaptive
+    row_tokens: list[int]  # completion tokens of the counted replies, summed (-1: not reported)
+    row_latency_ms: list[int]  # their latency, summed, in milliseconds (-1: not timed)
+
+
+class EmbedPart(_Frozen):
+    """One kind of sample the HTML file embeds: how many there are and how many it holds."""
+
+    kind: str
+    total: int
+    embedded: int
 
 
 class Browser(_Frozen):
-    """The per-sample data behind the HTML sample browser."""
+    """The per-sample data the HTML file embeds: an index of the chosen rows and their texts."""
 
-    questions: list[Question]
-    samples: list[SampleView]
+    index: SampleIndex
+    questions: list[QuestionView]  # aligned with index.question_id
+    rows: list[list[ReplyView]]  # aligned with index.row_question: the counted replies
+    exemplars: dict[str, list[dict[str, str]]]
+    parts: list[EmbedPart]  # what was chosen, in order of priority
+    total_questions: int
+    total_rows: int
+    budget_bytes: int
+    limits: dict[str, tuple[int, int]]  # text kind -> (first, last) characters kept
+
+    @property
+    def complete(self) -> bool:
+        """Every sample of the runs is embedded."""
+        return len(self.index.row_question) == self.total_rows
+
+
+class ModelContext(_Frozen):
+    """How one model was asked: its endpoint, settings and served card."""
+
+    model: str
+    served_as: str  # the model id sent in requests
+    endpoints: list[str]  # credentials redacted
+    generation: dict[str, Any]
+    settings: dict[str, Any]  # stream, concurrency, rate, timeout, retries
+    card: dict[str, Any] | None  # models/<model>.json as seen at the start; None: not recorded
+    simulated: bool  # the card says it came from `thinkeval sim`
+
+
+class TaskContext(_Frozen):
+    """Where one task's samples came from."""
+
+    task: str
+    samples: int
+    selection: str  # "all", "limit 500", "range 1000:1500"
+    samples_sha256: str  # of samples/<task>.jsonl: exactly what was asked
+    source: str  # "unknown" until the run records it
+    version: str
+    digest: str
+
+
+class RunContext(_Frozen):
+    """The circumstances of one run: when, with what, against which servers."""
+
+    name: str
+    path: str
+    started: str | None  # UTC, from the journal's timestamps
+    ended: str | None
+    thinkeval_version: str  # that wrote summary.json; "unknown" without one
+    data_dir: str | None
+    scorer_versions: list[str]  # recorded with the replies
+    models: list[ModelContext]
+    tasks: list[TaskContext]
 
 
 class Report(_Frozen, kw_only=True):
@@ -232,6 +334,8 @@ class Report(_Frozen, kw_only=True):
     models: list[str]
     tasks: list[str]
     complete: bool
+    simulated: list[str]  # models whose served card says they are simulated
+    scorer_version: str  # the scorers' version this report re-scored with
     seed: int
     resamples: int
     notes: list[str]  # sample-set differences and other caveats, in plain sentences
@@ -244,4 +348,5 @@ class Report(_Frozen, kw_only=True):
     curves: list[CurveRow]
     usage: list[UsageRow]
     histograms: list[Histogram]
-    browser: Browser  # HTML only: left out of the JSON format
+    context: list[RunContext]
+    browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format

@@ -1,105 +1,58 @@
-"""The report's sections as titled tables of text: the one place numbers are formatted.
+"""The report's header and its first sections as titled tables of text.
 
-Markdown and HTML both render these, so the two always show the same figures with the same
-rounding. Cells are plain text; each renderer escapes them for its own syntax.
+The numbers are formatted in `_format`; the later sections are in `_tables_pairs`,
+`_tables_usage` and `_tables_context`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-from thinkeval.report._model import BreakdownRow, PairRow, PairSide, Report, UsageRow
+from thinkeval.report._format import Block, Section, percent, points, table
+from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._tables_context import context_section
+from thinkeval.report._tables_pairs import pairs_section
+from thinkeval.report._tables_usage import curve_section, usage_section
 from thinkeval.results.summary import Counts
+from thinkeval.ui.tables import ERRORS_EXPLAINED, missing
 
-DASH = "–"  # shown where a number does not exist (no candidates, nothing timed)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table of text cells; `numeric[i]` right-aligns column i."""
-
-    columns: tuple[str, ...]
-    rows: list[tuple[str, ...]]
-    numeric: tuple[bool, ...]
+INCOMPLETE_EXPLAINED = (
+    "A cell marked incomplete counts samples without a reply as not correct, so its accuracy "
+    f"is a lower bound and not yet a result: {ERRORS_EXPLAINED}; pending samples have no reply "
+    "yet."
+)
 
 
-@dataclass(frozen=True)
-class Block:
-    """A sub-heading, a paragraph, a bullet list or a table inside a section."""
-
-    heading: str | None = None
-    text: str | None = None
-    bullets: tuple[str, ...] = ()
-    table: Table | None = None
-
-
-@dataclass(frozen=True)
-class Section:
-    """One numbered section: `key` names it for anchors and for the plots HTML adds."""
-
-    key: str
-    title: str
-    intro: str
-    blocks: list[Block] = field(default_factory=list)
-
-
-def percent(value: float | None) -> str:
-    """`0.7945` -> `79.45%`; a dash for no value."""
-    if value is None or math.isnan(value):
-        return DASH
-    return f"{100.0 * value:.2f}%"
-
-
-def points(value: float | None) -> str:
-    """A difference of proportions in signed percentage points: `0.1646` -> `+16.46 pp`."""
-    if value is None:
-        return DASH
-    return f"{round(100.0 * value, 2) + 0.0:+.2f} pp"
-
-
-def number(value: float | None, digits: int = 1) -> str:
-    """A plain number with fixed decimals, or a dash."""
-    return DASH if value is None else f"{value:.{digits}f}"
-
-
-def p_value(value: float) -> str:
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def interval(low: float, high: float) -> str:
-    """A Wilson interval as `[62.50, 87.68]` (percent; the accuracy beside it carries the %)."""
-    if math.isnan(low) or math.isnan(high):
-        return f"[{DASH}]"
-    return f"[{100.0 * low:.2f}, {100.0 * high:.2f}]"
-
-
-def signed(value: float) -> str:
-    """A proportion as signed points without the unit: `-0.225` -> `-22.50`."""
-    return f"{round(100.0 * value, 2) + 0.0:+.2f}"
-
-
-def _table(
-    columns: tuple[str, ...], rows: Sequence[tuple[str, ...]], text_columns: int = 1
-) -> Table:
-    """Columns after the first `text_columns` are numbers and right-aligned."""
-    numeric = tuple(i >= text_columns for i in range(len(columns)))
-    return Table(columns, list(rows), numeric)
+def simulated_line(report: Report) -> str | None:
+    """The warning that some models are simulated, or None."""
+    if not report.simulated:
+        return None
+    names = ", ".join(report.simulated)
+    return (
+        f"SIMULATED MODELS: {names} (served by thinkeval sim, not real LLMs): these numbers "
+        "demonstrate the protocol, not any model."
+    )
 
 
 def header_lines(report: Report) -> list[str]:
     """Which runs, budgets and settings the report covers, one bullet each."""
     b1, b2 = report.budgets
     lines = []
+    simulated = simulated_line(report)
+    if simulated:
+        lines.append(simulated)
+    dates = {c.path: (c.started, c.ended) for c in report.context}
     for run in report.runs:
-        state = "complete" if run.complete else "incomplete"
-        lines.append(f"Run {run.name} ({run.path}, {state}): {', '.join(run.models)}")
+        if run.complete:
+            state = "complete"
+        else:
+            state = f"INCOMPLETE: {missing(run.errors, run.pending)}, see the notes"
+        started, ended = dates.get(run.path, (None, None))
+        when = f"; ran {started} to {ended}" if started and ended else ""
+        lines.append(f"Run {run.name} ({run.path}, {state}): {', '.join(run.models)}{when}")
     lines.append(f"Budgets: fixed max_tokens {b1}, retry {b2}")
     lines.append(f"Tasks: {', '.join(report.tasks)}")
     lines.append(
         f"Bootstrap: {report.resamples} resamples, seed {report.seed}; "
-        f"thinkeval {report.thinkeval_version}"
+        f"thinkeval {report.thinkeval_version}, scorers version {report.scorer_version}"
     )
     return lines
 
@@ -111,9 +64,10 @@ def sections(report: Report) -> list[Section]:
         _outcomes(report),
         _best_of(report),
         _lenient(report),
-        _pairs(report),
-        _curve(report),
-        _usage(report),
+        pairs_section(report),
+        curve_section(report),
+        usage_section(report),
+        context_section(report),
     ]
 
 
@@ -121,15 +75,19 @@ def _headline(report: Report) -> Section:
     b1, b2 = report.budgets
     blocks = []
     for task in report.tasks:
-        rows = [
-            (r.model, r.fixed_cell, r.adaptive_cell, r.gain)
-            for r in report.headline
-            if r.task == task
-        ]
+        chosen = [r for r in report.headline if r.task == task]
+        rows = [(r.model, r.fixed_cell, r.adaptive_cell, r.gain) for r in chosen]
+        warn = frozenset(i for i, r in enumerate(chosen) if not r.complete)
         blocks.append(Block(heading=task))
         blocks.append(
-            Block(table=_table(("model", f"fixed {b1}", f"adaptive {b1}→{b2}", "gain"), rows))
+            Block(
+                table=table(
+                    ("model", f"fixed {b1}", f"adaptive {b1}→{b2}", "gain"), rows, warn=warn
+                )
+            )
         )
+    if not report.complete:
+        blocks.append(Block(text=INCOMPLETE_EXPLAINED))
     return Section(
         "headline",
         "1. Headline",
@@ -182,7 +140,7 @@ def _outcomes(report: Report) -> Section:
         blocks.append(Block(text=f"Fixed phase at {b1} (strict verdicts):"))
         blocks.append(
             Block(
-                table=_table(
+                table=table(
                     (
                         "model",
                         "samples",
@@ -196,13 +154,14 @@ def _outcomes(report: Report) -> Section:
                         "retry candidates",
                     ),
                     [(r.model, *_outcome_cells(r.counts)) for r in whole],
+                    warn=_incomplete_rows(whole),
                 )
             )
         )
         blocks.append(Block(text=f"Retry at {b2} of the candidates:"))
         blocks.append(
             Block(
-                table=_table(
+                table=table(
                     (
                         "model",
                         "candidates",
@@ -218,32 +177,39 @@ def _outcomes(report: Report) -> Section:
                         "accuracy when answered",
                     ),
                     [(r.model, *_retry_cells(r)) for r in whole],
+                    warn=_incomplete_rows(whole),
                 )
             )
         )
         subjects = [r for r in rows if r.subject is not None]
         if subjects:
-            blocks.append(Block(text="Per subject:"))
             blocks.append(
                 Block(
-                    table=_table(
+                    text="Per subject: the fixed phase's verdicts, then the retry of its "
+                    "candidates and the adaptive accuracy."
+                )
+            )
+            blocks.append(
+                Block(
+                    table=table(
                         (
                             "model",
                             "subject",
                             "samples",
-                            "fixed",
-                            "adaptive",
-                            "wrong",
-                            "no_answer",
-                            "empty",
-                            "unfinished",
-                            "error",
-                            "candidates",
-                            "answered",
+                            "fixed correct",
+                            "fixed wrong",
+                            "fixed no_answer",
+                            "fixed empty",
+                            "fixed unfinished",
+                            "fixed error",
+                            "retry candidates",
+                            "retry answered",
                             "retry correct",
+                            "adaptive correct",
                         ),
                         [_subject_cells(r) for r in subjects],
                         text_columns=2,
+                        warn=_incomplete_rows(subjects),
                     )
                 )
             )
@@ -269,7 +235,6 @@ def _subject_cells(row: BreakdownRow) -> tuple[str, ...]:
         row.subject or "",
         str(c.total),
         f"{f.correct} ({percent(f.accuracy)})",
-        f"{c.adaptive.correct} ({percent(c.adaptive.accuracy)})",
         str(f.wrong),
         str(f.no_answer),
         str(f.empty),
@@ -278,7 +243,12 @@ def _subject_cells(row: BreakdownRow) -> tuple[str, ...]:
         str(c.retry.candidates),
         str(c.retry.answered),
         str(c.retry.correct),
+        f"{c.adaptive.correct} ({percent(c.adaptive.accuracy)})",
     )
+
+
+def _incomplete_rows(rows: list[BreakdownRow]) -> frozenset[int]:
+    return frozenset(i for i, r in enumerate(rows) if not r.counts.complete)
 
 
 def _best_of(report: Report) -> Section:
@@ -286,13 +256,20 @@ def _best_of(report: Report) -> Section:
     for best in report.best_of:
         label = ", ".join(best.models) + (" (tie)" if len(best.models) > 1 else "")
         rows.append((best.task, best.phase, label, "; ".join(best.cells)))
+    warn = frozenset(i for i, best in enumerate(report.best_of) if not best.complete)
     return Section(
         "best",
         "3. Best model per task",
         "The model with the highest strict accuracy per task, fixed and adaptive. Models with "
         "exactly the same accuracy are listed together. Being best is not being significantly "
         "better: see the pairwise comparisons.",
-        [Block(table=_table(("task", "comparison", "best", "accuracy"), rows, text_columns=3))],
+        [
+            Block(
+                table=table(
+                    ("task", "comparison", "best", "accuracy"), rows, text_columns=3, warn=warn
+                )
+            )
+        ],
     )
 
 
@@ -322,7 +299,7 @@ def _lenient(report: Report) -> Section:
         "unfinished.",
         [
             Block(
-                table=_table(
+                table=table(
                     (
                         "model",
                         "task",
@@ -340,214 +317,4 @@ def _lenient(report: Report) -> Section:
                 )
             )
         ],
-    )
-
-
-def _side(side: PairSide) -> str:
-    return f"{percent(side.accuracy)} {interval(side.wilson_low, side.wilson_high)}"
-
-
-def _pair_cells(p: PairRow) -> tuple[str, ...]:
-    return (
-        p.a.model,
-        p.b.model,
-        str(p.n),
-        _side(p.a),
-        _side(p.b),
-        f"{points(p.difference)} [{signed(p.ci_low)}, {signed(p.ci_high)}]",
-        p_value(p.p_value),
-        str(p.a_only),
-        str(p.b_only),
-        f"{p.point_weight:.3f} pp",
-        f"{p.a.unscored} / {p.b.unscored}",
-    )
-
-
-def _pairs(report: Report) -> Section:
-    b1, b2 = report.budgets
-    blocks = []
-    for task in report.tasks:
-        for phase, label in (("fixed", f"fixed {b1}"), ("adaptive", f"adaptive {b1}→{b2}")):
-            rows = [p for p in report.pairs if p.task == task and p.phase == phase]
-            if not rows:
-                continue
-            blocks.append(Block(heading=f"{task}, {label}"))
-            blocks.append(
-                Block(
-                    table=_table(
-                        (
-                            "A",
-                            "B",
-                            "n",
-                            "A accuracy [Wilson 95%]",
-                            "B accuracy [Wilson 95%]",
-                            "A − B [95% CI]",
-                            "McNemar p",
-                            "A only",
-                            "B only",
-                            "one question",
-                            "error or pending A / B",
-                        ),
-                        [_pair_cells(p) for p in rows],
-                        text_columns=2,
-                    )
-                )
-            )
-            blocks.append(
-                Block(bullets=tuple(p.sentence + (f" ({p.note}.)" if p.note else "") for p in rows))
-            )
-    return Section(
-        "pairs",
-        "5. Pairwise comparisons",
-        f"Every pair of models on the samples both were asked. A − B is the accuracy "
-        f"difference with a 95% paired bootstrap interval ({report.resamples} resamples of the "
-        f"samples, seed {report.seed}); McNemar's exact test uses only the discordant samples "
-        "(A only: A right and B wrong; B only: the reverse). 'One question' is how many points "
-        "a single sample moves the accuracy (100 / n). Samples with an error or no reply yet "
-        "count as not correct; the last column says how many there were.",
-        blocks,
-    )
-
-
-def _curve(report: Report) -> Section:
-    b1, b2 = report.budgets
-    blocks = []
-    for task in report.tasks:
-        rows = []
-        for c in report.curves:
-            if c.task != task:
-                continue
-            rows.append(
-                (
-                    c.model,
-                    *(
-                        f"{k}/{c.total} = {percent(k / c.total if c.total else None)}"
-                        for k in c.correct_at
-                    ),
-                )
-            )
-        blocks.append(Block(heading=task))
-        blocks.append(Block(table=_table(("model", *(str(b) for b in report.curve_budgets)), rows)))
-        for c in report.curves:
-            if c.task == task and c.unmeasured_correct:
-                blocks.append(
-                    Block(
-                        text=(
-                            f"{c.model}: {c.unmeasured_correct} correct replies have no reported "
-                            "completion tokens and are left out of the curve."
-                        )
-                    )
-                )
-    return Section(
-        "curve",
-        "6. Accuracy by budget",
-        f"How many samples each model would have answered correctly at each max_tokens up to "
-        f"{b2}, read from the completion tokens of the recorded replies (the fixed reply at {b1} "
-        f"and the retry at {b2}): a sample counts at budget b when a strictly correct reply "
-        "finished within b completion tokens. This assumes deterministic decoding: a smaller "
-        "budget repeats the same prefix, so a reply that finished in t tokens would also have "
-        "finished, identically, under any budget of at least t. With sampling it is an estimate.",
-        blocks,
-    )
-
-
-def _dist_cells(row: UsageRow) -> tuple[str, ...]:
-    c = row.completion
-    r = row.reasoning
-    completion = (number(c.mean), number(c.p50), number(c.p90)) if c else (DASH,) * 3
-    if r is None:
-        reasoning: tuple[str, ...] = ("not reported",) * 3
-    else:
-        reasoning = (number(r.mean), number(r.p50), number(r.p90))
-    return (
-        row.model,
-        row.task,
-        str(row.replies),
-        *completion,
-        *reasoning,
-        percent(row.budget_share),
-    )
-
-
-def _time_cells(row: UsageRow) -> tuple[str, ...]:
-    lat = row.latency
-    ttft = row.ttft
-    ttft_cells = (
-        tuple(number(ttft[k], 2) for k in ("p50", "p90", "p99")) if ttft else ("not streamed",) * 3
-    )
-    return (
-        row.model,
-        row.task,
-        str(row.requests),
-        str(row.errors),
-        number(row.wall_s),
-        number(row.requests_per_s, 2),
-        number(row.output_tokens_per_s, 0),
-        *(number(lat[k], 2) for k in ("p50", "p90", "p99")),
-        *ttft_cells,
-    )
-
-
-def _usage(report: Report) -> Section:
-    blocks = []
-    for phase in ("fixed", "retry"):
-        rows = [r for r in report.usage if r.phase == phase]
-        if not rows:
-            continue
-        budget = rows[0].budget
-        blocks.append(Block(heading=f"{phase} phase (max_tokens {budget})"))
-        blocks.append(
-            Block(
-                table=_table(
-                    (
-                        "model",
-                        "task",
-                        "replies",
-                        "completion mean",
-                        "completion p50",
-                        "completion p90",
-                        "reasoning mean",
-                        "reasoning p50",
-                        "reasoning p90",
-                        "share of budget",
-                    ),
-                    [_dist_cells(r) for r in rows],
-                    text_columns=2,
-                )
-            )
-        )
-        blocks.append(
-            Block(
-                table=_table(
-                    (
-                        "model",
-                        "task",
-                        "requests",
-                        "errors",
-                        "wall s",
-                        "requests/s",
-                        "output tokens/s",
-                        "latency p50 s",
-                        "latency p90 s",
-                        "latency p99 s",
-                        "TTFT p50 s",
-                        "TTFT p90 s",
-                        "TTFT p99 s",
-                    ),
-                    [_time_cells(r) for r in rows],
-                    text_columns=2,
-                )
-            )
-        )
-    return Section(
-        "usage",
-        "7. Tokens and time",
-        "Token statistics are over the replies that count (one per sample and phase, without "
-        "transport errors); reasoning tokens only where the server reported "
-        "usage.reasoning_tokens. Share of budget is the mean of completion tokens / max_tokens. "
-        "Time counts every recorded request: wall time runs from the first request sent to the "
-        "last reply (started_at + latency_s), requests/s and output tokens/s divide by it. "
-        "Task 'all' is the model's whole phase; tasks that ran concurrently overlap in time. "
-        "TTFT (time to first token) exists only for streamed runs.",
-        blocks,
     )

@@ -1,168 +1,214 @@
-// thinkeval report: the per-sample browser.
-// Model output is data, never markup: it is read from an application/json block and put on the
-// page with textContent only, so a reply containing HTML or script stays inert text.
-(function () {
-  "use strict";
-  var data = JSON.parse(document.getElementById("thinkeval-samples").textContent);
-  var PAGE_SIZE = 20;
-  var page = 0;
-  var byId = function (id) { return document.getElementById(id); };
-  var controls = {
-    model: byId("filter-model"), task: byId("filter-task"), verdict: byId("filter-verdict"),
-    lenient: byId("filter-lenient"), retried: byId("filter-retried"), search: byId("filter-id")
+// thinkeval report, sample browser 5/5: filters, sorting, paging, and putting it together.
+var source = sampleSource();
+var catalog = null;
+var state = stateFromHash(location.hash) || emptyState();
+var searches = { needle: null, hits: null };
+var drawn = 0;  // the latest render; an older one whose texts arrive late is dropped
+var matched = [];  // the rows the filters select (both models' rows in the side-by-side view)
+
+// The code of a named value; -2 for a name this report does not have (matches nothing).
+function codeOf(list, name) {
+  if (name === "") { return -1; }
+  var code = list.indexOf(name);
+  return code === -1 ? -2 : code;
+}
+
+function rowFilter(st, anyModel) {
+  var index = catalog.index;
+  var want = {
+    model: anyModel ? -1 : codeOf(index.models, st.model), task: codeOf(index.tasks, st.task),
+    subject: codeOf(index.subjects, st.subject), fixed: codeOf(index.statuses, st.fixed),
+    final: codeOf(index.statuses, st.final), finish: codeOf(index.finishes, st.finish)
   };
+  return function (r) {
+    var q = index.row_question[r];
+    if (want.model !== -1 && index.row_model[r] !== want.model) { return false; }
+    if (want.task !== -1 && index.question_task[q] !== want.task) { return false; }
+    if (want.subject !== -1 && index.question_subject[q] !== want.subject) { return false; }
+    if (want.fixed !== -1 && index.row_fixed[r] !== want.fixed) { return false; }
+    if (want.final !== -1 && index.row_final[r] !== want.final) { return false; }
+    if (want.finish !== -1 && index.row_fixed_finish[r] !== want.finish &&
+        index.row_retry_finish[r] !== want.finish) { return false; }
+    var strictRight = index.row_final[r] === CORRECT;
+    var lenientRight = (index.row_lenient[r] & 2) !== 0;
+    if (st.lenient === "lenient-only" && !(lenientRight && !strictRight)) { return false; }
+    if (st.lenient === "strict-only" && !(strictRight && !lenientRight)) { return false; }
+    var retried = catalog.retried(r);
+    if (st.retried === "yes" && !retried) { return false; }
+    if (st.retried === "no" && retried) { return false; }
+    if (st.id !== "" && index.question_id[q] !== st.id) { return false; }
+    return !st.q || searches.hits.has(r);
+  };
+}
 
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) { node.className = className; }
-    if (text !== undefined && text !== null) { node.textContent = String(text); }
-    return node;
-  }
+function sortKey(st) {
+  var index = catalog.index;
+  var column = st.sort.indexOf("tokens") === 0 ? index.row_tokens : index.row_latency_ms;
+  var sign = st.sort.slice(-4) === "desc" ? -1 : 1;
+  return function (a, b) {
+    var x = column[a], y = column[b];
+    if (x < 0 || y < 0) { return (x < 0) - (y < 0) || a - b; }  // unknown values last
+    return sign * (x - y) || a - b;
+  };
+}
 
-  function addOption(select, value, label) {
-    var option = el("option", null, label);
-    option.value = value;
-    select.appendChild(option);
-  }
+function listView(st) {
+  var keep = rowFilter(st, false);
+  var rows = [];
+  for (var r = 0; r < catalog.rows; r += 1) { if (keep(r)) { rows.push(r); } }
+  if (st.sort !== "order") { rows.sort(sortKey(st)); }
+  return { items: rows, rowsOf: function (r) { return [r]; } };
+}
 
-  // A text that the report shortened arrives as [head, omittedCount, tail].
-  function textBlock(value, className) {
-    var pre = el("pre", className);
-    if (Array.isArray(value)) {
-      pre.appendChild(document.createTextNode(value[0]));
-      pre.appendChild(el("span", "omitted",
-        "… " + value[1].toLocaleString("en-US") + " characters omitted …"));
-      pre.appendChild(document.createTextNode(value[2]));
-    } else {
-      pre.textContent = value;
+function pairView(st) {
+  var index = catalog.index;
+  var a = codeOf(index.models, st.a), b = codeOf(index.models, st.b);
+  var column = st.phase === "adaptive" ? index.row_final : index.row_fixed;
+  var keep = rowFilter(st, true);
+  var items = [], sides = {};
+  for (var q = 0; q < catalog.questions && a >= 0 && b >= 0; q += 1) {
+    var ra = catalog.row(a, q), rb = catalog.row(b, q);
+    if (ra < 0 || rb < 0 || !(keep(ra) || keep(rb))) { continue; }
+    if (st.disc) {
+      var sa = column[ra], sb = column[rb];
+      if (!catalog.answered(sa) || !catalog.answered(sb)) { continue; }
+      var right = st.disc === "a" ? sa === CORRECT && sb !== CORRECT : sb === CORRECT && sa !== CORRECT;
+      if (!right) { continue; }
     }
-    return pre;
+    sides[ra] = [ra, rb];
+    items.push(ra);
   }
+  if (st.sort !== "order") { items.sort(sortKey(st)); }
+  return { items: items, rowsOf: function (r) { return sides[r]; } };
+}
 
-  function verdictText(verdict) {
-    if (!verdict) { return "—"; }
-    var parts = [verdict[0]];
-    if (verdict[1] !== null) { parts.push("answer " + verdict[1]); }
-    if (verdict[2] !== null) { parts.push("rule: " + verdict[2]); }
-    return parts.join(" · ");
+function countText(st, view, page, pages) {
+  var index = catalog.index;
+  var n = view.items.length;
+  var what = st.view === "pair"
+    ? n + " samples answered by both " + st.a + " and " + st.b + " match"
+    : n + " of " + catalog.rows + " model replies match";
+  var errors = matched.filter(function (r) {
+    return index.row_fixed[r] === catalog.errorCode || index.row_final[r] === catalog.errorCode;
+  }).length;
+  var marked = errors ? " · " + errors + " of them failed (transport error: not an answer)" : "";
+  return what + marked + " · page " + page + " of " + pages;
+}
+
+function render() {
+  var st = state;
+  var token = ++drawn;
+  var list = byId("sample-list");
+  if (st.q && searches.needle !== st.q) {
+    byId("sample-count").textContent = "searching…";
+    source.search(st.q, catalog).then(function (hits) {
+      searches = { needle: st.q, hits: hits };
+      if (token === drawn) { render(); }
+    }, showError);
+    return;
   }
-
-  function matches(row) {
-    var question = data.questions[row.q];
-    if (controls.model.value !== "" && String(row.m) !== controls.model.value) { return false; }
-    if (controls.task.value !== "" && String(question.t) !== controls.task.value) { return false; }
-    if (controls.verdict.value !== "" && row.v !== controls.verdict.value) { return false; }
-    if (controls.lenient.value === "lenient-only" && !(row.l && row.v !== "correct")) {
-      return false;
-    }
-    if (controls.lenient.value === "strict-only" && !(row.v === "correct" && !row.l)) {
-      return false;
-    }
-    var retried = row.a.some(function (a) { return a.ph === "retry"; });
-    if (controls.retried.value === "yes" && !retried) { return false; }
-    if (controls.retried.value === "no" && retried) { return false; }
-    var needle = controls.search.value.trim();
-    return needle === "" || question.id.indexOf(needle) !== -1;
-  }
-
-  function attemptBox(a) {
-    var box = el("div", "attempt");
-    var budget = "max_tokens " + a.mt + (a.mt !== a.b ? " (budget " + a.b + ")" : "");
-    box.appendChild(el("h4", null, (a.ph === "fixed" ? "Fixed reply" : "Retry") + " · " + budget));
-    var facts = ["finish_reason " + (a.f === null ? "—" : a.f),
-      "completion tokens " + (a.ct === null ? "not reported" : a.ct),
-      "reasoning tokens " + (a.rt === null ? "not reported" : a.rt),
-      "latency " + (a.lat === null ? "—" : a.lat.toFixed(2) + " s")];
-    if (a.ttft !== null) { facts.push("TTFT " + a.ttft.toFixed(2) + " s"); }
-    box.appendChild(el("div", "facts", facts.join(" · ")));
-    if (a.e !== null) {
-      box.appendChild(el("div", "label", "transport error (not a verdict)"));
-      box.appendChild(textBlock(a.e));
-      return box;
-    }
-    var verdicts = el("div", "verdicts");
-    var strict = el("div");
-    strict.appendChild(el("span", "badge " + a.s[0], "strict"));
-    strict.appendChild(document.createTextNode(" " + verdictText(a.s)));
-    var lenient = el("div");
-    lenient.appendChild(el("span", "badge " + a.n[0], "lenient"));
-    lenient.appendChild(document.createTextNode(" " + verdictText(a.n)));
-    verdicts.appendChild(strict);
-    verdicts.appendChild(lenient);
-    box.appendChild(verdicts);
-    if (a.r !== null) {
-      var details = el("details");
-      details.appendChild(el("summary", null,
-        "Reasoning (" + a.rl.toLocaleString("en-US") + " characters)"));
-      details.appendChild(textBlock(a.r));
-      box.appendChild(details);
-    } else {
-      box.appendChild(el("div", "label", "no reasoning returned"));
-    }
-    box.appendChild(el("div", "label", "Content"));
-    box.appendChild(a.c === null ? el("div", "empty-list", "(no content)") : textBlock(a.c));
-    return box;
-  }
-
-  function card(row) {
-    var question = data.questions[row.q];
-    var node = el("article", "sample");
-    var title = el("div", "title");
-    title.appendChild(el("span", "id", question.id));
-    title.appendChild(el("span", null, data.models[row.m]));
-    title.appendChild(el("span", "badge " + row.v, "adaptive: " + row.v));
-    title.appendChild(el("span", "badge " + (row.l ? "correct" : "pending"),
-      "lenient: " + (row.l ? "correct" : "not correct")));
-    node.appendChild(title);
-    var facts = "task " + data.tasks[question.t] + (question.s ? " · subject " + question.s : "") +
-      " · gold " + question.g;
-    node.appendChild(el("div", "facts", facts));
-    if (question.x >= 0) {
-      var shots = data.exemplars[question.x];
-      var details = el("details");
-      details.appendChild(el("summary", null,
-        "Exemplars: " + shots.length + " messages before the question"));
-      shots.forEach(function (message) {
-        details.appendChild(el("div", "message-role", message.role));
-        details.appendChild(textBlock(message.content));
-      });
-      node.appendChild(details);
-    }
-    node.appendChild(el("div", "label", "Prompt (last user message)"));
-    node.appendChild(textBlock(question.p));
-    if (row.a.length === 0) {
-      node.appendChild(el("div", "empty-list", "No reply recorded yet (pending)."));
-    }
-    row.a.forEach(function (a) { node.appendChild(attemptBox(a)); });
-    return node;
-  }
-
-  function render() {
-    var chosen = data.rows.filter(matches);
-    var pages = Math.max(1, Math.ceil(chosen.length / PAGE_SIZE));
-    page = Math.min(page, pages - 1);
-    var list = byId("sample-list");
+  var view = st.view === "pair" ? pairView(st) : listView(st);
+  matched = [].concat.apply([], view.items.map(view.rowsOf));
+  var size = Math.max(1, Math.min(500, parseInt(st.size, 10) || 20));
+  var pages = Math.max(1, Math.ceil(view.items.length / size));
+  var page = Math.max(1, Math.min(pages, parseInt(st.page, 10) || 1));
+  control("page").value = String(page);
+  control("page").max = String(pages);
+  byId("page-count").textContent = "of " + pages;
+  byId("page-prev").disabled = page <= 1;
+  byId("page-next").disabled = page >= pages;
+  byId("sample-count").textContent = countText(st, view, page, pages);
+  var shown = view.items.slice((page - 1) * size, page * size);
+  var wanted = [].concat.apply([], shown.map(view.rowsOf));
+  source.details(wanted, catalog).then(function (details) {
+    if (token !== drawn) { return; }
     while (list.firstChild) { list.removeChild(list.firstChild); }
-    chosen.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE).forEach(function (row) {
-      list.appendChild(card(row));
+    shown.forEach(function (r) {
+      list.appendChild(st.view === "pair"
+        ? pairCard(catalog, catalog.index.row_question[r], view.rowsOf(r), details)
+        : rowCard(catalog, r, details));
     });
-    if (chosen.length === 0) { list.appendChild(el("p", "empty-list", "No sample matches.")); }
-    byId("sample-count").textContent = chosen.length + " of " + data.rows.length +
-      " model replies · page " + (page + 1) + " of " + pages;
-    byId("page-prev").disabled = page === 0;
-    byId("page-next").disabled = page >= pages - 1;
-  }
+    if (!shown.length) { list.appendChild(el("p", "empty-list", "No sample matches.")); }
+  }, showError);
+}
 
-  data.models.forEach(function (name, i) { addOption(controls.model, String(i), name); });
-  data.tasks.forEach(function (name, i) { addOption(controls.task, String(i), name); });
-  data.statuses.forEach(function (name) { addOption(controls.verdict, name, name); });
-  Object.keys(controls).forEach(function (key) {
-    controls[key].addEventListener(key === "search" ? "input" : "change", function () {
-      page = 0;
-      render();
+function showError(error) {
+  byId("sample-count").textContent = "could not load the samples: " + error.message;
+}
+
+function update(resetPage) {
+  state = readControls();
+  if (resetPage) { state.page = "1"; }
+  history.replaceState(null, "", hashFromState(state));
+  byId("view-link").href = hashFromState(state);
+  render();
+}
+
+function fillControls(index) {
+  index.models.forEach(function (name) {
+    ["model", "a", "b"].forEach(function (key) { addOption(control(key), name, name); });
+  });
+  index.tasks.forEach(function (name) { addOption(control("task"), name, name); });
+  index.subjects.forEach(function (name) { addOption(control("subject"), name, name); });
+  index.statuses.forEach(function (name) {
+    addOption(control("fixed"), name, name);
+    addOption(control("final"), name, name);
+  });
+  index.finishes.forEach(function (name) { addOption(control("finish"), name, name); });
+  if (index.models.length < 2) { control("view").disabled = true; }
+}
+
+function withPairDefaults(st) {
+  var models = catalog.index.models;
+  if (!st.a && models.length) { st.a = models[0]; }
+  if (!st.b && models.length > 1) { st.b = models[1]; }
+  return st;
+}
+
+function bind() {
+  STATE_KEYS.forEach(function (key) {
+    var input = control(key);
+    if (!input || key === "page") { return; }
+    var typing = input.tagName === "INPUT";
+    var pending = null;
+    input.addEventListener(typing ? "input" : "change", function () {
+      clearTimeout(pending);
+      pending = setTimeout(function () { update(true); }, typing ? 250 : 0);
     });
   });
-  byId("page-prev").addEventListener("click", function () { page -= 1; render(); });
-  byId("page-next").addEventListener("click", function () { page += 1; render(); });
-  render();
-}());
+  control("page").addEventListener("change", function () { update(false); });
+  byId("page-prev").addEventListener("click", function () { step(-1); });
+  byId("page-next").addEventListener("click", function () { step(1); });
+  byId("export-jsonl").addEventListener("click", function () { exportMatched("jsonl"); });
+  byId("export-csv").addEventListener("click", function () { exportMatched("csv"); });
+  window.addEventListener("hashchange", function () {
+    var st = stateFromHash(location.hash);
+    if (!st) { return; }
+    state = withPairDefaults(st);
+    writeControls(state);
+    update(false);
+    byId("samples").scrollIntoView();
+  });
+}
+
+function step(by) {
+  control("page").value = String((parseInt(control("page").value, 10) || 1) + by);
+  update(false);
+}
+
+function exportMatched(format) {
+  exportRows(source, catalog, matched.slice().sort(function (a, b) { return a - b; }), format)
+    .catch(showError);
+}
+
+byId("sample-count").textContent = "loading the sample index…";
+source.index().then(function (index) {
+  catalog = new Catalog(index);
+  fillControls(index);
+  var linked = stateFromHash(location.hash) !== null;
+  state = withPairDefaults(state);
+  writeControls(state);
+  bind();
+  update(false);
+  if (linked) { byId("samples").scrollIntoView(); }
+}, showError);

@@ -37,6 +37,9 @@ from thinkeval.sim.profiles import ErrorReply, get_profile
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
 
 FAULT_KINDS: tuple[str, ...] = ("500", "429", "reset", "timeout", "malformed")
+# Added to every /v1/models card: the run keeps the card, and reports mark such models simulated
+# (report/_context.py reads the same name).
+SIMULATED_CARD_FIELD = "thinkeval_simulated"
 _TTFT_BUCKETS = (
     0.001,
     0.005,
@@ -434,13 +437,16 @@ class Simulator:
         return response
 
     async def models(self, request: web.Request) -> web.Response:
-        """`GET /v1/models`."""
+        """`GET /v1/models`: the profile's card, plus a field no real server sends saying that
+        the model is simulated (runs keep the card, so reports can say so)."""
         body = self.profile.model_list(
             self.served_model(),
             self.config.served_root,
             self.config.max_model_len,
             int(time.time()),
         )
+        for card in body["data"]:
+            card[SIMULATED_CARD_FIELD] = True
         return _json(200, body)
 
     async def health(self, request: web.Request) -> web.Response:

@@ -1,8 +1,5 @@
-"""`thinkeval report RUN_DIR [RUN_DIR ...]`: write the report of one or more runs.
-
-The module follows the CLI's module-command shape: `HELP`, `DESCRIPTION`, `EPILOG`,
-`add_arguments(parser)` and `run(args)`.
-"""
+"""`thinkeval report RUN_DIR [RUN_DIR ...]`: argument parsing, and writing the report built by
+`thinkeval.report`."""
 
 from __future__ import annotations
 
@@ -21,8 +18,11 @@ DESCRIPTION = textwrap.dedent(
     """\
     Read run directories (config, samples, journal; never the model) and report fixed vs
     adaptive accuracy, outcome breakdowns, strict vs lenient scoring, pairwise comparisons
-    with paired bootstrap intervals and McNemar tests, accuracy by token budget, and tokens
-    and time. The same runs and --seed always give the same bytes."""
+    with paired bootstrap intervals and McNemar tests, accuracy by token budget, tokens and
+    time, and the run context. A run with errors or pending samples is marked incomplete
+    wherever its numbers appear. The HTML page embeds a bounded choice of samples (at most
+    about 7 MB: discordant samples first, then those not correct); `thinkeval view` serves
+    them all. The same runs and --seed always give the same bytes."""
 )
 EPILOG = """\
 examples:

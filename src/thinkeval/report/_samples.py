@@ -1,0 +1,281 @@
+"""The sample browser's data: every question and row as columns, and each row's texts on demand.
+
+A question is one sample of one task (every sample any combined run asked, in the first run's
+order); a row is one model's outcome on one question. The `Catalog` holds the rows as numpy
+columns, a few dozen bytes each, so the viewer can index a 100,000-sample run; a row's texts are
+read back from the journal (and re-scored, for the verdicts' answers and rules) only when shown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import orjson
+
+from thinkeval.records import Attempt, Verdict
+from thinkeval.report._collect import (
+    CORRECT,
+    ERROR,
+    NONE,
+    PENDING,
+    STATUS_CODES,
+    Collection,
+    ModelTask,
+    RunData,
+)
+from thinkeval.report._model import Judgement, QuestionView, ReplyView, SampleIndex, Text
+from thinkeval.results.summary import judge
+from thinkeval.run.rundir import SamplesFile
+
+# Columns of `SampleIndex` that describe rows, in its field order.
+ROW_COLUMNS = tuple(name for name in SampleIndex.__struct_fields__ if name.startswith("row_"))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of each long text a view keeps: (first, last) characters; None keeps all."""
+
+    reasoning: tuple[int, int] | None
+    content: tuple[int, int] | None
+    prompt: tuple[int, int] | None
+
+    def as_dict(self) -> dict[str, tuple[int, int]]:
+        kinds = {"reasoning": self.reasoning, "content": self.content, "prompt": self.prompt}
+        return {kind: value for kind, value in kinds.items() if value is not None}
+
+
+# Shortening that would save less than this is not worth the marker.
+MIN_OMITTED = 500
+
+
+def shorten(text: str, keep: tuple[int, int] | None) -> Text:
+    """`text`, or `(first head chars, number left out, last tail chars)` when it is long.
+
+    >>> shorten("a" * 2000, (100, 50))[1]
+    1850
+    """
+    if keep is None:
+        return text
+    head, tail = keep
+    if len(text) <= head + tail + MIN_OMITTED:
+        return text
+    return (text[:head], len(text) - head - tail, text[len(text) - tail :])
+
+
+def discordant(first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the first model is right and the second wrong, and the reverse, among the samples
+    both answered (outcome codes; an error or a pending sample is no answer)."""
+    answered = (first < ERROR) & (second < ERROR)
+    first_right, second_right = first == CORRECT, second == CORRECT
+    return answered & first_right & ~second_right, answered & second_right & ~first_right
+
+
+class Catalog:
+    """Every question and row of a collection, as columns, and each row's texts on demand."""
+
+    def __init__(self, data: Collection) -> None:
+        self.data = data
+        self.models = data.models
+        self.tasks = data.tasks
+        self.statuses = list(STATUS_CODES)
+        ids: list[str] = []
+        golds: list[str] = []
+        subject_names: list[str | None] = []
+        task_of: list[np.ndarray] = []
+        where: list[np.ndarray] = []  # per task: (models, questions) -> sample position, or -1
+        for t, task in enumerate(data.tasks):
+            runs = list(dict.fromkeys(data.cells[(m, task)].run for m in data.models))
+            first = runs[0].samples[task]
+            task_ids, task_golds, task_subsets = (
+                list(first.ids),
+                list(first.golds),
+                list(first.subsets),
+            )
+            for run in runs[1:]:  # samples only later runs asked come after the first run's
+                items, known = run.samples[task], first.position
+                for i, sample_id in enumerate(items.ids):
+                    if sample_id not in known:
+                        task_ids.append(sample_id)
+                        task_golds.append(items.golds[i])
+                        task_subsets.append(items.subsets[i])
+            positions = np.full((len(data.models), len(task_ids)), -1, dtype=np.int64)
+            for m, model in enumerate(data.models):
+                items = data.cells[(model, task)].samples
+                if items.ids == task_ids[: len(items)]:
+                    positions[m, : len(items)] = np.arange(len(items))
+                else:
+                    lookup = items.position
+                    for q, sample_id in enumerate(task_ids):
+                        positions[m, q] = lookup.get(sample_id, -1)
+            ids += task_ids
+            golds += task_golds
+            subject_names += task_subsets
+            task_of.append(np.full(len(task_ids), t, dtype=np.int64))
+            where.append(positions)
+        self.question_id = ids
+        self.question_gold = golds
+        self.subjects = list(dict.fromkeys(s for s in subject_names if s))
+        subject_code = {name: code for code, name in enumerate(self.subjects)}
+        self.question_subject = np.array(
+            [subject_code[s] if s else NONE for s in subject_names], dtype=np.int64
+        )
+        self.question_task = np.concatenate(task_of) if task_of else np.zeros(0, np.int64)
+        # position[m, q]: where question q sits in model m's samples of its task (-1: not asked)
+        self.position = np.concatenate(where, axis=1) if where else np.zeros((0, 0), np.int64)
+        rows_q, rows_m = np.nonzero(self.position.T >= 0)  # question-major, models in order
+        self.row_question = rows_q.astype(np.int64)
+        self.row_model = rows_m.astype(np.int64)
+        self.row_of = np.full(self.position.shape, -1, dtype=np.int64)
+        self.row_of[self.row_model, self.row_question] = np.arange(len(self.row_question))
+        self.columns = self._columns()
+        self._samples_files: dict[tuple[int, str], SamplesFile] = {}
+
+    def __len__(self) -> int:
+        return len(self.row_question)
+
+    def cell(self, row: int) -> tuple[ModelTask, int]:
+        """The row's model and task columns, and its sample's position in them."""
+        model, question = int(self.row_model[row]), int(self.row_question[row])
+        task = self.tasks[int(self.question_task[question])]
+        return self.data.cells[(self.models[model], task)], int(self.position[model, question])
+
+    def _columns(self) -> dict[str, np.ndarray]:
+        size = len(self.row_question)
+        columns = {name: np.full(size, NONE, dtype=np.int64) for name in ROW_COLUMNS}
+        columns["row_question"], columns["row_model"] = self.row_question, self.row_model
+        row_task = self.question_task[self.row_question]
+        for m, model in enumerate(self.models):
+            for t, task in enumerate(self.tasks):
+                rows = np.nonzero((self.row_model == m) & (row_task == t))[0]
+                if not len(rows):
+                    continue
+                cell = self.data.cells[(model, task)]
+                at = self.position[m, self.row_question[rows]]
+                fixed, retry = cell.fixed, cell.retry
+                final = cell.adaptive_status()[at]
+                columns["row_fixed"][rows] = fixed.status[at]
+                columns["row_final"][rows] = final
+                columns["row_fixed_finish"][rows] = fixed.finish[at]
+                columns["row_retry_finish"][rows] = retry.finish[at]
+                lenient_final = cell.adaptive_lenient()[at] & (final != PENDING)
+                columns["row_lenient"][rows] = fixed.lenient[at] * 1 + lenient_final * 2
+                retried = cell.candidate[at]
+                tokens = [fixed.completion[at], np.where(retried, retry.completion[at], NONE)]
+                known = (tokens[0] >= 0) | (tokens[1] >= 0)
+                columns["row_tokens"][rows] = np.where(
+                    known, np.maximum(tokens[0], 0) + np.maximum(tokens[1], 0), NONE
+                )
+                latency = np.stack(
+                    [fixed.latency[at], np.where(retried, retry.latency[at], np.nan)]
+                )
+                timed = ~np.isnan(latency).all(axis=0)
+                total = np.nansum(latency, axis=0)
+                columns["row_latency_ms"][rows] = np.where(timed, np.rint(total * 1000), NONE)
+        return columns
+
+    def outcomes(self, column: str) -> np.ndarray:
+        """(models, questions) codes from a row column; -1 where a model was not asked."""
+        table = np.full(self.row_of.shape, -1, dtype=np.int64)
+        table[self.row_model, self.row_question] = self.columns[column]
+        return table
+
+    def index(self, rows: np.ndarray | None = None) -> dict[str, Any]:
+        """The `SampleIndex` fields for `rows` (all rows when None), as numpy columns.
+
+        The questions are those the rows refer to, renumbered in order; `orjson` writes the
+        columns directly (OPT_SERIALIZE_NUMPY) and `SampleIndex(**...)` takes them as lists.
+        """
+        if rows is None:
+            rows = np.arange(len(self.row_question))
+        questions, row_question = np.unique(self.row_question[rows], return_inverse=True)
+        fields: dict[str, Any] = {
+            "models": self.models,
+            "tasks": self.tasks,
+            "subjects": self.subjects,
+            "statuses": list(STATUS_CODES),
+            "finishes": self.data.finishes,
+            "question_id": [self.question_id[q] for q in questions],
+            "question_task": self.question_task[questions],
+            "question_subject": self.question_subject[questions],
+            "question_gold": [self.question_gold[q] for q in questions],
+        }
+        for name in ROW_COLUMNS:
+            fields[name] = self.columns[name][rows]
+        fields["row_question"] = row_question.astype(np.int64)
+        return fields
+
+    def samples_file(self, run: RunData, task: str) -> SamplesFile:
+        key = (id(run), task)
+        found = self._samples_files.get(key)
+        if found is None:
+            found = SamplesFile(run.path, task)
+            self.data.resources.callback(found.close)
+            self._samples_files[key] = found
+        return found
+
+    def question_view(
+        self, question: int, limits: Limits
+    ) -> tuple[QuestionView, tuple[str, list[dict[str, str]]] | None]:
+        """The question's prompt (the last user message) and its exemplars with their key."""
+        models = np.nonzero(self.position[:, question] >= 0)[0]
+        model = self.models[int(models[0])]
+        task = self.tasks[int(self.question_task[question])]
+        cell = self.data.cells[(model, task)]
+        offset = cell.samples.offsets[int(self.position[models[0], question])]
+        messages = list(self.samples_file(cell.run, task).at(offset).messages)
+        last_user = max(
+            (i for i, m in enumerate(messages) if m.get("role") == "user"), default=None
+        )
+        if last_user is None:
+            prompt, before = "", messages
+        else:
+            prompt, before = messages[last_user].get("content", ""), messages[:last_user]
+        exemplars = None
+        if before:
+            shots = [{"role": m.get("role", ""), "content": m.get("content", "")} for m in before]
+            key = hashlib.sha256(orjson.dumps(shots)).hexdigest()[:12]
+            exemplars = (key, shots)
+        view = QuestionView(
+            prompt=shorten(prompt, limits.prompt), exemplars=exemplars and exemplars[0]
+        )
+        return view, exemplars
+
+    def reply_views(self, row: int, limits: Limits) -> list[ReplyView]:
+        """The row's counted replies (fixed, and the retry of a candidate) with their texts."""
+        cell, position = self.cell(row)
+        gold = cell.samples.golds[position]
+        views = []
+        for replies in (cell.fixed, cell.retry):
+            ref = int(replies.ref[position])
+            if ref:
+                views.append(_reply_view(cell.run.read(ref), gold, limits))
+        return views
+
+
+def _judgement(verdict: Verdict | None) -> Judgement | None:
+    return None if verdict is None else Judgement(verdict.status, verdict.answer, verdict.rule)
+
+
+def _reply_view(attempt: Attempt, gold: str, limits: Limits) -> ReplyView:
+    judged = judge(attempt, gold)
+    return ReplyView(
+        phase=attempt.phase,
+        budget=attempt.budget,
+        max_tokens=attempt.max_tokens,
+        finish_reason=attempt.finish_reason,
+        completion_tokens=attempt.usage.completion_tokens,
+        reasoning_tokens=attempt.usage.reasoning_tokens,
+        latency_s=attempt.latency_s,
+        ttft_s=attempt.ttft_s,
+        error=attempt.error,
+        strict=_judgement(judged.strict),
+        lenient=_judgement(judged.lenient),
+        content=None if attempt.content is None else shorten(attempt.content, limits.content),
+        reasoning=None
+        if attempt.reasoning is None
+        else shorten(attempt.reasoning, limits.reasoning),
+        reasoning_chars=len(attempt.reasoning or ""),
+    )

@@ -1,0 +1,150 @@
+"""Sections 6 and 7 as tables: accuracy by budget, and tokens and time."""
+
+from __future__ import annotations
+
+from thinkeval.report._format import DASH, Block, Section, number, percent, table, tokens
+from thinkeval.report._model import Report, UsageRow
+
+
+def curve_section(report: Report) -> Section:
+    b1, b2 = report.budgets
+    blocks = []
+    for task in report.tasks:
+        rows = []
+        for c in report.curves:
+            if c.task != task:
+                continue
+            rows.append(
+                (
+                    c.model,
+                    *(
+                        f"{k}/{c.total} = {percent(k / c.total if c.total else None)}"
+                        for k in c.correct_at
+                    ),
+                )
+            )
+        blocks.append(Block(heading=task))
+        blocks.append(Block(table=table(("model", *(str(b) for b in report.curve_budgets)), rows)))
+        for c in report.curves:
+            if c.task == task and c.unmeasured_correct:
+                blocks.append(
+                    Block(
+                        text=(
+                            f"{c.model}: {c.unmeasured_correct} correct replies have no reported "
+                            "completion tokens and are left out of the curve."
+                        )
+                    )
+                )
+    return Section(
+        "curve",
+        "6. Accuracy by budget",
+        f"How many samples each model would have answered correctly at each max_tokens up to "
+        f"{b2}, read from the completion tokens of the recorded replies (the fixed reply at {b1} "
+        f"and the retry at {b2}): a sample counts at budget b when a strictly correct reply "
+        "finished within b completion tokens. This assumes deterministic decoding: a smaller "
+        "budget repeats the same prefix, so a reply that finished in t tokens would also have "
+        "finished, identically, under any budget of at least t. With sampling it is an estimate.",
+        blocks,
+    )
+
+
+def _dist_cells(row: UsageRow) -> tuple[str, ...]:
+    c = row.completion
+    r = row.reasoning
+    completion = (number(c.mean), tokens(c.p50), tokens(c.p90)) if c else (DASH,) * 3
+    if r is None:
+        reasoning: tuple[str, ...] = ("not reported",) * 3
+    else:
+        reasoning = (number(r.mean), tokens(r.p50), tokens(r.p90))
+    return (
+        row.model,
+        row.task,
+        str(row.replies),
+        *completion,
+        *reasoning,
+        percent(row.budget_share),
+    )
+
+
+def _time_cells(row: UsageRow) -> tuple[str, ...]:
+    lat = row.latency
+    ttft = row.ttft
+    ttft_cells = (
+        tuple(number(ttft[k], 2) for k in ("p50", "p90", "p99")) if ttft else ("not streamed",) * 3
+    )
+    return (
+        row.model,
+        row.task,
+        str(row.requests),
+        str(row.errors),
+        number(row.wall_s),
+        number(row.requests_per_s, 2),
+        number(row.output_tokens_per_s, 0),
+        *(number(lat[k], 2) for k in ("p50", "p90", "p99")),
+        *ttft_cells,
+    )
+
+
+def usage_section(report: Report) -> Section:
+    blocks = []
+    for phase in ("fixed", "retry"):
+        rows = [r for r in report.usage if r.phase == phase]
+        if not rows:
+            continue
+        budget = rows[0].budget
+        blocks.append(Block(heading=f"{phase} phase (max_tokens {budget})"))
+        blocks.append(
+            Block(
+                table=table(
+                    (
+                        "model",
+                        "task",
+                        "replies",
+                        "completion mean",
+                        "completion p50",
+                        "completion p90",
+                        "reasoning mean",
+                        "reasoning p50",
+                        "reasoning p90",
+                        "share of budget",
+                    ),
+                    [_dist_cells(r) for r in rows],
+                    text_columns=2,
+                )
+            )
+        )
+        blocks.append(
+            Block(
+                table=table(
+                    (
+                        "model",
+                        "task",
+                        "requests",
+                        "errors",
+                        "wall s",
+                        "requests/s",
+                        "output tokens/s",
+                        "latency p50 s",
+                        "latency p90 s",
+                        "latency p99 s",
+                        "TTFT p50 s",
+                        "TTFT p90 s",
+                        "TTFT p99 s",
+                    ),
+                    [_time_cells(r) for r in rows],
+                    text_columns=2,
+                )
+            )
+        )
+    return Section(
+        "usage",
+        "7. Tokens and time",
+        "Token statistics are over the replies that count (one per sample and phase, without "
+        "transport errors); reasoning tokens only where the server reported "
+        "usage.reasoning_tokens. Share of budget is the mean of completion tokens / max_tokens. "
+        "Time counts every recorded request: wall time runs from the first request sent to the "
+        "last reply (started_at + latency_s), requests/s and output tokens/s divide by it. "
+        "Task 'all' is the model's whole phase; tasks that ran concurrently overlap in time. "
+        "TTFT (time to first token) exists only for streamed runs.",
+        blocks,
+    )

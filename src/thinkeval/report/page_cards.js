@@ -1,0 +1,160 @@
+// thinkeval report, sample browser 3/5: one card per reply, or two models side by side.
+// Model output is data, never markup: every text goes onto the page through textContent, so a
+// reply containing HTML or script stays inert text.
+function el(tag, className, text) {
+  var node = document.createElement(tag);
+  if (className) { node.className = className; }
+  if (text !== undefined && text !== null) { node.textContent = String(text); }
+  return node;
+}
+
+function textBlock(value, className) {
+  var pre = el("pre", className);
+  if (Array.isArray(value)) {
+    pre.appendChild(document.createTextNode(value[0]));
+    pre.appendChild(el("span", "omitted",
+      "… " + value[1].toLocaleString("en-US") + " characters omitted …"));
+    pre.appendChild(document.createTextNode(value[2]));
+  } else {
+    pre.textContent = value;
+  }
+  return pre;
+}
+
+function verdictText(verdict) {
+  if (!verdict) { return "—"; }
+  var parts = [verdict[0]];
+  if (verdict[1] !== null) { parts.push("answer " + verdict[1]); }
+  if (verdict[2] !== null) { parts.push("rule: " + verdict[2]); }
+  return parts.join(" · ");
+}
+
+function missing(value, text) { return value === null || value === undefined ? text : value; }
+
+function replyBox(a) {
+  var box = el("div", "attempt" + (a.e != null ? " error" : ""));
+  var budget = "max_tokens " + a.mt + (a.mt !== a.b ? " (budget " + a.b + ")" : "");
+  box.appendChild(el("h4", null, (a.ph === "fixed" ? "Fixed reply" : "Retry") + " · " + budget));
+  var facts = ["finish_reason " + missing(a.f, "—"),
+    "completion tokens " + missing(a.ct, "not reported"),
+    "reasoning tokens " + missing(a.rt, "not reported"),
+    "latency " + (a.lat == null ? "—" : a.lat.toFixed(2) + " s")];
+  if (a.ttft != null) { facts.push("TTFT " + a.ttft.toFixed(2) + " s"); }
+  box.appendChild(el("div", "facts", facts.join(" · ")));
+  if (a.e != null) {
+    box.appendChild(el("div", "label error-label",
+      "Transport error: the request failed, so this is not the model's answer. It counts as " +
+      "not correct until the run is resumed and the sample re-asked."));
+    box.appendChild(textBlock(a.e));
+    return box;
+  }
+  var verdicts = el("div", "verdicts");
+  [["strict", a.s], ["lenient", a.n]].forEach(function (pair) {
+    var item = el("div");
+    item.appendChild(el("span", "badge " + (pair[1] ? pair[1][0] : "pending"), pair[0]));
+    item.appendChild(document.createTextNode(" " + verdictText(pair[1])));
+    verdicts.appendChild(item);
+  });
+  box.appendChild(verdicts);
+  if (a.r != null) {
+    var details = el("details");
+    details.appendChild(el("summary", null,
+      "Reasoning (" + (a.rl || 0).toLocaleString("en-US") + " characters)"));
+    details.appendChild(textBlock(a.r));
+    box.appendChild(details);
+  } else {
+    box.appendChild(el("div", "label", "no reasoning returned"));
+  }
+  box.appendChild(el("div", "label", "Content"));
+  box.appendChild(a.c == null ? el("div", "empty-list", "(no content)") : textBlock(a.c));
+  return box;
+}
+
+function badges(catalog, r, into) {
+  var index = catalog.index;
+  var fixed = index.statuses[index.row_fixed[r]];
+  var final = index.statuses[index.row_final[r]];
+  into.appendChild(el("span", "badge " + fixed, "fixed: " + fixed));
+  into.appendChild(el("span", "badge " + final, "adaptive: " + final));
+  var lenient = (index.row_lenient[r] & 2) !== 0;
+  into.appendChild(el("span", "badge " + (lenient ? "correct" : "pending"),
+    "lenient: " + (lenient ? "correct" : "not correct")));
+}
+
+function questionBlock(catalog, q, details) {
+  var index = catalog.index;
+  var block = el("div", "question");
+  var subject = index.question_subject[q];
+  block.appendChild(el("div", "facts", "task " + index.tasks[index.question_task[q]] +
+    (subject >= 0 ? " · subject " + index.subjects[subject] : "") +
+    " · gold " + index.question_gold[q]));
+  var view = details.questions[q];
+  if (view.x) {
+    var shots = details.exemplars[view.x];
+    var folded = el("details");
+    folded.appendChild(el("summary", null,
+      "Exemplars: " + shots.length + " messages before the question"));
+    shots.forEach(function (message) {
+      folded.appendChild(el("div", "message-role", message.role));
+      folded.appendChild(textBlock(message.content));
+    });
+    block.appendChild(folded);
+  }
+  block.appendChild(el("div", "label", "Prompt (last user message)"));
+  block.appendChild(textBlock(view.p));
+  return block;
+}
+
+function sampleLink(catalog, q) {
+  var state = emptyState();
+  state.id = catalog.index.question_id[q];
+  state.task = catalog.index.tasks[catalog.index.question_task[q]];
+  var link = el("a", "permalink", "link");
+  link.href = hashFromState(state);
+  link.title = "every model's reply to this sample";
+  return link;
+}
+
+function replies(catalog, r, details, into) {
+  var list = details.rows[r];
+  if (!list.length) { into.appendChild(el("div", "empty-list", "No reply recorded yet (pending).")); }
+  list.forEach(function (a) { into.appendChild(replyBox(a)); });
+}
+
+function rowCard(catalog, r, details) {
+  var index = catalog.index;
+  var q = index.row_question[r];
+  var failed = index.row_fixed[r] === catalog.errorCode || index.row_final[r] === catalog.errorCode;
+  var node = el("article", "sample" + (failed ? " error" : ""));
+  var title = el("div", "title");
+  title.appendChild(el("span", "id", index.question_id[q]));
+  title.appendChild(el("span", "model", index.models[index.row_model[r]]));
+  badges(catalog, r, title);
+  title.appendChild(sampleLink(catalog, q));
+  node.appendChild(title);
+  node.appendChild(questionBlock(catalog, q, details));
+  replies(catalog, r, details, node);
+  return node;
+}
+
+function pairCard(catalog, q, sides, details) {
+  var index = catalog.index;
+  var node = el("article", "sample pair");
+  var title = el("div", "title");
+  title.appendChild(el("span", "id", index.question_id[q]));
+  title.appendChild(sampleLink(catalog, q));
+  node.appendChild(title);
+  node.appendChild(questionBlock(catalog, q, details));
+  var columns = el("div", "side-by-side");
+  sides.forEach(function (r) {
+    var column = el("div", "side");
+    var head = el("div", "title");
+    head.appendChild(el("span", "model", index.models[index.row_model[r]]));
+    badges(catalog, r, head);
+    column.appendChild(head);
+    replies(catalog, r, details, column);
+    columns.appendChild(column);
+  });
+  node.appendChild(columns);
+  return node;
+}

@@ -1,0 +1,102 @@
+// thinkeval report, sample browser 2/5: where the samples come from.
+// The index (ids, verdicts, tokens: no text) is filtered and sorted here in the page. Texts come
+// either from the JSON block in this file or, under `thinkeval view`, from the server a page at a
+// time. Both sources answer the same three questions: the index, the texts of some rows, and
+// which rows a full-text search matches.
+var CORRECT = 0;
+
+// Rows and questions in a shape the filters use; rowOf[model * questions + q] is a row or -1.
+function Catalog(index) {
+  this.index = index;
+  this.rows = index.row_question.length;
+  this.questions = index.question_id.length;
+  this.errorCode = index.statuses.indexOf("error");
+  this.pendingCode = index.statuses.indexOf("pending");
+  this.retryCodes = [index.statuses.indexOf("empty"), index.statuses.indexOf("unfinished")];
+  this.rowOf = new Int32Array(index.models.length * this.questions).fill(-1);
+  for (var r = 0; r < this.rows; r += 1) {
+    this.rowOf[index.row_model[r] * this.questions + index.row_question[r]] = r;
+  }
+}
+
+Catalog.prototype.row = function (model, question) {
+  return this.rowOf[model * this.questions + question];
+};
+
+Catalog.prototype.answered = function (code) { return code < this.errorCode; };
+
+// Asked again at B2: the fixed reply was empty or unfinished and the retry has been recorded.
+Catalog.prototype.retried = function (r) {
+  return this.retryCodes.indexOf(this.index.row_fixed[r]) !== -1 &&
+    this.index.row_final[r] !== this.pendingCode;
+};
+
+// A text the report shortened arrives as [head, omitted count, tail].
+function plainText(value) {
+  if (value === null || value === undefined) { return ""; }
+  return Array.isArray(value) ? value[0] + "\n" + value[2] : value;
+}
+
+function embeddedSource(payload) {
+  var lowered = [];
+  function searchText(catalog, r) {
+    if (lowered[r] === undefined) {
+      var q = catalog.index.row_question[r];
+      var parts = [plainText(payload.questions[q].p), catalog.index.question_gold[q]];
+      payload.rows[r].forEach(function (a) { parts.push(plainText(a.c)); });
+      lowered[r] = parts.join("\n").toLowerCase();
+    }
+    return lowered[r];
+  }
+  return {
+    mode: "embedded",
+    index: function () { return Promise.resolve(payload.index); },
+    details: function (rows, catalog) {
+      var found = { rows: {}, questions: {}, exemplars: payload.exemplars };
+      rows.forEach(function (r) {
+        var q = catalog.index.row_question[r];
+        found.rows[r] = payload.rows[r];
+        found.questions[q] = payload.questions[q];
+      });
+      return Promise.resolve(found);
+    },
+    search: function (needle, catalog) {
+      var hits = new Set();
+      var wanted = needle.toLowerCase();
+      for (var r = 0; r < catalog.rows; r += 1) {
+        if (searchText(catalog, r).indexOf(wanted) !== -1) { hits.add(r); }
+      }
+      return Promise.resolve(hits);
+    }
+  };
+}
+
+function getJson(url) {
+  return fetch(url).then(function (response) {
+    if (!response.ok) {
+      return response.text().then(function (text) { throw new Error(text || response.statusText); });
+    }
+    return response.json();
+  });
+}
+
+function servedSource() {
+  var searches = new Map();
+  return {
+    mode: "served",
+    index: function () { return getJson("api/index"); },
+    details: function (rows) { return getJson("api/rows?r=" + rows.join(",")); },
+    search: function (needle) {
+      if (!searches.has(needle)) {
+        searches.set(needle, getJson("api/search?q=" + encodeURIComponent(needle))
+          .then(function (found) { return new Set(found.rows); }));
+      }
+      return searches.get(needle);
+    }
+  };
+}
+
+function sampleSource() {
+  var payload = JSON.parse(byId("thinkeval-samples").textContent);
+  return payload.mode === "embedded" ? embeddedSource(payload) : servedSource();
+}

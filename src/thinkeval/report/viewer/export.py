@@ -1,0 +1,137 @@
+"""The filtered samples as JSONL or CSV, whole: one record per model reply.
+
+The fields are those the report page's own export writes (report/page_export.js), so a file from
+`thinkeval view` and one from a report.html differ only where the HTML file shortened long texts
+(and says so with `"shortened": true`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from thinkeval.report._model import Judgement, ReplyView, Text
+from thinkeval.report._samples import Catalog, Limits
+
+WHOLE = Limits(reasoning=None, content=None, prompt=None)
+CSV_COLUMNS = (
+    "model",
+    "task",
+    "sample_id",
+    "subject",
+    "gold",
+    "fixed_verdict",
+    "adaptive_verdict",
+    "lenient_adaptive_correct",
+    "fixed_answer",
+    "fixed_finish_reason",
+    "fixed_completion_tokens",
+    "fixed_latency_s",
+    "fixed_error",
+    "retry_verdict",
+    "retry_answer",
+    "retry_finish_reason",
+    "retry_completion_tokens",
+    "retry_latency_s",
+    "retry_error",
+    "fixed_content",
+    "retry_content",
+)
+BATCH = 200  # rows read and written at a time
+
+
+def _text(value: Text | None) -> str | None:
+    if isinstance(value, tuple):  # never with WHOLE; kept for symmetry with the page
+        return f"{value[0]}\n… {value[1]} characters omitted …\n{value[2]}"
+    return value
+
+
+def _judgement(verdict: Judgement | None) -> dict[str, Any] | None:
+    if verdict is None:
+        return None
+    return {"status": verdict.status, "answer": verdict.answer, "rule": verdict.rule}
+
+
+def _reply(view: ReplyView) -> dict[str, Any]:
+    return {
+        "phase": view.phase,
+        "max_tokens": view.max_tokens,
+        "finish_reason": view.finish_reason,
+        "completion_tokens": view.completion_tokens,
+        "reasoning_tokens": view.reasoning_tokens,
+        "latency_s": view.latency_s,
+        "ttft_s": view.ttft_s,
+        "error": view.error,
+        "strict": _judgement(view.strict),
+        "lenient": _judgement(view.lenient),
+        "content": _text(view.content),
+        "reasoning": _text(view.reasoning),
+    }
+
+
+def record(catalog: Catalog, row: int) -> dict[str, Any]:
+    """One model reply to one sample, with every counted reply's texts whole."""
+    columns = catalog.columns
+    question = int(catalog.row_question[row])
+    subject = int(catalog.question_subject[question])
+    view, _ = catalog.question_view(question, WHOLE)
+    return {
+        "model": catalog.models[int(catalog.row_model[row])],
+        "task": catalog.tasks[int(catalog.question_task[question])],
+        "sample_id": catalog.question_id[question],
+        "subject": catalog.subjects[subject] if subject >= 0 else None,
+        "gold": catalog.question_gold[question],
+        "fixed_verdict": catalog.statuses[int(columns["row_fixed"][row])],
+        "adaptive_verdict": catalog.statuses[int(columns["row_final"][row])],
+        "lenient_adaptive_correct": bool(int(columns["row_lenient"][row]) & 2),
+        "prompt": _text(view.prompt),
+        "replies": [_reply(reply) for reply in catalog.reply_views(row, WHOLE)],
+        "shortened": False,
+    }
+
+
+def flat(entry: dict[str, Any]) -> dict[str, Any]:
+    """A record as one CSV line's values (the reasoning and the prompt stay out)."""
+    out = {key: entry[key] for key in CSV_COLUMNS[:8]}
+    for phase in ("fixed", "retry"):
+        reply = next((r for r in entry["replies"] if r["phase"] == phase), None)
+        verdict = reply["strict"] if reply else None
+        latency = reply["latency_s"] if reply else None
+        out[f"{phase}_verdict"] = (verdict["status"] if verdict else "error") if reply else None
+        out[f"{phase}_answer"] = verdict["answer"] if verdict else None
+        out[f"{phase}_finish_reason"] = reply["finish_reason"] if reply else None
+        out[f"{phase}_completion_tokens"] = reply["completion_tokens"] if reply else None
+        out[f"{phase}_latency_s"] = f"{latency:.3f}" if latency is not None else None
+        out[f"{phase}_error"] = reply["error"] if reply else None
+        out[f"{phase}_content"] = reply["content"] if reply else None
+    return out
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else value
+
+
+def _csv_lines(rows: list[list[Any]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerows([[_csv_value(v) for v in row] for row in rows])
+    return buffer.getvalue().encode("utf-8")
+
+
+def export(catalog: Catalog, rows: list[int], fmt: str) -> Iterator[bytes]:
+    """The rows as JSONL or CSV, in chunks of `BATCH` records."""
+    encoder = msgspec.json.Encoder()
+    if fmt == "csv":
+        yield _csv_lines([list(CSV_COLUMNS)])
+    for start in range(0, len(rows), BATCH):
+        records = [record(catalog, row) for row in rows[start : start + BATCH]]
+        if fmt == "jsonl":
+            yield b"".join(encoder.encode(entry) + b"\n" for entry in records)
+        else:
+            yield _csv_lines([[flat(entry)[key] for key in CSV_COLUMNS] for entry in records])

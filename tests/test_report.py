@@ -140,10 +140,10 @@ def test_outcome_breakdown_counts_and_retry_rates(tmp_path: Path) -> None:
     # Per subject: the fixed phase's verdicts, then the retry, then the adaptive accuracy.
     assert "| m | law | 3 | 1 (33.33%) | 1 | 0 | 0 | 1 | 0 | 1 | 1 | 1 | 2 (66.67%) |" in markdown
     assert (
-        "m on ceval: incomplete, fixed phase 1 pending; retry phase 1 pending of 5 samples."
+        "m on ceval: incomplete, 1 of 5 samples not asked yet; 1 of 2 retries not asked yet."
         in markdown
     )
-    assert "m on gsm8k: incomplete, fixed phase 1 error of 10 samples (last error: HTTP 503" in (
+    assert "m on gsm8k: incomplete, 1 of 10 fixed replies failed (last error: HTTP 503" in (
         markdown
     )
     assert not report.complete

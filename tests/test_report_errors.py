@@ -67,7 +67,7 @@ def test_header_notes_and_headline_say_incomplete(run: Path) -> None:
     markdown = render_markdown(report)
     assert "INCOMPLETE: 21 errors, see the notes" in markdown
     assert "| flaky | 15/40 = 37.50% (incomplete: 21 errors) |" in markdown
-    assert "flaky on gsm8k: incomplete, fixed phase 21 errors of 40 samples" in markdown
+    assert "flaky on gsm8k: incomplete, 21 of 40 fixed replies failed (last error" in markdown
     assert "HTTP 503" in markdown  # the notes show what the errors were
     page = render_html(report)
     assert '<p class="banner incomplete">INCOMPLETE' in page

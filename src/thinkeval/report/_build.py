@@ -26,7 +26,7 @@ from thinkeval.report._samples import Catalog
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
 from thinkeval.scoring import SCORER_VERSION
-from thinkeval.ui.tables import adaptive_cell, fixed_cell, gain_cell, missing
+from thinkeval.ui.tables import adaptive_cell, fixed_cell, gain_cell
 
 
 def build_report(
@@ -133,21 +133,20 @@ def _missing_notes(data: Collection, counts: dict[tuple[str, str], Counts]) -> l
         c = counts[(mt.model, mt.task)]
         if c.complete:
             continue
-        phases = "; ".join(
-            f"{phase} phase {what}"
-            for phase, what in (
-                ("fixed", missing(c.fixed.error, c.fixed.pending)),
-                ("retry", missing(c.retry.error, c.retry.pending)),
-            )
-            if what
-        )
+        fixed, retry = c.fixed, c.retry
+        parts = [
+            f"{fixed.error} of {c.total} fixed replies failed" if fixed.error else "",
+            f"{fixed.pending} of {c.total} samples not asked yet" if fixed.pending else "",
+            f"{retry.error} of {retry.candidates} retries failed" if retry.error else "",
+            f"{retry.pending} of {retry.candidates} retries not asked yet" if retry.pending else "",
+        ]
         last = mt.timing["fixed"].last_error or mt.timing["retry"].last_error
-        example = f" (last error: {last})" if (c.fixed.error or c.retry.error) and last else ""
+        example = f" (last error: {last})" if (fixed.error or retry.error) and last else ""
         notes.append(
-            f"{mt.model} on {mt.task}: incomplete, {phases} of {c.total} samples{example}. "
-            "Errors are requests that failed, not answers; they and pending samples count as "
-            "not correct, so its accuracies are lower bounds, and pairwise comparisons use only "
-            "the samples both models answered. Run the same command again to re-ask them."
+            f"{mt.model} on {mt.task}: incomplete, {'; '.join(p for p in parts if p)}{example}. "
+            "A failed request is not an answer; failed and not yet asked samples count as not "
+            "correct, so its accuracies are lower bounds, and pairwise comparisons use only the "
+            "samples both models answered. Run the same command again to ask them."
         )
     return notes
 

@@ -138,8 +138,8 @@ def _section(section: Section, report: Report) -> str:
     return "".join(parts)
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n:,} {what}{'' if n == 1 else 's'}"
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
 
 
 def _keep(limits: dict[str, tuple[int, int]], kind: str) -> str:
@@ -162,8 +162,8 @@ def embedded_text(report: Report) -> str:
     )
     if browser.complete:
         held = (
-            f"This file holds every sample: {_count(questions, 'sample')}, "
-            f"{_count(rows, 'model reply')}."
+            f"This file holds every sample: {_count(questions, 'sample', 'samples')}, "
+            f"{_count(rows, 'model reply', 'model replies')}."
         )
         return f"{held} {shortened} To see them whole: {view}"
     kinds = "; ".join(f"{p.embedded:,} of the {p.total:,} samples {p.kind}" for p in browser.parts)
@@ -181,7 +181,7 @@ def _samples_section(report: Report, served: bool) -> str:
     if served:
         held = (
             "Served by thinkeval view: every sample of the runs, each page read from the journal "
-            "as you open it; search covers the whole prompt, every reply's content and the "
+            "as you open it; search covers the whole prompt, every reply's content and the gold "
             "answers, and export writes the filtered samples whole."
         )
     else:

@@ -85,13 +85,18 @@ function pairView(st) {
 function countText(st, view, page, pages) {
   var index = catalog.index;
   var n = view.items.length;
-  var what = st.view === "pair"
-    ? n + " samples answered by both " + st.a + " and " + st.b + " match"
-    : n + " of " + catalog.rows + " model replies match";
+  var what = n + " of " + catalog.rows + " model replies match";
+  if (st.view === "pair") {
+    var right = st.disc === "a" ? st.a : st.b, wrong = st.disc === "a" ? st.b : st.a;
+    what = st.disc
+      ? n + " samples answered by both where " + right + " is right and " + wrong + " wrong match"
+      : n + " samples asked of both " + st.a + " and " + st.b + " match";
+  }
   var errors = matched.filter(function (r) {
     return index.row_fixed[r] === catalog.errorCode || index.row_final[r] === catalog.errorCode;
   }).length;
-  var marked = errors ? " · " + errors + " of them failed (transport error: not an answer)" : "";
+  var marked = errors ? " · " + errors + (errors === 1 ? " reply" : " replies") +
+    " failed (transport error: not an answer)" : "";
   return what + marked + " · page " + page + " of " + pages;
 }
 
@@ -139,8 +144,8 @@ function showError(error) {
 function update(resetPage) {
   state = readControls();
   if (resetPage) { state.page = "1"; }
-  history.replaceState(null, "", hashFromState(state));
-  byId("view-link").href = hashFromState(state);
+  showState(state);
+  byId("view-link").href = hashFromState(state) || "#samples";
   render();
 }
 

@@ -110,7 +110,7 @@ function sampleLink(catalog, q) {
   state.id = catalog.index.question_id[q];
   state.task = catalog.index.tasks[catalog.index.question_task[q]];
   var link = el("a", "permalink", "link");
-  link.href = hashFromState(state);
+  link.href = hashFromState(state);  // never empty: it names the sample
   link.title = "every model's reply to this sample";
   return link;
 }

@@ -28,13 +28,25 @@ function stateFromHash(hash) {
   return state;
 }
 
+// The keys that only mean something in the side-by-side view.
+var PAIR_KEYS = ["a", "b", "phase", "disc"];
+
 function hashFromState(state) {
   var params = new URLSearchParams();
   STATE_KEYS.forEach(function (key) {
+    if (state.view !== "pair" && PAIR_KEYS.indexOf(key) !== -1) { return; }
     if (state[key] && state[key] !== (DEFAULTS[key] || "")) { params.set(key, state[key]); }
   });
   var text = params.toString();
-  return text ? STATE_PREFIX + text : "#samples";
+  return text ? STATE_PREFIX + text : "";
+}
+
+// Keep the view in the address bar; the default view keeps the address as it was opened (a
+// bare "#samples" would make the browser jump there).
+function showState(state) {
+  var hash = hashFromState(state);
+  if (hash === location.hash || (!hash && stateFromHash(location.hash) === null)) { return; }
+  history.replaceState(null, "", hash || location.pathname + location.search);
 }
 
 function readControls() {

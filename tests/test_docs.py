@@ -39,6 +39,12 @@ import pytest
         "thinkeval.run.identity",
         "thinkeval.run.selection",
         "thinkeval.run.shard",
+        "thinkeval.ui.tables",
+        "thinkeval.report._context",
+        "thinkeval.report._format",
+        "thinkeval.report._markdown",
+        "thinkeval.report._samples",
+        "thinkeval.report.viewer",
     ],
 )
 def test_docstring_examples(module: str) -> None:

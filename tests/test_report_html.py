@@ -187,3 +187,35 @@ def test_plots_are_inline_svg(page: str) -> None:
 def test_html_doctests() -> None:
     result = doctest.testmod(_html)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_large_run_embeds_the_telling_samples_within_the_budget(tmp_path: Path) -> None:
+    """Discordant samples first, then those some model got wrong; never past the budget."""
+    samples = [gsm8k_sample(i) for i in range(60)]
+    attempts = []
+    for i, sample in enumerate(samples):
+        for model, wrong in (("a", i % 3 == 0), ("b", i % 4 == 0)):
+            status = "wrong" if wrong else "correct"
+            attempts.append(reply(model, sample, "fixed", status, reasoning="thinking " * 600))
+    run = make_run(tmp_path / "large", {"gsm8k": samples}, attempts, ["a", "b"])
+
+    report = build_report([run], resamples=200, embed_bytes=60_000)
+    page = render_html(report)
+
+    browser = report.browser
+    assert browser is not None
+    data = DATA_BLOCK.search(page)
+    assert data is not None and len(data.group(1)) <= 60_000
+    discordant = {q for p in report.pairs for q in p.a_only_ids + p.b_only_ids}
+    held = set(browser.index.question_id)
+    assert 0 < len(held) < len(discordant) and held <= discordant
+    assert [(p.total, p.embedded) for p in browser.parts] == [
+        (len(discordant), len(held)),
+        (30, len(held)),  # 20 samples a got wrong, 15 b did, 5 both
+        (30, 0),
+    ]
+    assert f"This file holds {len(held)} of the 60 samples" in page
+    assert "run: thinkeval view" in page
+
+    everything = build_report([run], resamples=200, embed_bytes=1_000_000).browser
+    assert everything is not None and everything.complete

@@ -143,7 +143,7 @@ def open_samples(browser: Browser, url: str, width: int = 1400) -> Page:
     """A new page at `url`, once the sample browser has drawn."""
     page = browser.new_page(viewport={"width": width, "height": 1000}, accept_downloads=True)
     page.goto(url)
-    page.wait_for_function("document.getElementById('sample-count').textContent.includes('match')")
+    settle(page)
     return page
 
 
@@ -152,14 +152,10 @@ def count_text(page: Page) -> str:
 
 
 def settle(page: Page) -> str:
-    """Wait for the list to be redrawn after a change; returns the count line."""
-    page.wait_for_function(
-        "document.getElementById('sample-count').textContent.includes('match')"
-    )
-    page.wait_for_timeout(350)  # the typing debounce is 250 ms
-    page.wait_for_function(
-        "document.getElementById('sample-count').textContent.includes('match')"
-    )
+    """Wait until the list is drawn after a change (the page marks it aria-busy until then);
+    returns the count line. Waiting goes through selectors: the page's CSP forbids the string
+    evaluation that polling `wait_for_function` needs."""
+    page.locator("#sample-list:not([aria-busy])").wait_for(state="attached")
     return count_text(page)
 
 

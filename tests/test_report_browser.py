@@ -137,6 +137,7 @@ def test_the_view_lives_in_the_url(browser: Browser, url: str) -> None:
     assert again.locator("#f-fixed").input_value() == "wrong"
     # A card's own link opens every model's reply to that sample.
     again.locator("#sample-list article .permalink").first.click()
+    again.wait_for_url(lambda address: "id=gsm8k%2F3" in address)
     assert settle(again).startswith("2 of")
     assert card_ids(again) == ["gsm8k/3 · alpha", "gsm8k/3 · beta"]
 
@@ -144,6 +145,7 @@ def test_the_view_lives_in_the_url(browser: Browser, url: str) -> None:
 def test_discordant_lists_open_side_by_side(browser: Browser, url: str) -> None:
     page = open_samples(browser, url)
     page.locator("#pairs a[href*='task=gsm8k'][href*='phase=fixed'][href*='disc=a']").click()
+    page.wait_for_url(lambda address: "disc=a" in address)
     assert settle(page).startswith(
         "4 samples answered by both where alpha is right and beta wrong match"
     )
@@ -152,6 +154,7 @@ def test_discordant_lists_open_side_by_side(browser: Browser, url: str) -> None:
         assert card.locator(".side").count() == 2
         assert card.locator(".side .model").all_inner_texts() == ["alpha", "beta"]
     page.locator("#pairs a[href*='task=gsm8k'][href*='phase=adaptive'][href*='disc=b']").click()
+    page.wait_for_url(lambda address: "disc=b" in address)
     settle(page)
     assert card_ids(page) == ["gsm8k/6", "gsm8k/8", "gsm8k/10"]  # beta right, alpha wrong
 

@@ -81,9 +81,9 @@ class Replies:
     def __init__(self, size: int) -> None:
         self.status = np.full(size, PENDING, dtype=np.int8)
         self.lenient = np.zeros(size, dtype=np.bool_)
-        self.completion = np.full(size, NONE, dtype=np.int64)
-        self.reasoning = np.full(size, NONE, dtype=np.int64)
-        self.budget = np.zeros(size, dtype=np.int64)
+        self.completion = np.full(size, NONE, dtype=np.int32)
+        self.reasoning = np.full(size, NONE, dtype=np.int32)
+        self.budget = np.zeros(size, dtype=np.int32)
         self.latency = np.full(size, np.nan)
         self.ttft = np.full(size, np.nan)
         self.finish = np.full(size, NONE, dtype=np.int16)
@@ -352,7 +352,7 @@ class _Reader:
     def observe(self, attempt: Attempt) -> None:
         """Every attempt of the run's selection counts in its cell's timing and the run's span."""
         cell = self.cells.get((attempt.model, attempt.task))
-        if cell is None or self.indexes[attempt.task].slot(attempt.sample_id) is None:
+        if cell is None or attempt.sample_id not in cell.samples.position:
             return  # a model or sample outside this run's current selection
         cell.timing[attempt.phase].add(attempt)
         run = self.run
@@ -364,16 +364,20 @@ class _Reader:
 
     def read(self, journals: Journals) -> None:
         counted = count_journal(journals, self.indexes, observe=self.observe)
+        slots = {
+            task: [self.indexes[task].slot(sample_id) for sample_id in self.run.samples[task].ids]
+            for task in self.run.tasks
+        }
         for (model, task), cell in self.cells.items():
             entry = counted.get((model, task))
             if entry is None:
                 continue
-            items, index = cell.samples, self.indexes[task]
-            for position, (sample_id, gold) in enumerate(zip(items.ids, items.golds, strict=True)):
-                slot = index.slot(sample_id)
+            golds = cell.samples.golds
+            for position, slot in enumerate(slots[task]):
                 assert slot is not None  # indexed from this very list
                 if not entry.fixed[slot]:
                     continue
+                gold = golds[position]
                 fixed = self._fill(cell.fixed, position, entry.fixed[slot], gold, journals)
                 if fixed.status in ("empty", "unfinished") and entry.retry_ref(slot):
                     self._fill(cell.retry, position, entry.retry_ref(slot), gold, journals)

@@ -101,7 +101,7 @@ class Catalog:
                         task_ids.append(sample_id)
                         task_golds.append(items.golds[i])
                         task_subsets.append(items.subsets[i])
-            positions = np.full((len(data.models), len(task_ids)), -1, dtype=np.int64)
+            positions = np.full((len(data.models), len(task_ids)), -1, dtype=np.int32)
             for m, model in enumerate(data.models):
                 items = data.cells[(model, task)].samples
                 if items.ids == task_ids[: len(items)]:
@@ -113,22 +113,22 @@ class Catalog:
             ids += task_ids
             golds += task_golds
             subject_names += task_subsets
-            task_of.append(np.full(len(task_ids), t, dtype=np.int64))
+            task_of.append(np.full(len(task_ids), t, dtype=np.int32))
             where.append(positions)
         self.question_id = ids
         self.question_gold = golds
         self.subjects = list(dict.fromkeys(s for s in subject_names if s))
         subject_code = {name: code for code, name in enumerate(self.subjects)}
         self.question_subject = np.array(
-            [subject_code[s] if s else NONE for s in subject_names], dtype=np.int64
+            [subject_code[s] if s else NONE for s in subject_names], dtype=np.int32
         )
-        self.question_task = np.concatenate(task_of) if task_of else np.zeros(0, np.int64)
+        self.question_task = np.concatenate(task_of) if task_of else np.zeros(0, np.int32)
         # position[m, q]: where question q sits in model m's samples of its task (-1: not asked)
-        self.position = np.concatenate(where, axis=1) if where else np.zeros((0, 0), np.int64)
+        self.position = np.concatenate(where, axis=1) if where else np.zeros((0, 0), np.int32)
         rows_q, rows_m = np.nonzero(self.position.T >= 0)  # question-major, models in order
-        self.row_question = rows_q.astype(np.int64)
-        self.row_model = rows_m.astype(np.int64)
-        self.row_of = np.full(self.position.shape, -1, dtype=np.int64)
+        self.row_question = rows_q.astype(np.int32)
+        self.row_model = rows_m.astype(np.int32)
+        self.row_of = np.full(self.position.shape, -1, dtype=np.int32)
         self.row_of[self.row_model, self.row_question] = np.arange(len(self.row_question))
         self.columns = self._columns()
         self._samples_files: dict[tuple[int, str], SamplesFile] = {}
@@ -144,7 +144,7 @@ class Catalog:
 
     def _columns(self) -> dict[str, np.ndarray]:
         size = len(self.row_question)
-        columns = {name: np.full(size, NONE, dtype=np.int64) for name in ROW_COLUMNS}
+        columns = {name: np.full(size, NONE, dtype=np.int32) for name in ROW_COLUMNS}
         columns["row_question"], columns["row_model"] = self.row_question, self.row_model
         row_task = self.question_task[self.row_question]
         for m, model in enumerate(self.models):
@@ -178,7 +178,7 @@ class Catalog:
 
     def outcomes(self, column: str) -> np.ndarray:
         """(models, questions) codes from a row column; -1 where a model was not asked."""
-        table = np.full(self.row_of.shape, -1, dtype=np.int64)
+        table = np.full(self.row_of.shape, -1, dtype=np.int32)
         table[self.row_model, self.row_question] = self.columns[column]
         return table
 
@@ -204,7 +204,7 @@ class Catalog:
         }
         for name in ROW_COLUMNS:
             fields[name] = self.columns[name][rows]
-        fields["row_question"] = row_question.astype(np.int64)
+        fields["row_question"] = row_question.astype(np.int32)
         return fields
 
     def samples_file(self, run: RunData, task: str) -> SamplesFile:

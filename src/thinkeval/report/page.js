@@ -82,6 +82,16 @@ function pairView(st) {
   return { items: items, rowsOf: function (r) { return sides[r]; } };
 }
 
+// The rows behind listed items (one per card, two per side-by-side card), in a loop: spreading
+// 200,000 items into one call would overflow the stack.
+function rowsOfItems(view, items) {
+  var rows = [];
+  items.forEach(function (item) {
+    view.rowsOf(item).forEach(function (r) { rows.push(r); });
+  });
+  return rows;
+}
+
 function countText(st, view, page, pages) {
   var index = catalog.index;
   var n = view.items.length;
@@ -100,10 +110,17 @@ function countText(st, view, page, pages) {
   return what + marked + " · page " + page + " of " + pages;
 }
 
+// The list is aria-busy from a change until its cards are drawn (also what tests wait for).
+function busy(on) {
+  if (on) { byId("sample-list").setAttribute("aria-busy", "true"); }
+  else { byId("sample-list").removeAttribute("aria-busy"); }
+}
+
 function render() {
   var st = state;
   var token = ++drawn;
   var list = byId("sample-list");
+  busy(true);
   if (st.q && searches.needle !== st.q) {
     byId("sample-count").textContent = "searching…";
     source.search(st.q, catalog).then(function (hits) {
@@ -113,7 +130,7 @@ function render() {
     return;
   }
   var view = st.view === "pair" ? pairView(st) : listView(st);
-  matched = [].concat.apply([], view.items.map(view.rowsOf));
+  matched = rowsOfItems(view, view.items);
   var size = Math.max(1, Math.min(500, parseInt(st.size, 10) || 20));
   var pages = Math.max(1, Math.ceil(view.items.length / size));
   var page = Math.max(1, Math.min(pages, parseInt(st.page, 10) || 1));
@@ -124,7 +141,7 @@ function render() {
   byId("page-next").disabled = page >= pages;
   byId("sample-count").textContent = countText(st, view, page, pages);
   var shown = view.items.slice((page - 1) * size, page * size);
-  var wanted = [].concat.apply([], shown.map(view.rowsOf));
+  var wanted = rowsOfItems(view, shown);
   source.details(wanted, catalog).then(function (details) {
     if (token !== drawn) { return; }
     while (list.firstChild) { list.removeChild(list.firstChild); }
@@ -134,11 +151,13 @@ function render() {
         : rowCard(catalog, r, details));
     });
     if (!shown.length) { list.appendChild(el("p", "empty-list", "No sample matches.")); }
+    busy(false);
   }, showError);
 }
 
 function showError(error) {
   byId("sample-count").textContent = "could not load the samples: " + error.message;
+  busy(false);
 }
 
 function update(resetPage) {
@@ -177,6 +196,7 @@ function bind() {
     var typing = input.tagName === "INPUT";
     var pending = null;
     input.addEventListener(typing ? "input" : "change", function () {
+      busy(true);
       clearTimeout(pending);
       pending = setTimeout(function () { update(true); }, typing ? 250 : 0);
     });
@@ -207,6 +227,7 @@ function exportMatched(format) {
 }
 
 byId("sample-count").textContent = "loading the sample index…";
+busy(true);
 source.index().then(function (index) {
   catalog = new Catalog(index);
   fillControls(index);

@@ -54,8 +54,6 @@ class Viewer:
             self.catalog = Catalog(self.data)
             report = report_of(self.data, self.catalog, seed, resamples, embed_bytes=None)
             self.page = render_html(report, served=True).encode("utf-8")
-            index = {"mode": "served", **self.catalog.index()}
-            self.index = orjson.dumps(index, option=orjson.OPT_SERIALIZE_NUMPY)
         except BaseException:
             self.data.close()
             raise
@@ -64,6 +62,11 @@ class Viewer:
 
     def close(self) -> None:
         self.data.close()
+
+    def index(self) -> bytes:
+        """The sample index of every row (made on each request: a page load asks once)."""
+        index = {"mode": "served", **self.catalog.index()}
+        return orjson.dumps(index, option=orjson.OPT_SERIALIZE_NUMPY)
 
     def rows(self, rows: list[int]) -> bytes:
         """The texts of some rows: their replies, their questions and the exemplars they use."""
@@ -125,7 +128,7 @@ def application(viewer: Viewer, allowed_hosts: Callable[[], set[str]]) -> web.Ap
         return web.Response(body=viewer.page, content_type="text/html", headers=HEADERS)
 
     async def index(request: web.Request) -> web.Response:
-        return _json(viewer.index)
+        return _json(viewer.index())
 
     def rows_of(text: str, most: int | None) -> list[int]:
         try:

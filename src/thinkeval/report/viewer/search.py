@@ -49,7 +49,7 @@ class Searcher:
         was asked the run's samples)."""
         catalog = self.catalog
         model = self._models[run.models[0]]
-        found = np.full(len(run.samples[task]), -1, dtype=np.int64)
+        found = np.full(len(run.samples[task]), -1, dtype=np.int32)
         in_task = np.nonzero(catalog.question_task == self._tasks[task])[0]
         positions = catalog.position[model, in_task]
         asked = positions >= 0

@@ -156,4 +156,5 @@ def run_demo(args: argparse.Namespace) -> int:
     (run_dir / "report.html").write_text(render_html(report), encoding="utf-8")
     console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
     console.print(f"report: {run_dir / 'report.html'} (open in a browser), {run_dir / 'report.md'}")
+    console.print(f"every sample, searchable: thinkeval view {run_dir}")
     return 0

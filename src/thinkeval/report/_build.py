@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from thinkeval import __version__
-from thinkeval.report._collect import RETRY_CODES, Collection, ModelTask, RunData, collect
+from thinkeval.report._collect import Collection, ModelTask, RunData, collect
+from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._context import run_context
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
 from thinkeval.report._model import (

@@ -21,18 +21,11 @@ from typing import Any
 import numpy as np
 
 from thinkeval.errors import JournalError, ThinkevalError
-from thinkeval.records import PHASES, STATUSES, Attempt, Phase
+from thinkeval.records import PHASES, Attempt, Phase
+from thinkeval.report._columns import NONE, RETRY_CODES, Replies, Timing
 from thinkeval.results.summary import Outcome, SampleResult, outcome_of
 from thinkeval.run.counted import IdIndex, Journals, count_journal
 from thinkeval.run.rundir import CONFIG_FILE, SamplesFile, read_json
-
-# A sample's outcome in one phase as a small integer: a verdict status, a transport error, or
-# nothing recorded yet.
-STATUS_CODES: tuple[str, ...] = (*STATUSES, "error", "pending")
-CODE = {status: code for code, status in enumerate(STATUS_CODES)}
-CORRECT, ERROR, PENDING = CODE["correct"], CODE["error"], CODE["pending"]
-RETRY_CODES = (CODE["empty"], CODE["unfinished"])
-NONE = -1  # an integer column's "not reported"
 
 
 @dataclass
@@ -73,97 +66,6 @@ class RunData:
         """The journalled attempt at `ref` (a reference from the columns)."""
         assert self.journals is not None, "read attempts inside `with collect(...)`"
         return self.journals.read(ref)
-
-
-class Replies:
-    """One phase of one model on one task: per sample position, the counted reply's numbers."""
-
-    def __init__(self, size: int) -> None:
-        self.status = np.full(size, PENDING, dtype=np.int8)
-        self.lenient = np.zeros(size, dtype=np.bool_)
-        self.completion = np.full(size, NONE, dtype=np.int32)
-        self.reasoning = np.full(size, NONE, dtype=np.int32)
-        self.budget = np.zeros(size, dtype=np.int32)
-        self.latency = np.full(size, np.nan)
-        self.ttft = np.full(size, np.nan)
-        self.finish = np.full(size, NONE, dtype=np.int16)
-        self.ref = np.zeros(size, dtype=np.uint64)
-
-    def set(self, position: int, attempt: Attempt, outcome: Outcome, finish: int, ref: int) -> None:
-        usage = attempt.usage
-        self.status[position] = CODE[outcome.status]
-        self.lenient[position] = outcome.lenient_correct
-        self.completion[position] = (
-            NONE if usage.completion_tokens is None else usage.completion_tokens
-        )
-        self.reasoning[position] = (
-            NONE if usage.reasoning_tokens is None else usage.reasoning_tokens
-        )
-        self.budget[position] = attempt.budget
-        self.latency[position] = np.nan if attempt.latency_s is None else attempt.latency_s
-        self.ttft[position] = np.nan if attempt.ttft_s is None else attempt.ttft_s
-        self.finish[position] = finish
-        self.ref[position] = ref
-
-    def outcome(self, position: int) -> Outcome | None:
-        code = int(self.status[position])
-        if code == PENDING:
-            return None
-        tokens = int(self.completion[position])
-        return Outcome(
-            STATUS_CODES[code], bool(self.lenient[position]), None if tokens < 0 else tokens
-        )
-
-    @property
-    def ok(self) -> np.ndarray:
-        """Positions whose counted reply arrived (a verdict, not an error or nothing)."""
-        return self.status < ERROR
-
-
-@dataclass
-class Timing:
-    """Every recorded request of one model, task and phase (superseded errors included)."""
-
-    requests: int = 0
-    errors: int = 0
-    timed: int = 0  # requests with a start time and a latency
-    start: float = math.inf
-    end: float = -math.inf
-    timed_tokens: int = 0  # completion tokens of the timed successful requests
-    last_error: str | None = None
-
-    def add(self, attempt: Attempt) -> None:
-        self.requests += 1
-        if attempt.error is not None:
-            self.errors += 1
-            self.last_error = attempt.error
-        if attempt.started_at > 0 and attempt.latency_s is not None:
-            self.timed += 1
-            self.start = min(self.start, attempt.started_at)
-            self.end = max(self.end, attempt.started_at + attempt.latency_s)
-            if attempt.error is None:
-                self.timed_tokens += attempt.usage.completion_tokens or 0
-
-    @classmethod
-    def combined(cls, parts: Iterable[Timing]) -> Timing:
-        total = cls()
-        for part in parts:
-            total.requests += part.requests
-            total.errors += part.errors
-            total.timed += part.timed
-            total.start = min(total.start, part.start)
-            total.end = max(total.end, part.end)
-            total.timed_tokens += part.timed_tokens
-        return total
-
-    @property
-    def wall_s(self) -> float | None:
-        """From the first request sent to the last reply; None when nothing was timed.
-
-        An attempt's end is `started_at + latency_s`; `started_at` marks the first try, so an
-        attempt retried by the client ends a little later than this says.
-        """
-        return self.end - self.start if self.timed and self.end > self.start else None
 
 
 @dataclass

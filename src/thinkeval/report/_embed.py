@@ -23,7 +23,7 @@ import itertools
 import msgspec
 import numpy as np
 
-from thinkeval.report._collect import CORRECT
+from thinkeval.report._columns import CORRECT
 from thinkeval.report._model import Browser, EmbedPart, QuestionView, ReplyView, SampleIndex
 from thinkeval.report._samples import Catalog, Limits, discordant
 

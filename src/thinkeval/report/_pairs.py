@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from thinkeval.report._collect import CORRECT, ERROR, PENDING
+from thinkeval.report._columns import CORRECT, ERROR, PENDING
 from thinkeval.report._model import Comparison, PairRow, PairSide
 from thinkeval.report._samples import Catalog, discordant
 from thinkeval.results.stats import paired_bootstrap, wilson_interval

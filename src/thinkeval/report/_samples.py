@@ -16,16 +16,8 @@ import numpy as np
 import orjson
 
 from thinkeval.records import Attempt, Verdict
-from thinkeval.report._collect import (
-    CORRECT,
-    ERROR,
-    NONE,
-    PENDING,
-    STATUS_CODES,
-    Collection,
-    ModelTask,
-    RunData,
-)
+from thinkeval.report._collect import Collection, ModelTask, RunData
+from thinkeval.report._columns import CORRECT, ERROR, NONE, PENDING, STATUS_CODES
 from thinkeval.report._model import Judgement, QuestionView, ReplyView, SampleIndex, Text
 from thinkeval.results.summary import judge
 from thinkeval.run.rundir import SamplesFile

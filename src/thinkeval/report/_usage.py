@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from thinkeval.records import PHASES, Phase
-from thinkeval.report._collect import CORRECT, ERROR, Collection, ModelTask, Replies, Timing
+from thinkeval.report._collect import Collection, ModelTask
+from thinkeval.report._columns import CORRECT, ERROR, Replies, Timing
 from thinkeval.report._model import CurveRow, Distribution, Histogram, UsageRow
 from thinkeval.results.stats import budget_curve, percentiles
 

@@ -197,6 +197,9 @@ def generate_run(folder: Path, samples: int, seed: int = 0) -> Path:
                             scorer_version=SCORER_VERSION,
                         )
                     lines.append(encode(attempt) + b"\n")
+                    if len(lines) >= 10_000:  # written in batches: memory stays small
+                        journal.write(b"".join(lines))
+                        lines.clear()
                     if phase == "fixed" and status not in ("unfinished", "empty"):
                         break  # only cut-off replies are asked again
             journal.write(b"".join(lines))

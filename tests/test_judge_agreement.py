@@ -253,18 +253,16 @@ def test_every_reader_agrees_with_the_judge(lines: list[dict[str, Any]], repeats
                 assert row.pending == sum(u.retry_state == "missing" for u in units)
 
         if repeats == 1:  # the report reads runs without repeats for now
-            collection = collect([root])
-            for model in MODELS:
-                cell = collection.cells[model, "gsm8k"]
-                for sample in range(4):
-                    unit = inside[model, sample, 0]
-                    kept = cell.records.get(f"gsm8k/{sample}")
-                    result = kept.result() if kept is not None else None
-                    assert (result is not None and result.fixed is not None) == (
-                        unit.fixed is not None
-                    )
-                    if result is not None:
-                        assert result.candidate == unit.candidate
-                        assert (result.retry is not None) == (
-                            unit.candidate and unit.retry is not None
-                        )
+            with collect([root]) as collection:
+                for model in MODELS:
+                    cell = collection.cells[model, "gsm8k"]
+                    for sample in range(4):
+                        unit = inside[model, sample, 0]
+                        position = cell.samples.position[f"gsm8k/{sample}"]
+                        result = next(cell.results([position]))
+                        assert (result is not None) == (unit.fixed is not None)
+                        if result is not None:
+                            assert result.candidate == unit.candidate
+                            assert (result.retry is not None) == (
+                                unit.candidate and unit.retry is not None
+                            )

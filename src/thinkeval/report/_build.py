@@ -26,7 +26,6 @@ from thinkeval.report._pairs import pairs
 from thinkeval.report._samples import Catalog
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
-from thinkeval.scoring import SCORER_VERSION
 from thinkeval.ui.tables import adaptive_cell, fixed_cell, gain_cell
 
 
@@ -67,7 +66,6 @@ def report_of(
         tasks=data.tasks,
         complete=all(c.complete for c in counts.values()),
         simulated=[m.model for context in contexts for m in context.models if m.simulated],
-        scorer_version=SCORER_VERSION,
         seed=seed,
         resamples=resamples,
         notes=_sample_set_notes(data) + _missing_notes(data, counts) + pair_notes,
@@ -229,7 +227,7 @@ def _best_of(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[Be
 
 def _lenient(mt: ModelTask, counts: Counts) -> LenientRow:
     """Strict beside lenient; 'on cut': lenient correct although strictly empty or unfinished."""
-    candidate = mt.candidate
+    cut_fixed = np.isin(mt.fixed.status, RETRY_CODES)  # strictly empty or unfinished
     adaptive = mt.adaptive_status()
     cut_adaptive = np.isin(adaptive, RETRY_CODES)
     return LenientRow(
@@ -240,6 +238,6 @@ def _lenient(mt: ModelTask, counts: Counts) -> LenientRow:
         lenient_fixed=counts.lenient.fixed_accuracy,
         strict_adaptive=counts.adaptive.accuracy,
         lenient_adaptive=counts.lenient.adaptive_accuracy,
-        lenient_on_cut_fixed=int((candidate & mt.fixed.lenient).sum()),
+        lenient_on_cut_fixed=int((cut_fixed & mt.fixed.lenient).sum()),
         lenient_on_cut_adaptive=int((cut_adaptive & mt.adaptive_lenient()).sum()),
     )

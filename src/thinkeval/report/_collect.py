@@ -3,8 +3,9 @@
 A report of a 100,000-sample run cannot hold every reply's text. Per model, task and phase it
 keeps one row of numbers per sample (verdict, tokens, timings, and where the counted attempt lies
 in the journal) and reads the texts back by that reference when a sample is shown. Which attempt
-counts is `counted.count_journal`'s rule and its outcome is `summary.outcome_of`'s, so the counts
-built from these columns equal `summary.json`'s.
+counts, whether a retry was due and the outcome are the judge's (`run/judge.py`, applied line by
+line by `counted.count_journal`), so the counts built from these columns equal `summary.json`'s.
+Runs with repeats are refused for now (one reply per sample and phase).
 """
 
 from __future__ import annotations
@@ -16,16 +17,18 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from thinkeval.errors import JournalError, ThinkevalError
 from thinkeval.records import PHASES, Attempt, Phase
-from thinkeval.report._columns import NONE, RETRY_CODES, Replies, Timing
-from thinkeval.results.summary import Outcome, SampleResult, outcome_of
+from thinkeval.report._columns import NONE, Replies, Timing
+from thinkeval.results.summary import SampleResult
 from thinkeval.run.counted import IdIndex, Journals, count_journal
-from thinkeval.run.rundir import CONFIG_FILE, SamplesFile, read_json
+from thinkeval.run.judge import Outcome, outcome_of, retry_due
+from thinkeval.run.run_record import RunRecord, read_run_record
+from thinkeval.run.rundir import CONFIG_FILE, SamplesFile
+from thinkeval.tasks import get_task
 
 
 @dataclass
@@ -48,7 +51,7 @@ class TaskSamples:
 
 @dataclass(eq=False)  # compared and hashed by identity: one object per run directory
 class RunData:
-    """One run directory: its config, samples and what its journal says about time and scorers."""
+    """One run directory: its record, samples and what its journal says about time and scorers."""
 
     path: Path
     name: str
@@ -56,7 +59,7 @@ class RunData:
     models: tuple[str, ...]
     tasks: tuple[str, ...]
     samples: dict[str, TaskSamples]
-    config: dict[str, Any]
+    record: RunRecord  # config.json, typed
     first_start: float = math.inf  # earliest started_at in the journal
     last_end: float = -math.inf  # latest started_at + latency_s
     scorer_versions: set[str] = field(default_factory=set)
@@ -88,8 +91,8 @@ class ModelTask:
 
     @property
     def candidate(self) -> np.ndarray:
-        """Positions whose fixed reply was empty or unfinished: asked once more at B2."""
-        return np.isin(self.fixed.status, RETRY_CODES)
+        """Positions whose fixed reply calls for the retry at B2 (the judge's `retry_due`)."""
+        return self.fixed.due
 
     def adaptive_status(self) -> np.ndarray:
         """Per position the adaptive outcome: the retry's for candidates, else the fixed one's."""
@@ -110,7 +113,7 @@ class ModelTask:
             if fixed is None:
                 yield None
                 continue
-            result = SampleResult(fixed=fixed)
+            result = SampleResult(fixed=fixed, due=bool(self.fixed.due[position]))
             if result.candidate:
                 result.retry = self.retry.outcome(position)
             yield result
@@ -159,25 +162,25 @@ def _read_samples(run_dir: Path, task: str) -> TaskSamples:
 
 
 def read_run(run_dir: Path) -> RunData:
-    """A run directory's config and samples; `JournalError` if it is not a run directory."""
+    """A run directory's record and samples; `JournalError` if it is not a run directory."""
     if not (run_dir / CONFIG_FILE).is_file():
         raise JournalError(
             f"{run_dir}: not a thinkeval run directory (no {CONFIG_FILE}); pass the folder "
             "that `thinkeval run` wrote, e.g. runs/<run>"
         )
-    config: dict[str, Any] = read_json(run_dir / CONFIG_FILE)
-    try:
-        budgets = (int(config["budgets"][0]), int(config["budgets"][1]))
-        models = tuple(str(m["name"]) for m in config["models"])
-        tasks = tuple(str(t["name"]) for t in config["tasks"])
-        name = str(config["run"])
-    except (KeyError, IndexError, TypeError, ValueError) as exc:
-        raise JournalError(
-            f"{run_dir / CONFIG_FILE}: missing or malformed field ({exc!r}); "
-            "it needs run, budgets [B1, B2], models[].name and tasks[].name"
-        ) from None
+    record = read_run_record(run_dir)
+    tasks = tuple(record.task_names)
+    budgets = {record.budgets_of(task) for task in tasks}
+    if any(task.repeats > 1 for task in record.tasks):
+        raise ThinkevalError(f"{run_dir}: reports of runs with repeats are not supported yet")
+    if len(budgets) > 1:
+        raise ThinkevalError(
+            f"{run_dir}: its tasks run at different budgets; reports of such runs are not "
+            "supported yet: report each task's run separately"
+        )
     samples = {task: _read_samples(run_dir, task) for task in tasks}
-    return RunData(run_dir, name, budgets, models, tasks, samples, config)
+    pair = budgets.pop() if budgets else record.budgets or (0, 0)
+    return RunData(run_dir, record.run, pair, tuple(record.model_names), tasks, samples, record)
 
 
 def _check_combinable(runs: Sequence[RunData]) -> None:
@@ -254,15 +257,17 @@ class _Reader:
     def observe(self, attempt: Attempt) -> None:
         """Every attempt of the run's selection counts in its cell's timing and the run's span."""
         cell = self.cells.get((attempt.model, attempt.task))
-        if cell is None or attempt.sample_id not in cell.samples.position:
-            return  # a model or sample outside this run's current selection
+        if cell is None or attempt.repeat != 0 or attempt.sample_id not in cell.samples.position:
+            return  # a model, sample or repeat outside this run's current selection
         cell.timing[attempt.phase].add(attempt)
         run = self.run
         if attempt.started_at > 0:
             run.first_start = min(run.first_start, attempt.started_at)
             run.last_end = max(run.last_end, attempt.started_at + (attempt.latency_s or 0.0))
-        if attempt.scorer_version is not None:
-            run.scorer_versions.add(attempt.scorer_version)
+        for name, verdict in attempt.verdicts.items():
+            run.scorer_versions.add(f"{name} {verdict.version}")
+        if attempt.scorer_version is not None:  # a version-1 journal's single version
+            run.scorer_versions.add(f"version-1 scorers {attempt.scorer_version}")
 
     def read(self, journals: Journals) -> None:
         counted = count_journal(journals, self.indexes, observe=self.observe)
@@ -280,19 +285,18 @@ class _Reader:
                 if not entry.fixed[slot]:
                     continue
                 gold = golds[position]
-                fixed = self._fill(cell.fixed, position, entry.fixed[slot], gold, journals)
-                if fixed.status in ("empty", "unfinished") and entry.retry_ref(slot):
+                self._fill(cell.fixed, position, entry.fixed[slot], gold, journals)
+                if cell.fixed.due[position] and entry.retry_ref(slot):
                     self._fill(cell.retry, position, entry.retry_ref(slot), gold, journals)
 
     def _fill(
         self, replies: Replies, position: int, ref: int, gold: str, journals: Journals
     ) -> Outcome:
         attempt = journals.read(ref)
-        try:
-            outcome = outcome_of(attempt, gold)
-        except ValueError as exc:  # a task the scorers do not know
-            raise ThinkevalError(f"{self.run.path}: {exc}") from None
-        replies.set(position, attempt, outcome, self.finish_code(attempt.finish_reason), ref)
+        spec = get_task(attempt.task)
+        outcome = outcome_of(attempt, spec, gold)
+        due = attempt.phase == "fixed" and attempt.ok and retry_due(attempt, spec, gold)
+        replies.set(position, attempt, outcome, due, self.finish_code(attempt.finish_reason), ref)
         return outcome
 
 

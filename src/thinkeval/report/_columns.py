@@ -1,8 +1,9 @@
 """The numbers the report keeps per sample: one row per phase, no text.
 
 A sample's outcome is a small integer (`STATUS_CODES`); `Replies` holds, per sample position,
-the counted reply's outcome, tokens, timings and journal reference; `Timing` sums every request
-of a model, task and phase (superseded errors included) for throughput.
+the counted reply's outcome, whether the judge calls for the retry (fixed phase), tokens,
+timings and journal reference; `Timing` sums every request of a model, task and phase
+(superseded errors included) for throughput.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thinkeval.records import STATUSES, Attempt
-from thinkeval.results.summary import Outcome
+from thinkeval.run.judge import Outcome
 
 # A sample's outcome in one phase as a small integer: a verdict status, a transport error, or
 # nothing recorded yet.
@@ -31,6 +32,7 @@ class Replies:
     def __init__(self, size: int) -> None:
         self.status = np.full(size, PENDING, dtype=np.int8)
         self.lenient = np.zeros(size, dtype=np.bool_)
+        self.due = np.zeros(size, dtype=np.bool_)  # fixed phase: the judge calls for the retry
         self.completion = np.full(size, NONE, dtype=np.int32)
         self.reasoning = np.full(size, NONE, dtype=np.int32)
         self.budget = np.zeros(size, dtype=np.int32)
@@ -39,10 +41,13 @@ class Replies:
         self.finish = np.full(size, NONE, dtype=np.int16)
         self.ref = np.zeros(size, dtype=np.uint64)
 
-    def set(self, position: int, attempt: Attempt, outcome: Outcome, finish: int, ref: int) -> None:
+    def set(
+        self, position: int, attempt: Attempt, outcome: Outcome, due: bool, finish: int, ref: int
+    ) -> None:
         usage = attempt.usage
         self.status[position] = CODE[outcome.status]
         self.lenient[position] = outcome.lenient_correct
+        self.due[position] = due
         self.completion[position] = (
             NONE if usage.completion_tokens is None else usage.completion_tokens
         )

@@ -1,7 +1,7 @@
 """The circumstances of each run: settings, endpoints, served cards, dates, data and scorers.
 
-Everything comes from the run directory (config.json, models/<model>.json, samples/, the
-journal's timestamps, summary.json), so a report says how its numbers were obtained without
+Everything comes from the run directory (config.json as `RunRecord`, models/<model>.json,
+samples/, the journal's timestamps), so a report says how its numbers were obtained without
 asking anyone. Credentials never get through: URLs lose their user:password part and the values
 of query parameters that look like keys.
 """
@@ -15,17 +15,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from thinkeval.config import redact_url
+from thinkeval.config import ModelConfig, redact_url
 from thinkeval.errors import JournalError
 from thinkeval.report._collect import RunData
 from thinkeval.report._model import ModelContext, RunContext, TaskContext
-from thinkeval.run.rundir import MODELS_DIR, SAMPLES_DIR, SUMMARY_FILE, read_json
+from thinkeval.run.run_record import TaskRecord
+from thinkeval.run.rundir import MODELS_DIR, SAMPLES_DIR, read_json
+from thinkeval.scoring.scorers import RECORDING_SCORERS
+from thinkeval.tasks import get_task
 
 UNKNOWN = "unknown"
 # The card field `thinkeval sim` adds to its /v1/models card: the model is simulated.
 SIMULATED_FIELD = "thinkeval_simulated"
 _SECRET_PARAM = re.compile(r"key|token|secret|passw|auth|sig|credential", re.IGNORECASE)
-_SETTINGS = ("stream", "concurrency", "request_rate", "timeout_s", "max_retries")
 
 
 def redact(url: str) -> str:
@@ -73,61 +75,66 @@ def _card(run_dir: Path, model: str) -> dict[str, Any] | None:
     return _redacted(card)
 
 
-def _model(run: RunData, entry: dict[str, Any]) -> ModelContext:
-    name = str(entry["name"])
-    urls = entry.get("base_url") or []
-    card = _card(run.path, name)
+def _model(run: RunData, model: ModelConfig) -> ModelContext:
+    card = _card(run.path, model.name)
+    settings = {
+        "api": model.api,
+        "stream": model.stream,
+        "concurrency": model.concurrency,
+        "request_rate": model.request_rate,
+        "timeout_s": model.timeout_s,
+        "max_retries": model.max_retries,
+    }
     return ModelContext(
-        model=name,
-        served_as=str(entry.get("model") or name),
-        endpoints=[redact(str(u)) for u in ([urls] if isinstance(urls, str) else urls)],
-        generation=dict(entry.get("generation") or {}),
-        settings={key: entry[key] for key in _SETTINGS if key in entry},
+        model=model.name,
+        served_as=model.served_model,
+        endpoints=[redact(url) for url in model.base_urls],
+        generation=dict(model.generation),
+        settings=settings,
         card=card,
         simulated=bool(card and card.get(SIMULATED_FIELD) is True),
     )
 
 
-def _selection(entry: dict[str, Any]) -> str:
-    if entry.get("limit") is not None:
-        return f"limit {entry['limit']}"
-    if entry.get("range") is not None:
-        return f"range {entry['range']}"
+def _selection(task: TaskRecord) -> str:
+    if task.limit is not None:
+        return f"limit {task.limit}"
+    if task.range is not None:
+        return f"range {task.range}"
     return "all"
 
 
-def _task(run: RunData, entry: dict[str, Any]) -> TaskContext:
-    task = str(entry["name"])
-    with (run.path / SAMPLES_DIR / f"{task}.jsonl").open("rb") as handle:
+def _task(run: RunData, task: TaskRecord) -> TaskContext:
+    spec = get_task(task.name)
+    with (run.path / SAMPLES_DIR / f"{task.name}.jsonl").open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return TaskContext(
-        task=task,
-        samples=len(run.samples[task]),
-        selection=_selection(entry),
+        task=task.name,
+        samples=len(run.samples[task.name]),
+        selection=_selection(task),
+        generation={**task.recommended, **task.generation},
         samples_sha256=digest,
-        source=str(entry.get("source") or UNKNOWN),
-        version=str(entry.get("version") or UNKNOWN),
-        digest=str(entry.get("digest") or UNKNOWN),
+        source=task.source or UNKNOWN,
+        version=task.version or UNKNOWN,
+        scoring=task.scoring or UNKNOWN,
+        scorers=", ".join(
+            f"{scorer.name} {scorer.version_for(spec)}" for scorer in RECORDING_SCORERS
+        ),
+        digest=task.digest or UNKNOWN,
     )
 
 
 def run_context(run: RunData) -> RunContext:
     """One run's circumstances, read from its directory."""
-    summary_path = run.path / SUMMARY_FILE
-    version = UNKNOWN
-    if summary_path.is_file():
-        summary = read_json(summary_path)
-        if isinstance(summary, dict) and summary.get("thinkeval_version"):
-            version = str(summary["thinkeval_version"])
-    config = run.config
+    record = run.record
     return RunContext(
         name=run.name,
         path=str(run.path),
         started=utc(run.first_start),
         ended=utc(run.last_end),
-        thinkeval_version=version,
-        data_dir=config.get("data_dir"),
+        thinkeval_version=record.thinkeval_version or UNKNOWN,
+        data_dir=record.data_dir,
         scorer_versions=sorted(run.scorer_versions),
-        models=[_model(run, entry) for entry in config["models"]],
-        tasks=[_task(run, entry) for entry in config["tasks"]],
+        models=[_model(run, model) for model in record.models],
+        tasks=[_task(run, task) for task in record.tasks],
     )

@@ -22,7 +22,7 @@ class _Frozen(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """An immutable part of the report."""
 
 
-class RunInfo(_Frozen):
+class RunInfo(_Frozen, frozen=True):
     """One run directory that went into the report."""
 
     name: str
@@ -37,7 +37,7 @@ class RunInfo(_Frozen):
     pending: int  # samples with no reply yet in a phase they need
 
 
-class HeadlineRow(_Frozen):
+class HeadlineRow(_Frozen, frozen=True):
     """One model on one task: fixed vs adaptive accuracy and the gain."""
 
     model: str
@@ -55,7 +55,7 @@ class HeadlineRow(_Frozen):
     adaptive_pending: int
 
 
-class RetryRates(_Frozen):
+class RetryRates(_Frozen, frozen=True):
     """What the single retry at B2 achieved for the retry candidates (None: no candidates)."""
 
     recovery: float | None  # legal final answer formed (retry correct + wrong) / candidates
@@ -63,7 +63,7 @@ class RetryRates(_Frozen):
     answered_accuracy: float | None  # retry correct / answered
 
 
-class BreakdownRow(_Frozen):
+class BreakdownRow(_Frozen, frozen=True):
     """Outcome counts of one model on one task, or on one C-Eval subject (`subject` set)."""
 
     model: str
@@ -73,7 +73,7 @@ class BreakdownRow(_Frozen):
     rates: RetryRates
 
 
-class BestOf(_Frozen):
+class BestOf(_Frozen, frozen=True):
     """The most accurate model(s) of a task in one comparison; ties are listed together."""
 
     task: str
@@ -83,7 +83,7 @@ class BestOf(_Frozen):
     complete: bool  # every listed model's accuracy is complete
 
 
-class LenientRow(_Frozen):
+class LenientRow(_Frozen, frozen=True):
     """The strict verdicts beside the lenient scorer's (what AISBench reports by default)."""
 
     model: str
@@ -99,7 +99,7 @@ class LenientRow(_Frozen):
     lenient_on_cut_adaptive: int
 
 
-class PairSide(_Frozen):
+class PairSide(_Frozen, frozen=True):
     """One model's side of a pairwise comparison, on the compared samples only."""
 
     model: str
@@ -113,7 +113,7 @@ class PairSide(_Frozen):
     pending: int
 
 
-class PairRow(_Frozen):
+class PairRow(_Frozen, frozen=True):
     """Model `a` against model `b` on the samples both answered, in one comparison."""
 
     task: str
@@ -141,7 +141,7 @@ class PairRow(_Frozen):
     note: str | None
 
 
-class CurveRow(_Frozen):
+class CurveRow(_Frozen, frozen=True):
     """Accuracy one model would have had on a task at each completion-token budget."""
 
     model: str
@@ -153,7 +153,7 @@ class CurveRow(_Frozen):
     unmeasured_correct: int  # correct replies without reported completion tokens: left out
 
 
-class Distribution(_Frozen):
+class Distribution(_Frozen, frozen=True):
     """Mean, median and 90th percentile of some per-reply quantity."""
 
     count: int
@@ -162,7 +162,7 @@ class Distribution(_Frozen):
     p90: float
 
 
-class UsageRow(_Frozen):
+class UsageRow(_Frozen, frozen=True):
     """Tokens and time of one model on one task (`task == "all"`: every task) in one phase."""
 
     model: str
@@ -182,7 +182,7 @@ class UsageRow(_Frozen):
     ttft: dict[str, float | None] | None  # None: the run did not stream
 
 
-class Histogram(_Frozen):
+class Histogram(_Frozen, frozen=True):
     """Completion-token counts of one model on one task, in equal bins over 0 .. B2."""
 
     model: str
@@ -196,7 +196,7 @@ class Histogram(_Frozen):
 Text = str | tuple[str, int, str]
 
 
-class Judgement(_Frozen, array_like=True):
+class Judgement(_Frozen, frozen=True, array_like=True):
     """A scorer's verdict on one reply: status, extracted answer, the rule that matched."""
 
     status: str
@@ -204,7 +204,7 @@ class Judgement(_Frozen, array_like=True):
     rule: str | None
 
 
-class ReplyView(_Frozen, omit_defaults=True):
+class ReplyView(_Frozen, frozen=True, omit_defaults=True):
     """One counted reply as the sample browser shows it (short keys: the page holds thousands)."""
 
     phase: Literal["fixed", "retry"] = msgspec.field(name="ph")
@@ -223,14 +223,14 @@ class ReplyView(_Frozen, omit_defaults=True):
     reasoning_chars: int = msgspec.field(default=0, name="rl")  # before shortening
 
 
-class QuestionView(_Frozen, omit_defaults=True):
+class QuestionView(_Frozen, frozen=True, omit_defaults=True):
     """What the browser shows of a sample beyond the index: the prompt and its exemplars."""
 
     prompt: Text = msgspec.field(name="p")
     exemplars: str | None = msgspec.field(default=None, name="x")  # key into `exemplars`
 
 
-class SampleIndex(_Frozen):
+class SampleIndex(_Frozen, frozen=True):
     """The sample browser's columns: what it filters, sorts and pages on, without any text.
 
     Questions are (task, sample) pairs; rows are one model's outcome on one question. Verdict
@@ -254,12 +254,13 @@ class SampleIndex(_Frozen):
     row_final: list[int]  # adaptive verdict code
     row_fixed_finish: list[int]
     row_retry_finish: list[int]  # -1: no retry reply
+    row_due: list[int]  # 1: the fixed reply called for the retry at B2 (the judge's word)
     row_lenient: list[int]  # bit 1: lenient correct at the fixed budget; bit 2: adaptive
     row_tokens: list[int]  # completion tokens of the counted replies, summed (-1: not reported)
     row_latency_ms: list[int]  # their latency, summed, in milliseconds (-1: not timed)
 
 
-class EmbedPart(_Frozen):
+class EmbedPart(_Frozen, frozen=True):
     """One kind of sample the HTML file embeds: how many there are and how many it holds."""
 
     kind: str
@@ -267,7 +268,7 @@ class EmbedPart(_Frozen):
     embedded: int
 
 
-class Browser(_Frozen):
+class Browser(_Frozen, frozen=True):
     """The per-sample data the HTML file embeds: an index of the chosen rows and their texts."""
 
     index: SampleIndex
@@ -286,7 +287,7 @@ class Browser(_Frozen):
         return len(self.index.row_question) == self.total_rows
 
 
-class ModelContext(_Frozen):
+class ModelContext(_Frozen, frozen=True):
     """How one model was asked: its endpoint, settings and served card."""
 
     model: str
@@ -298,33 +299,36 @@ class ModelContext(_Frozen):
     simulated: bool  # the card says it came from `thinkeval sim`
 
 
-class TaskContext(_Frozen):
-    """Where one task's samples came from."""
+class TaskContext(_Frozen, frozen=True):
+    """Where one task's samples came from, and how they were asked and scored."""
 
     task: str
     samples: int
     selection: str  # "all", "limit 500", "range 1000:1500"
+    generation: dict[str, Any]  # the task's own sampling settings and the config's for it
     samples_sha256: str  # of samples/<task>.jsonl: exactly what was asked
-    source: str  # "unknown" until the run records it
+    source: str  # "unknown" where the run did not record it
     version: str
-    digest: str
+    scoring: str  # the answer kind and its version, as recorded
+    scorers: str  # the scorer versions this report scores with ("strict 1/number-1, ...")
+    digest: str  # of the prompts asked (ids, messages, golds)
 
 
-class RunContext(_Frozen):
+class RunContext(_Frozen, frozen=True):
     """The circumstances of one run: when, with what, against which servers."""
 
     name: str
     path: str
     started: str | None  # UTC, from the journal's timestamps
     ended: str | None
-    thinkeval_version: str  # that wrote summary.json; "unknown" without one
+    thinkeval_version: str  # that wrote config.json; "unknown" where it did not say
     data_dir: str | None
-    scorer_versions: list[str]  # recorded with the replies
+    scorer_versions: list[str]  # recorded with the replies' verdicts ("strict 1/number-1")
     models: list[ModelContext]
     tasks: list[TaskContext]
 
 
-class Report(_Frozen, kw_only=True):
+class Report(_Frozen, frozen=True, kw_only=True):
     """Everything a report shows, for one or several combined run directories."""
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -335,7 +339,6 @@ class Report(_Frozen, kw_only=True):
     tasks: list[str]
     complete: bool
     simulated: list[str]  # models whose served card says they are simulated
-    scorer_version: str  # the scorers' version this report re-scored with
     seed: int
     resamples: int
     notes: list[str]  # sample-set differences and other caveats, in plain sentences

@@ -19,8 +19,9 @@ from thinkeval.records import Attempt, Verdict
 from thinkeval.report._collect import Collection, ModelTask, RunData
 from thinkeval.report._columns import CORRECT, ERROR, NONE, PENDING, STATUS_CODES
 from thinkeval.report._model import Judgement, QuestionView, ReplyView, SampleIndex, Text
-from thinkeval.results.summary import judge
+from thinkeval.run.judge import score_attempt
 from thinkeval.run.rundir import SamplesFile
+from thinkeval.tasks import get_task
 
 # Columns of `SampleIndex` that describe rows, in its field order.
 ROW_COLUMNS = tuple(name for name in SampleIndex.__struct_fields__ if name.startswith("row_"))
@@ -152,6 +153,7 @@ class Catalog:
                 columns["row_final"][rows] = final
                 columns["row_fixed_finish"][rows] = fixed.finish[at]
                 columns["row_retry_finish"][rows] = retry.finish[at]
+                columns["row_due"][rows] = fixed.due[at]
                 lenient_final = cell.adaptive_lenient()[at] & (final != PENDING)
                 columns["row_lenient"][rows] = fixed.lenient[at] * 1 + lenient_final * 2
                 retried = cell.candidate[at]
@@ -252,7 +254,7 @@ def _judgement(verdict: Verdict | None) -> Judgement | None:
 
 
 def _reply_view(attempt: Attempt, gold: str, limits: Limits) -> ReplyView:
-    judged = judge(attempt, gold)
+    judged = score_attempt(attempt, get_task(attempt.task), gold)
     return ReplyView(
         phase=attempt.phase,
         budget=attempt.budget,

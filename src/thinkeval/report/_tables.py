@@ -52,7 +52,7 @@ def header_lines(report: Report) -> list[str]:
     lines.append(f"Tasks: {', '.join(report.tasks)}")
     lines.append(
         f"Bootstrap: {report.resamples} resamples, seed {report.seed}; "
-        f"thinkeval {report.thinkeval_version}, scorers version {report.scorer_version}"
+        f"thinkeval {report.thinkeval_version}"
     )
     return lines
 

@@ -36,14 +36,14 @@ def _model_row(model: ModelContext) -> tuple[str, ...]:
     )
 
 
-def _run_blocks(context: RunContext, scorer_version: str) -> list[Block]:
+def _run_blocks(context: RunContext) -> list[Block]:
     versions = ", ".join(context.scorer_versions) or "none recorded"
     facts = (
         f"Ran from {context.started or 'unknown'} to {context.ended or 'unknown'} (the journal's "
         "first request sent and last reply received).",
-        f"thinkeval that wrote summary.json: {context.thinkeval_version}; scorer versions "
-        f"recorded with the replies: {versions}; this report re-scored every reply with scorer "
-        f"version {scorer_version}.",
+        f"thinkeval that started the run: {context.thinkeval_version}; scorer versions "
+        f"recorded with the replies: {versions}. Recorded verdicts of the versions this report "
+        "scores with (the task table's last but one column) are reused; others are scored again.",
         f"Data directory: {context.data_dir or 'unknown (the hub, or not recorded)'}.",
     )
     return [
@@ -66,36 +66,51 @@ def _run_blocks(context: RunContext, scorer_version: str) -> list[Block]:
         ),
         Block(
             table=table(
-                ("task", "samples", "selection", "source", "version", "digest", "samples sha256"),
+                (
+                    "task",
+                    "samples",
+                    "selection",
+                    "generation",
+                    "source",
+                    "version",
+                    "scoring",
+                    "scored with",
+                    "digest",
+                    "samples sha256",
+                ),
                 [
                     (
                         t.task,
                         str(t.samples),
                         t.selection,
+                        compact_json(t.generation),
                         t.source,
                         t.version,
+                        t.scoring,
+                        t.scorers,
                         t.digest,
                         t.samples_sha256,
                     )
                     for t in context.tasks
                 ],
-                text_columns=7,
+                text_columns=10,
             )
         ),
     ]
 
 
 def context_section(report: Report) -> Section:
-    blocks = [b for context in report.context for b in _run_blocks(context, report.scorer_version)]
+    blocks = [b for context in report.context for b in _run_blocks(context)]
     return Section(
         "context",
         "8. Run context",
         "How each run was made, read from its directory: the generation settings sent with "
         "every request, the endpoints (credentials removed), each model's /v1/models card as "
         "the run saw it at the start, when the run sent its first request and received its "
-        "last reply, and the samples asked (the SHA-256 of samples/<task>.jsonl identifies "
-        "exactly what was asked; source, version and digest are 'unknown' where the run did not "
-        "record them). A model is marked simulated when its card says it was served by "
+        "last reply, and the samples asked: the task's version and scoring, where its data came "
+        "from, the digest of its prompts, and the SHA-256 of samples/<task>.jsonl, which "
+        "identifies exactly what was asked ('unknown' where the run did not record it). A model "
+        "is marked simulated when its card says it was served by "
         "thinkeval sim.",
         blocks,
     )

@@ -12,7 +12,6 @@ function Catalog(index) {
   this.questions = index.question_id.length;
   this.errorCode = index.statuses.indexOf("error");
   this.pendingCode = index.statuses.indexOf("pending");
-  this.retryCodes = [index.statuses.indexOf("empty"), index.statuses.indexOf("unfinished")];
   this.rowOf = new Int32Array(index.models.length * this.questions).fill(-1);
   for (var r = 0; r < this.rows; r += 1) {
     this.rowOf[index.row_model[r] * this.questions + index.row_question[r]] = r;
@@ -25,10 +24,9 @@ Catalog.prototype.row = function (model, question) {
 
 Catalog.prototype.answered = function (code) { return code < this.errorCode; };
 
-// Asked again at B2: the fixed reply was empty or unfinished and the retry has been recorded.
+// Asked again at B2: the fixed reply called for the retry, and the retry has been recorded.
 Catalog.prototype.retried = function (r) {
-  return this.retryCodes.indexOf(this.index.row_fixed[r]) !== -1 &&
-    this.index.row_final[r] !== this.pendingCode;
+  return this.index.row_due[r] === 1 && this.index.row_final[r] !== this.pendingCode;
 };
 
 // A text the report shortened arrives as [head, omitted count, tail].

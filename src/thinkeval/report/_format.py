@@ -19,7 +19,8 @@ class Table:
     """A table of text cells; `numeric[i]` right-aligns column i.
 
     `warn` lists the rows whose numbers are incomplete (HTML highlights them); `links` maps a
-    (row, column) cell to a place in the page's sample browser (HTML only).
+    (row, column) cell to a place in the page's sample browser (HTML only); `wrap` lets long
+    text cells wrap (HTML keeps number tables on one line per row).
     """
 
     columns: tuple[str, ...]
@@ -27,6 +28,7 @@ class Table:
     numeric: tuple[bool, ...]
     warn: frozenset[int] = frozenset()
     links: dict[tuple[int, int], str] = field(default_factory=dict)
+    wrap: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,11 @@ def table(
     text_columns: int = 1,
     warn: frozenset[int] = frozenset(),
     links: dict[tuple[int, int], str] | None = None,
+    wrap: bool = False,
 ) -> Table:
     """Columns after the first `text_columns` are numbers and right-aligned."""
     numeric = tuple(i >= text_columns for i in range(len(columns)))
-    return Table(columns, list(rows), numeric, warn, links or {})
+    return Table(columns, list(rows), numeric, warn, links or {}, wrap)
 
 
 

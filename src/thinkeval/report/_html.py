@@ -88,8 +88,9 @@ def _table(table: Table) -> str:
         + "</tr>"
         for r, row in enumerate(table.rows)
     )
+    opening = '<table class="wrap">' if table.wrap else "<table>"
     return (
-        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
+        f'<div class="scroll">{opening}<thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
         "</table></div>"
     )
 

@@ -62,6 +62,7 @@ def _run_blocks(context: RunContext) -> list[Block]:
                 ),
                 [_model_row(m) for m in context.models],
                 text_columns=7,
+                wrap=True,
             )
         ),
         Block(
@@ -94,6 +95,7 @@ def _run_blocks(context: RunContext) -> list[Block]:
                     for t in context.tasks
                 ],
                 text_columns=10,
+                wrap=True,
             )
         ),
     ]

@@ -124,3 +124,12 @@ def test_two_runs_combine_and_a_busy_port_is_a_clear_error(tmp_path: Path) -> No
         )  # fmt: skip
     assert busy.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in busy.stderr and "Traceback" not in busy.stderr
+
+
+def test_a_directory_that_is_no_run_is_one_line_and_status_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "thinkeval", "view", str(tmp_path), "--port", "0"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert "not a thinkeval run directory" in done.stderr and "Traceback" not in done.stderr

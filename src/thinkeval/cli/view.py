@@ -64,16 +64,18 @@ def run(args: argparse.Namespace) -> int:
         raise ThinkevalError(f"--port must be between 0 and 65535, got {args.port}")
     sock = listen(args.port)  # first, so a port in use is said before the runs are read
     started = time.monotonic()
-    print(f"reading {', '.join(str(d) for d in args.run_dirs)} …", file=sys.stderr, flush=True)
-    viewer = Viewer(list(args.run_dirs), seed=args.seed, resamples=args.resamples)
 
     def ready(url: str) -> None:
         took = time.monotonic() - started
         print(f"thinkeval view: {url} (read in {took:.1f} s; Ctrl-C to stop)", flush=True)
 
     try:
-        asyncio.run(serve(viewer, sock, ready))
+        print(f"reading {', '.join(str(d) for d in args.run_dirs)} …", file=sys.stderr, flush=True)
+        viewer = Viewer(list(args.run_dirs), seed=args.seed, resamples=args.resamples)
+        try:
+            asyncio.run(serve(viewer, sock, ready))
+        finally:
+            viewer.close()
     finally:
-        viewer.close()
         sock.close()
     return 0

@@ -12,7 +12,9 @@ import msgspec
 
 from thinkeval.results.summary import Counts
 
-REPORT_SCHEMA_VERSION = 1
+# 2: pairs on the samples both answered (asked, n, left_out, discordant ids; sides count errors
+# and pending), completeness in runs and headline rows, the run context, simulated models.
+REPORT_SCHEMA_VERSION = 2
 
 # The accuracy a model is compared on: its fixed-budget reply, or its adaptive outcome.
 Comparison = Literal["fixed", "adaptive"]

@@ -19,6 +19,8 @@ import pytest
 
 from thinkeval.records import Sample
 from thinkeval.sim import PROFILES, SimConfig, answer_key_from_samples, serve
+from thinkeval.sim.behaviour import plan_for
+from thinkeval.sim.config import parse_task_shape
 from thinkeval.sim.text import tokenize
 
 # Every prompt answered correctly after a short think: the baseline for shape tests.
@@ -615,6 +617,32 @@ async def test_requests_beyond_max_num_seqs_queue() -> None:
     assert after["max_running"] == 2 and after["max_waiting"] == 4
     assert after["max_in_flight"] == 6
     assert elapsed >= 3 * 50 * 0.004  # three waves of two requests of 50 tokens each
+
+
+async def test_service_time_counts_the_slot_time_of_every_reply() -> None:
+    config = SimConfig(max_num_seqs=2, per_token_s=0.0001, latency_s=0.01, **ALWAYS_RIGHT)
+    async with serve(config) as url, aiohttp.ClientSession() as session:
+        await asyncio.gather(*(post(session, url, request_body(gsm8k_sample(i), 60))
+                               for i in range(5)))
+        stats = await get_json(session, root_of(url) + "/sim/stats")
+    expected = 5 * 0.01 + 0.0001 * stats["generation_tokens"]
+    assert stats["service_s"] == pytest.approx(expected)
+
+
+def test_task_shapes_give_each_task_its_own_reply_lengths() -> None:
+    shapes = (parse_task_shape("boolq:0:20-40"), parse_task_shape("gsm8k:0.9:300-400"))
+    config = SimConfig(task_shapes=shapes, p_never=0.0, p_malformed=0.0, p_empty=0.0)
+    key = answer_key_from_samples([*map(boolq_sample, range(200)),
+                                   *map(gsm8k_sample, range(200))])
+    plans = [plan_for(config, k, "", key) for k in key]
+    boolq = [p for p in plans if p.task == "boolq"]
+    gsm8k = [p for p in plans if p.task == "gsm8k"]
+    assert not any(p.long for p in boolq) and all(20 <= (p.reasoning_len or 0) <= 40
+                                                  for p in boolq)
+    assert 0.8 < sum(p.long for p in gsm8k) / len(gsm8k) < 1.0
+    assert all(300 <= (p.reasoning_len or 0) <= 400 for p in gsm8k if not p.long)
+    with pytest.raises(ValueError, match="exceeds 1 \\(task gsm8k\\)"):
+        SimConfig(task_shapes=(parse_task_shape("gsm8k:0.99:300-400"),))
 
 
 # CLI ---------------------------------------------------------------------------------------

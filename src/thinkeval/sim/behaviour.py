@@ -231,6 +231,7 @@ def plan_for(
     numbers = (rng.randint(2, 60), rng.randint(2, 30))
     wrong_value = _wrong_value(task, gold, rng)
 
+    p_long, short_tokens = config.shape(task)
     malformed_edge = config.p_never + config.p_malformed
     empty_edge = malformed_edge + config.p_empty
     long = False
@@ -241,7 +242,7 @@ def plan_for(
     elif u_outcome < empty_edge:
         outcome = "empty"
     else:
-        long = u_outcome < empty_edge + config.p_long
+        long = u_outcome < empty_edge + p_long
         share = config.answered_share
         outcome = "wrong" if share > 0 and u_wrong < config.p_wrong / share else "correct"
 
@@ -249,9 +250,9 @@ def plan_for(
     if outcome == "never":
         reasoning_len = None
         # Early enough that a first-budget cut often falls after the first restatement.
-        mention_at = round(mention_frac * config.short_tokens[1])
+        mention_at = round(mention_frac * short_tokens[1])
     else:
-        reasoning_len = _log_uniform(config.long_tokens if long else config.short_tokens, u_length)
+        reasoning_len = _log_uniform(config.long_tokens if long else short_tokens, u_length)
         mention_at = round(mention_frac * reasoning_len)
     malformed = malformed_text(task, form, numbers)
     if outcome in ("correct", "wrong"):

@@ -16,7 +16,7 @@ from dataclasses import fields
 from aiohttp import web
 
 from thinkeval.sim.behaviour import answer_key_from_samples
-from thinkeval.sim.config import PROFILES, SimConfig, parse_token_range
+from thinkeval.sim.config import PROFILES, SimConfig, parse_task_shape, parse_token_range
 from thinkeval.sim.server import build_app, make_runner
 
 _HELP: dict[str, str] = {
@@ -35,6 +35,8 @@ _HELP: dict[str, str] = {
     "p_judge_disagree": "as a judge (thinkeval judge prompts): share of replies read otherwise",
     "short_tokens": "reasoning length range LOW-HIGH, or a median, of ordinary prompts",
     "long_tokens": "reasoning length range LOW-HIGH, or a median, of long prompts",
+    "task_shapes": "TASK:P_LONG:LOW-HIGH: --p-long and --short-tokens for one task's prompts "
+    "(repeat the flag per task; e.g. ceval:0.25:600-2000)",
     "ttft_s": "time to first token, seconds",
     "per_token_s": "seconds per generated token",
     "latency_s": "fixed extra seconds per request",
@@ -72,6 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 metavar="LOW-HIGH",
                 help=f"{_HELP[field.name]} (default: {default[0]}-{default[1]})",
             )
+        elif field.name == "task_shapes":
+            parser.add_argument(
+                "--task-shape", dest="task_shapes", type=parse_task_shape, action="append",
+                default=[], metavar="TASK:P_LONG:LOW-HIGH", help=_HELP[field.name],
+            )
         elif field.name in ("root", "switch_to"):
             parser.add_argument(flag, default=None, help=_HELP[field.name])
         elif field.name == "switch_model_after":
@@ -88,7 +95,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGINT/SIGTERM; returns the exit code."""
     try:
-        config = SimConfig(**{field.name: getattr(args, field.name) for field in fields(SimConfig)})
+        knobs = {field.name: getattr(args, field.name) for field in fields(SimConfig)}
+        config = SimConfig(**{**knobs, "task_shapes": tuple(knobs["task_shapes"])})
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -12,6 +12,17 @@ _MIN_REASONING_TOKENS = 16
 
 
 @dataclass(frozen=True)
+class TaskShape:
+    """How the simulated model's replies to one task differ from the defaults: the share of
+    its prompts that run past the first budget, and its ordinary reasoning lengths (thinking
+    models reason longer on exam questions than on yes/no reading questions)."""
+
+    task: str
+    p_long: float
+    short_tokens: tuple[int, int]
+
+
+@dataclass(frozen=True)
 class SimConfig:
     """How the simulated server looks on the wire and how its simulated model behaves.
 
@@ -42,6 +53,8 @@ class SimConfig:
     # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.
     short_tokens: tuple[int, int] = (150, 1500)
     long_tokens: tuple[int, int] = (2100, 7500)
+    # Per-task p_long and short_tokens instead of the two above (gsm8k, boolq, ceval, generic).
+    task_shapes: tuple[TaskShape, ...] = ()
     # Latency model.
     ttft_s: float = 0.0
     per_token_s: float = 0.0
@@ -88,9 +101,14 @@ class SimConfig:
         for name, value in {**shares, **faults}.items():
             if not 0.0 <= value <= 1.0 or math.isnan(value):
                 out.append(f"{name}={value} must be between 0 and 1")
-        planned = self.p_never + self.p_long + self.p_malformed + self.p_empty
-        if planned > 1.0 + 1e-9:
-            out.append(f"p_never + p_long + p_malformed + p_empty = {planned:.3f} exceeds 1")
+        for p_long, where in (
+            (self.p_long, ""), *((t.p_long, f" (task {t.task})") for t in self.task_shapes)
+        ):
+            planned = self.p_never + p_long + self.p_malformed + self.p_empty
+            if not 0.0 <= p_long <= 1.0 or planned > 1.0 + 1e-9:
+                out.append(
+                    f"p_never + p_long + p_malformed + p_empty = {planned:.3f} exceeds 1{where}"
+                )
         if self.p_wrong > self.answered_share + 1e-9:
             out.append(
                 f"p_wrong={self.p_wrong} exceeds the share of answered prompts "
@@ -101,6 +119,7 @@ class SimConfig:
         for name, (lo, hi) in (
             ("short_tokens", self.short_tokens),
             ("long_tokens", self.long_tokens),
+            *((f"short_tokens of task {t.task}", t.short_tokens) for t in self.task_shapes),
         ):
             if not _MIN_REASONING_TOKENS <= lo <= hi:
                 out.append(f"{name}={lo}-{hi} must satisfy {_MIN_REASONING_TOKENS} <= low <= high")
@@ -133,6 +152,13 @@ class SimConfig:
             + self.fault_malformed
         )
 
+    def shape(self, task: str) -> tuple[float, tuple[int, int]]:
+        """`(p_long, short_tokens)` of prompts of `task`."""
+        for shape in self.task_shapes:
+            if shape.task == task:
+                return shape.p_long, shape.short_tokens
+        return self.p_long, self.short_tokens
+
     @property
     def served_root(self) -> str:
         """The `root` shown on the model card."""
@@ -142,6 +168,19 @@ class SimConfig:
     def switched_model(self) -> str:
         """The model id served after the switch."""
         return self.switch_to or f"{self.model}-switched"
+
+
+def parse_task_shape(text: str) -> TaskShape:
+    """Parse `TASK:P_LONG:LOW-HIGH` (the short reasoning range as in `parse_token_range`).
+
+    >>> parse_task_shape("ceval:0.25:600-2000")
+    TaskShape(task='ceval', p_long=0.25, short_tokens=(600, 2000))
+    """
+    task, _, rest = text.strip().partition(":")
+    p_long, _, tokens = rest.partition(":")
+    if not task or not p_long or not tokens:
+        raise ValueError(f"expected TASK:P_LONG:LOW-HIGH, got {text!r}")
+    return TaskShape(task, float(p_long), parse_token_range(tokens))
 
 
 def parse_token_range(text: str) -> tuple[int, int]:

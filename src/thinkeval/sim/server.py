@@ -99,6 +99,7 @@ class Stats:
         self.prompts_asked: dict[str, int] = {}
         self.prompt_tokens = 0
         self.generation_tokens = 0
+        self.service_s = 0.0  # simulated seconds the replies held a slot (queueing excluded)
         self.ttft_counts = [0] * (len(_TTFT_BUCKETS) + 1)
         self.ttft_sum = 0.0
 
@@ -124,6 +125,7 @@ class Stats:
             "max_asks_per_prompt": max(self.prompts_asked.values(), default=0),
             "prompt_tokens": self.prompt_tokens,
             "generation_tokens": self.generation_tokens,
+            "service_s": self.service_s,
         }
         if detail:
             out["prompts_asked"] = dict(self.prompts_asked)
@@ -240,6 +242,10 @@ class Simulator:
         stats.generation_tokens += gen.completion_tokens
         stats.finished[gen.finish_reason] += 1
         stats.observe_ttft(ttft)
+        config = self.config
+        stats.service_s += (
+            config.latency_s + config.ttft_s + config.per_token_s * gen.completion_tokens
+        )
 
     # Routes ------------------------------------------------------------------------------
 

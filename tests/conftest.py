@@ -43,8 +43,11 @@ def answer_key(all_samples: dict[str, list[Sample]]) -> dict[str, tuple[str, str
 class ThreadedSim:
     """A simulator running in its own thread and event loop, reachable over real HTTP."""
 
-    def __init__(self, config: SimConfig, answer_key: dict[str, tuple[str, str]]) -> None:
+    def __init__(
+        self, config: SimConfig, answer_key: dict[str, tuple[str, str]], port: int = 0
+    ) -> None:
         self.config = config
+        self.port = port
         self.answer_key = answer_key
         self.base_url = ""
         self._ready = threading.Event()
@@ -63,7 +66,7 @@ class ThreadedSim:
 
     async def _serve(self) -> None:
         self._stop = asyncio.Event()
-        async with serve(self.config, self.answer_key) as url:
+        async with serve(self.config, self.answer_key, port=self.port) as url:
             self.base_url = url
             self._ready.set()
             await self._stop.wait()

@@ -31,6 +31,8 @@ import pytest
         "thinkeval.tasks.registry",
         "thinkeval.run.judge",
         "thinkeval.run.counted",
+        "thinkeval.run.ordering",
+        "thinkeval.client.limits",
         "thinkeval.results.stats",
         "thinkeval.config",
         "thinkeval.tasks.hub",

@@ -173,6 +173,8 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
     retry_backoff_s: Annotated[float, msgspec.Meta(ge=0)] = 1.0
     retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
     stream: bool = False
+    # Stop the model when every request has failed with a connection error this long.
+    unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
     generation: dict[str, Any] = {}
     api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
 
@@ -238,6 +240,13 @@ def read_api_key(variable: str, named: str) -> str:
     return key
 
 
+class EndpointConfig(_Strict, kw_only=True, frozen=True):
+    """A server several models share, and the most requests it may have in flight from all."""
+
+    base_url: str
+    max_in_flight: Annotated[int, msgspec.Meta(gt=0, le=100_000)]
+
+
 class RunConfig(_Strict, kw_only=True, frozen=True):
     """A whole evaluation: which models, which tasks, which budgets.
 
@@ -250,6 +259,7 @@ class RunConfig(_Strict, kw_only=True, frozen=True):
     budgets: tuple[int, int] | None = None
     tasks: list[TaskSelection] = msgspec.field(default_factory=_default_tasks)
     models: list[ModelConfig]
+    endpoints: list[EndpointConfig] = []
 
     def problems(self) -> Iterator[Problem]:
         """Every mistake the types cannot express, each with the key path it is about."""
@@ -277,6 +287,28 @@ class RunConfig(_Strict, kw_only=True, frozen=True):
             for model in self.models:
                 for message in get_profile(model.api).generation_problems(selection.generation):
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
+        yield from self._endpoint_problems()
+
+    def _endpoint_problems(self) -> Iterator[Problem]:
+        from thinkeval.client.limits import endpoint_key
+
+        used = {endpoint_key(url) for model in self.models for url in model.base_urls}
+        seen: set[str] = set()
+        for index, endpoint in enumerate(self.endpoints):
+            key = endpoint_key(endpoint.base_url)
+            if key not in used:
+                yield f"endpoints[{index}].base_url", (
+                    f"{redact_url(endpoint.base_url)!r} is not the base_url of any model"
+                )
+            elif key in seen:
+                yield f"endpoints[{index}].base_url", (
+                    f"{redact_url(endpoint.base_url)!r} is listed twice"
+                )
+            seen.add(key)
+
+    def endpoint_caps(self) -> dict[str, int]:
+        """The `max_in_flight` the config sets per base URL."""
+        return {endpoint.base_url: endpoint.max_in_flight for endpoint in self.endpoints}
 
     def settings(self, task: str) -> TaskSettings:
         """The budgets, repeats and generation `task` runs with: the task entry's, else the
@@ -311,6 +343,8 @@ class RunConfig(_Strict, kw_only=True, frozen=True):
             model["base_url"] = (
                 redact_url(urls) if isinstance(urls, str) else [redact_url(u) for u in urls]
             )
+        for endpoint in data["endpoints"]:
+            endpoint["base_url"] = redact_url(endpoint["base_url"])
         return data
 
 

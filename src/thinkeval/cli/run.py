@@ -150,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
     from thinkeval.run.from_flags import split_list
     from thinkeval.run.runner import RunOptions, run_evaluation
+    from thinkeval.run.scheduler import ModelsFailed
     from thinkeval.ui.tables import results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
@@ -173,7 +174,12 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
-    summary = asyncio.run(run_evaluation(config, run_dir, options, console))
+    try:
+        summary = asyncio.run(run_evaluation(config, run_dir, options, console))
+    except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
+        if exc.summary is not None:
+            stdout_console().print(results_table(exc.summary))
+        raise
     stdout_console().print(results_table(summary))
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
+from thinkeval.client.health import Reachability
+from thinkeval.client.limits import EndpointLimits
 from thinkeval.client.profiles import get_profile
 from thinkeval.client.session import open_session
 from thinkeval.config import ModelConfig
@@ -59,10 +61,13 @@ class Dispatcher:
 
     Retries happen on connection errors, timeouts, malformed replies, 408, 429 and 5xx only,
     with exponential backoff and full jitter that honours Retry-After. A failing endpoint is
-    rested (skipped while others are healthy) with its own backoff.
+    rested (skipped while others are healthy) with its own backoff. `limits` caps the requests
+    at servers shared with other models; `health` follows whether any endpoint still answers.
     """
 
-    def __init__(self, config: ModelConfig, *, seed: int | None = None) -> None:
+    def __init__(
+        self, config: ModelConfig, *, seed: int | None = None, limits: EndpointLimits | None = None
+    ) -> None:
         self.config = config
         self._api_key = config.api_key()
         self._rng = random.Random(seed)
@@ -72,6 +77,9 @@ class Dispatcher:
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[Endpoint, float] = {}
         self._failures: dict[Endpoint, int] = {}
+        self._limits = limits or EndpointLimits()
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self.health = Reachability(config.unreachable_after_s)
 
     async def __aenter__(self) -> Dispatcher:
         urls = self.config.base_urls
@@ -88,6 +96,10 @@ class Dispatcher:
             )
             for url in urls
         ]
+        for endpoint in self.endpoints:
+            slot = self._limits.semaphore(endpoint.base_url)
+            if slot is not None:
+                self._slots[endpoint.base_url] = slot
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -132,22 +144,32 @@ class Dispatcher:
             endpoint = self._choose()
             if self._rate is not None:
                 await self._rate.wait()
+            token = self.health.started()
             try:
-                timed = await endpoint.chat(body)
+                timed = await self._send(endpoint, body)
             except RequestFailed as exc:
                 if exc.kind == "wrong_api":
                     # Every request of this model would fail the same way: stop, say why.
                     raise ServerError(f"{endpoint.base_url}: {exc.message}") from None
                 failure = exc
+                self.health.ended(token, endpoint.base_url, exc)
                 self._mark(endpoint, exc)
                 if not exc.retryable:
                     break
                 continue
+            self.health.ended(token, endpoint.base_url, None)
             self._mark(endpoint, None)
             return Outcome(timed, None, attempt + 1, endpoint.base_url, started_at)
         assert failure is not None
         tries = attempt + 1
         return Outcome(None, failure, tries, endpoint.base_url, started_at)
+
+    async def _send(self, endpoint: Endpoint, body: dict[str, Any]) -> Timed:
+        slot = self._slots.get(endpoint.base_url)
+        if slot is None:
+            return await endpoint.chat(body)
+        async with slot:  # a server shared with other models: wait for one of its slots
+            return await endpoint.chat(body)
 
     async def models(self) -> tuple[Endpoint, list[dict[str, Any]]]:
         """The `/v1/models` cards of the first endpoint that answers."""

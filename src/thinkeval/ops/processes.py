@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thinkeval.errors import ThinkevalError
-from thinkeval.run.heartbeat import Heartbeat, PidRecord, read_record
+from thinkeval.run.heartbeat import Heartbeat, ModelBeat, PidRecord, read_record
 from thinkeval.run.rundir import STATUS_DIR
 from thinkeval.run.shard import Shard
 
@@ -135,6 +135,7 @@ class WriterProcess:
     last_error: str | None = None
     exit_status: int | None = None
     log: str | None = None
+    models: tuple[ModelBeat, ...] = ()  # each model's live state, while the process is alive
 
     @property
     def active(self) -> bool:
@@ -193,6 +194,7 @@ def _from_heartbeat(
         last_error=beat.last_error,
         exit_status=exit_status,
         log=record.log if same and record is not None else None,
+        models=tuple(beat.models) if alive else (),
     )
 
 

@@ -2,7 +2,8 @@
 pid file. Both are typed records; readers treat a missing or unreadable file as absent.
 
 * `status/<writer>.json`, rewritten every `HEARTBEAT_S` seconds by each running `thinkeval run`
-  (pid, host, state, requests in flight, last error, progress rows);
+  (pid, host, state, requests in flight, last error, progress rows, and per model its state,
+  requests in flight and whether its server stopped answering);
 * `run.pid` (`run.<writer>.pid` for a shard), written when a run is detached: pid, host,
   command, log file, and the exit status once the process has ended.
 """
@@ -30,8 +31,21 @@ class ProgressRow(msgspec.Struct, kw_only=True):
     rate_per_s: float = 0.0
 
 
+class ModelBeat(msgspec.Struct, kw_only=True):
+    """One model of a live process. `unreachable_since` (wall clock) is set while every request
+    to the model's server fails with a connection error; `last_error` says how."""
+
+    name: str
+    state: str  # waiting, checking, running, finished, stopped, failed
+    in_flight: int = 0
+    last_error: str | None = None
+    unreachable_since: float | None = None
+    error: str | None = None  # why it failed
+
+
 class Heartbeat(msgspec.Struct, kw_only=True):
-    """`status/<writer>.json`."""
+    """`status/<writer>.json`. `model` and `in_flight` sum up `models` (the models running,
+    comma-separated; their requests in flight), as written before models ran side by side."""
 
     pid: int
     host: str
@@ -42,6 +56,7 @@ class Heartbeat(msgspec.Struct, kw_only=True):
     in_flight: int = 0
     last_error: str | None = None
     rows: list[ProgressRow] = []
+    models: list[ModelBeat] = []
 
 
 class PidRecord(msgspec.Struct, kw_only=True):

@@ -8,7 +8,8 @@
 One pool of workers serves all tasks of a model, so the server stays saturated across task
 boundaries; a retry is queued as soon as its fixed reply is recorded, ahead of fixed work, so
 the longest requests start first and the tail of the run stays short. Fixed work streams from
-the run's samples files as workers take it, so memory does not grow with the number of samples.
+the run's samples files as workers take it, in the tail-aware order of `run/ordering.py`, so
+memory does not grow with the number of samples.
 Resuming reads the journal and asks only what is not recorded yet (transport errors included).
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from thinkeval.client.dispatch import Dispatcher, Outcome
 from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, TaskSettings
-from thinkeval.records import Attempt, Phase, Reply, Sample, StoredVerdict
+from thinkeval.records import Attempt, Reply, Sample, StoredVerdict
 from thinkeval.run.counted import (
     RETRY_CANDIDATE,
     UNJUDGED,
@@ -36,6 +37,7 @@ from thinkeval.run.counted import (
 from thinkeval.run.identity import model_refused
 from thinkeval.run.journal import Journal
 from thinkeval.run.judge import recorded_verdicts, retry_due
+from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
 from thinkeval.run.rundir import SamplesFile
 from thinkeval.run.shard import Shard
 from thinkeval.scoring.pool import pooled_strict_verdict
@@ -56,20 +58,6 @@ class TaskPlan:
         return self.spec.name
 
 
-@dataclass(slots=True)
-class WorkItem:
-    """One request to make. `sample` is None for a retry found in the journal at start: its
-    prompt is read from the samples file at `offset` when the request is sent."""
-
-    task: str
-    phase: Phase
-    budget: int
-    offset: int
-    repeat: int = 0
-    sample: Sample | None = None
-    prompt_tokens: int | None = None
-
-
 @dataclass
 class Plan:
     """What a model still needs per task: requests to make, and attempts already recorded."""
@@ -87,7 +75,8 @@ class ModelRun:
 
     Samples stream from the run's samples files: fixed work is read as workers need it, so
     memory does not grow with the number of samples. `counted` is what the journal already
-    holds for this model (`counted.count_journal`); those attempts are not asked again.
+    holds for this model (`counted.count_journal`); those attempts are not asked again, and
+    `estimates` (per task, fed with what the journal holds) order the fixed work.
     """
 
     def __init__(
@@ -105,6 +94,7 @@ class ModelRun:
         observer: Observer | None = None,
         stop: asyncio.Event | None = None,
         unlisted: list[str] | None = None,
+        estimates: dict[str, TaskEstimate] | None = None,
     ) -> None:
         self.model = model
         # The ids /v1/models listed when it did not list the model (--allow-model-mismatch).
@@ -119,9 +109,16 @@ class ModelRun:
         self.shard = shard
         self.observer = observer or (lambda attempt: None)
         self.stop = stop or asyncio.Event()
+        self._halt = asyncio.Event()  # this model alone stops (its server failed)
         # Retries go first: the longest requests start early and the run's tail stays short.
         self._retries: deque[WorkItem] = deque()
-        self._fixed = self._fixed_work()  # lazy: reads nothing until a worker asks
+        self.estimates = estimates or default_estimates(tasks)
+        self._fixed = FixedWork(
+            {plan.name: self._fixed_work(plan) for plan in tasks},  # lazy: read as asked
+            self.estimates,
+            model.concurrency,
+            {plan.name: indexes[plan.name].units for plan in tasks},
+        )
         self._prompts: dict[str, SamplesFile] = {}
         self._busy = 0  # items taken and not finished: they may still add a retry
         self._wake = asyncio.Event()
@@ -137,13 +134,24 @@ class ModelRun:
                     if self.shard is None or self.shard.owns(sample.id, repeat):
                         yield offset, sample, repeat
 
-    def _refs(self, task: str, sample_id: str, repeat: int) -> tuple[int, int]:
-        """References to the recorded fixed and retry attempts (0 when none)."""
+    def _refs(self, task: str, unit: int | None) -> tuple[int, int]:
+        """References to the recorded fixed and retry attempts of a unit (0 when none)."""
         entry = self.counted.get((self.model.name, task))
-        if entry is None:
+        if entry is None or unit is None:
             return 0, 0
-        unit = self.indexes[task].unit(sample_id, repeat)
-        return (0, 0) if unit is None else (entry.fixed[unit], entry.retry_ref(unit))
+        return entry.fixed[unit], entry.retry_ref(unit)
+
+    def _move_up_repeats(self, task: str, sample: Sample, offset: int) -> None:
+        """A reply to `sample` was cut off: its other repeats not asked yet go first."""
+        index, budget = self.indexes[task], self.tasks[task].settings.budgets[0]
+        for repeat in range(index.repeats if index.repeats > 1 else 0):
+            unit = index.unit(sample.id, repeat)
+            if (
+                unit is not None
+                and not recorded(self._refs(task, unit)[0])
+                and (self.shard is None or self.shard.owns(sample.id, repeat))
+            ):
+                self._fixed.move_up(task, unit, WorkItem(task, "fixed", budget, offset, repeat))
 
     def _retry_due(self, ref: int, spec: TaskSpec, gold: str) -> Attempt | None:
         """The recorded fixed attempt at `ref` when it calls for the retry, else None."""
@@ -163,12 +171,15 @@ class ModelRun:
         for task in self.tasks.values():
             queued = done = 0
             retry_budget = task.settings.budgets[1]
+            index = self.indexes[task.name]
             for offset, sample, repeat in self._units(task, messages=False):
-                fixed, retry = self._refs(task.name, sample.id, repeat)
+                fixed, retry = self._refs(task.name, index.unit(sample.id, repeat))
                 done += recorded(fixed) + recorded(retry)
                 if not recorded(fixed):
                     queued += 1
                     continue
+                if fixed & RETRY_CANDIDATE:
+                    self._move_up_repeats(task.name, sample, offset)
                 due = None if recorded(retry) else self._retry_due(fixed, task.spec, sample.gold)
                 if due is not None:
                     tokens = due.usage.prompt_tokens
@@ -180,13 +191,16 @@ class ModelRun:
             plan.recorded[task.name] = done
         return plan
 
-    def _fixed_work(self) -> Generator[WorkItem, None, None]:
-        for task in self.tasks.values():
-            budget = task.settings.budgets[0]
-            for offset, sample, repeat in self._units(task):
-                fixed, _ = self._refs(task.name, sample.id, repeat)
-                if not recorded(fixed):
-                    yield WorkItem(task.name, "fixed", budget, offset, repeat, sample)
+    def _fixed_work(self, task: TaskPlan) -> Iterator[WorkItem]:
+        """The task's fixed units not recorded yet, in samples-file order, repeat by repeat."""
+        budget = task.settings.budgets[0]
+        index = self.indexes[task.name]
+        for offset, sample, repeat in self._units(task):
+            unit = index.unit(sample.id, repeat)
+            if unit is not None and self._fixed.taken_early(task.name, unit):
+                continue
+            if not recorded(self._refs(task.name, unit)[0]):
+                yield WorkItem(task.name, "fixed", budget, offset, repeat, sample)
 
     def _max_tokens(self, budget: int, prompt_tokens: int | None) -> tuple[int, int | None]:
         """The budget, clamped to what fits in the context; and the budget if it was clamped."""
@@ -305,8 +319,8 @@ class ModelRun:
 
     async def _next_item(self) -> WorkItem | None:
         """The next request to make, or None when the model is done (or the run stops)."""
-        while not self.stop.is_set():
-            item = self._retries.popleft() if self._retries else next(self._fixed, None)
+        while not self.stop.is_set() and not self._halt.is_set():
+            item = self._retries.popleft() if self._retries else self._fixed.next()
             if item is not None:
                 self._busy += 1
                 return item
@@ -324,8 +338,10 @@ class ModelRun:
         self.journal.append(attempt)
         if attempt.error is not None:
             self.last_error = f"{attempt.sample_id}: {attempt.error}"
+        self.estimates[item.task].observe(attempt)
         self.observer(attempt)
         if attempt.phase == "fixed" and attempt.state in RETRY_STATES:
+            self._move_up_repeats(item.task, self._sample(item), item.offset)
             retry_budget = self.tasks[item.task].settings.budgets[1]
             self._retries.append(
                 WorkItem(
@@ -345,16 +361,20 @@ class ModelRun:
                 self._record(item, attempt)
             except asyncio.CancelledError:
                 raise
-            except BaseException as exc:  # a broken journal or a redeployed server ends the run
-                if self._fatal is None:
-                    self._fatal = exc
-                self.stop.set()
+            except BaseException as exc:  # a broken journal or a redeployed server ends the model
+                self.fail(exc)
             finally:
                 self._busy -= 1
                 self._wake.set()
 
+    def fail(self, exc: BaseException) -> None:
+        """Stop this model (not the others): abandon what is in flight; `run` raises `exc`."""
+        if self._fatal is None:
+            self._fatal = exc
+        self._halt.set()
+
     async def run(self, dispatcher: Dispatcher) -> None:
-        """Work until every planned request is recorded, or until `stop` is set."""
+        """Work until every planned request is recorded, until `stop` is set, or until `fail`."""
         # Opened now, so offsets always refer to the samples files this run planned with.
         self._prompts = {task: SamplesFile(self.run_dir, task) for task in self.tasks}
         workers = [
@@ -365,14 +385,15 @@ class ModelRun:
         # or asyncio prints "exception was never retrieved" with a traceback on every stop.
         finished.add_done_callback(_retrieve)
         stopped = asyncio.create_task(self.stop.wait())
+        halted = asyncio.create_task(self._halt.wait())
         try:
-            waiting: set[asyncio.Future[Any]] = {finished, stopped}
+            waiting: set[asyncio.Future[Any]] = {finished, stopped, halted}
             await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         finally:
             # Cancelling abandons requests in flight; only finished attempts were recorded.
-            for task in [*workers, stopped]:
+            for task in [*workers, stopped, halted]:
                 task.cancel()
-            await asyncio.gather(*workers, stopped, return_exceptions=True)
+            await asyncio.gather(*workers, stopped, halted, return_exceptions=True)
             finished.cancel()
             self._close()
         if self._fatal is not None:
@@ -388,6 +409,11 @@ class ModelRun:
 def _retrieve(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
+
+
+def default_estimates(tasks: list[TaskPlan]) -> dict[str, TaskEstimate]:
+    """Each task's reply estimate before any reply is seen (`run/ordering.py`)."""
+    return {p.name: TaskEstimate.prior(p.settings.budgets, p.spec.reply_tokens) for p in tasks}
 
 
 def _model_gone(attempt: Attempt) -> bool:

@@ -1,31 +1,22 @@
-"""Run a whole config: load samples, check each server, run the protocol model by model.
+"""Run a whole config: load samples, then run every model's protocol (`run/scheduler.py`).
 
-Models run one after another (a queue: one command replaces a chain of shell scripts); inside a
-model all tasks share one work queue. Running the same command again resumes from the journal.
+Models run side by side, each against its own servers; inside a model all tasks share one work
+queue. Running the same command again resumes from the journal.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
-import signal
-import socket
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 
-from thinkeval.client.dispatch import Dispatcher
-from thinkeval.config import ModelConfig, RunConfig
+from thinkeval.client.limits import EndpointLimits, endpoint_caps
+from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
 from thinkeval.results.summary import Summary, write_summary
-from thinkeval.run.counted import Journals, count_journal, index_samples
-from thinkeval.run.heartbeat import HEARTBEAT_S, Heartbeat, ProgressRow, write_record
-from thinkeval.run.identity import check_identity
 from thinkeval.run.journal import Journal
-from thinkeval.run.protocol import ModelRun, TaskPlan
+from thinkeval.run.protocol import TaskPlan
 from thinkeval.run.reproduce import write_run_yaml
 from thinkeval.run.run_record import (
     RunRecord,
@@ -37,70 +28,19 @@ from thinkeval.run.run_record import (
     task_record,
     write_run_record,
 )
-from thinkeval.run.rundir import (
-    STATUS_DIR,
-    PromptsChanged,
-    SamplesFile,
-    write_model_card,
-    write_samples,
-)
+from thinkeval.run.rundir import PromptsChanged, SamplesFile, write_samples
 from thinkeval.run.runlock import RunLock
+from thinkeval.run.scheduler import ModelsFailed, run_models
 from thinkeval.run.selection import select_samples, selection_note
 from thinkeval.run.shard import Shard
 from thinkeval.tasks import DataSource, get_task, iter_samples, resolve_data_dir
 from thinkeval.tasks.source import describe_sources
-from thinkeval.ui.progress import RunProgress
 
 
 class Interrupted(ThinkevalError):
     """The run was stopped by a signal; everything finished so far is recorded."""
 
     exit_code = 130
-
-
-@dataclass
-class HeartbeatWriter:
-    """This process's live state, written to `status/<writer>.json` for `thinkeval status`."""
-
-    path: Path
-    progress: RunProgress
-    started_at: float = field(default_factory=time.time)
-    state: str = "starting"
-    model_run: ModelRun | None = None
-    error: str | None = None
-
-    def write(self) -> None:
-        rows = [
-            ProgressRow(
-                model=model,
-                task=task,
-                done=row.done,
-                total=row.total,
-                rate_per_s=(row.done - row.resumed) / max(time.monotonic() - row.started, 1e-9),
-            )
-            for (model, task), row in self.progress.rows.items()
-        ]
-        run = self.model_run
-        beat = Heartbeat(
-            pid=os.getpid(),
-            host=socket.gethostname(),
-            state=self.state,
-            started_at=self.started_at,
-            updated_at=time.time(),
-            model=run.model.name if run else None,
-            in_flight=run.in_flight if run else 0,
-            last_error=(run.last_error if run else None) or self.error,
-            rows=rows,
-        )
-        # No fsync: the heartbeat is rewritten every few seconds, and a disk flush here would
-        # stall the event loop that keeps requests in flight.
-        write_record(self.path, beat, durable=False)
-
-    async def beat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            with contextlib.suppress(ThinkevalError):
-                self.write()
 
 
 @dataclass(frozen=True)
@@ -220,96 +160,20 @@ async def run_evaluation(
                 TaskPlan(get_task(record.name), config.settings(record.name))
                 for record in records
             ]
-            stopped = await _run_models(run_dir, options, console, journal, plans, models)
+            outcome = await run_models(
+                run_dir, journal, plans, models, console,
+                limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),
+                shard=options.shard,
+                allow_model_mismatch=options.allow_model_mismatch,
+            )
         finally:
             journal.close()
     summary = write_summary(run_dir)
-    if stopped:
+    if outcome.stopped:
         raise Interrupted(
             f"stopped; everything finished so far is recorded in {run_dir}. "
             "Run the same command again to resume."
         )
+    if outcome.failures:
+        raise ModelsFailed(outcome.failures, summary)
     return summary
-
-
-async def _run_models(
-    run_dir: Path,
-    options: RunOptions,
-    console: Console,
-    journal: Journal,
-    plans: list[TaskPlan],
-    models: list[ModelConfig],
-) -> bool:
-    """Run the models one after another; True when a signal stopped the run."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    progress = RunProgress(console)
-    heartbeat = HeartbeatWriter(run_dir / STATUS_DIR / f"{journal.path.stem}.json", progress)
-    beating: asyncio.Task[None] | None = None
-    try:
-        with progress.shown():
-            heartbeat.state = "running"
-            heartbeat.write()
-            beating = asyncio.create_task(heartbeat.beat())
-            for model in models:
-                if stop.is_set():
-                    break
-                await _run_model(model, run_dir, options, journal, plans, heartbeat, stop)
-        heartbeat.state = "stopped" if stop.is_set() else "finished"
-    except ThinkevalError as exc:
-        heartbeat.state, heartbeat.error = "failed", str(exc)
-        raise
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        if beating is not None:
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError, ThinkevalError):
-                await beating
-            with contextlib.suppress(ThinkevalError):
-                heartbeat.write()
-    return stop.is_set()
-
-
-async def _run_model(
-    model: ModelConfig,
-    run_dir: Path,
-    options: RunOptions,
-    journal: Journal,
-    plans: list[TaskPlan],
-    heartbeat: HeartbeatWriter,
-    stop: asyncio.Event,
-) -> None:
-    """Check the server's identity, then run both phases of every task for one model."""
-    async with Dispatcher(model) as dispatcher:
-        card = await check_identity(dispatcher, model.served_model, options.allow_model_mismatch)
-        write_model_card(run_dir, model.name, card)
-        max_len = card.get("max_model_len")
-        with Journals(run_dir) as journals:
-            indexes = index_samples(run_dir, {plan.name: plan.settings.repeats for plan in plans})
-            model_run = ModelRun(
-                model,
-                run_dir,
-                plans,
-                journal,
-                journals,
-                indexes,
-                count_journal(journals, indexes, model=model.name),
-                max_model_len=max_len if isinstance(max_len, int) else None,
-                shard=options.shard,
-                observer=heartbeat.progress.record,
-                stop=stop,
-                unlisted=card.get("served"),
-            )
-            plan = model_run.plan()
-            for task in plans:
-                heartbeat.progress.add(
-                    model.name,
-                    task.name,
-                    plan.queued[task.name],
-                    already_done=plan.recorded[task.name],
-                )
-            heartbeat.model_run = model_run
-            await model_run.run(dispatcher)

@@ -87,6 +87,9 @@ class TaskSpec:
     budgets: tuple[int, int] = (2048, 8192)
     generation: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     repeats: int = 1
+    # The typical reply length of a thinking model, reasoning included, in tokens: a scheduling
+    # hint only (what may run long goes first, `run/ordering.py`); None: half the first budget.
+    reply_tokens: int | None = None
     ids_from_data: bool = False
     prompt_source: str = ""  # where the prompt comes from, for the docs and the report
     # Names other tools use for it: AISBench dataset abbreviations (matched as prefixes; a

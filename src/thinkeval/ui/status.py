@@ -1,14 +1,16 @@
-"""`thinkeval status` on the terminal: a header, the processes and the progress per phase."""
+"""`thinkeval status` on the terminal: a header, the processes, the models while the run is
+alive (state, unreachable since …, rate, ETA) and the progress per phase."""
 
 from __future__ import annotations
 
 import math
+import time
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from thinkeval.ops.status import RunStatus
+from thinkeval.ops.status import ModelStatus, RunStatus
 from thinkeval.ui.tables import missing
 
 
@@ -33,6 +35,7 @@ def _clip(text: str | None, width: int = 60) -> str:
 
 _STATE_STYLE = {
     "running": "green", "starting": "green", "finished": "bold", "complete": "bold",
+    "unreachable": "red", "checking": "green", "incomplete": "yellow",
     "stopped": "yellow", "failed": "red", "dead": "red", "lost": "red", "unresponsive": "red",
     "exited": "yellow",
 }
@@ -72,6 +75,8 @@ def render(status: RunStatus, console: Console) -> None:
                 escape(_clip(w.last_error)),
             )
         console.print(writers)
+    if status.models and status.alive:
+        _render_models(status.models, console)
     if status.phases:
         table = Table(title="progress (from the journal)", title_justify="left")
         for column in ("model", "task", "phase"):
@@ -102,3 +107,24 @@ def render(status: RunStatus, console: Console) -> None:
         )
     for note in status.notes:
         console.print(f"[yellow]note:[/] {escape(note)}")
+
+
+def _render_models(models: list[ModelStatus], console: Console) -> None:
+    """One row per model: its state, done/total over all phases, in flight, rate and ETA."""
+    table = Table(title="models", title_justify="left")
+    table.add_column("model")
+    table.add_column("state")
+    for column in ("done/total", "in flight", "rate/min", "ETA"):
+        table.add_column(column, justify="right")
+    table.add_column("note")
+    for m in models:
+        note = m.error or "-"
+        if m.unreachable_since is not None:
+            since = time.strftime("%H:%M:%S", time.localtime(m.unreachable_since))
+            note = f"unreachable since {since}: {m.last_error or '?'}"
+        table.add_row(
+            escape(m.model), _styled(m.state), f"{m.done}/{m.total}", str(m.in_flight),
+            "-" if m.rate_per_min is None else f"{m.rate_per_min:.1f}",
+            format_duration(m.eta_s), escape(_clip(note, 80)),
+        )
+    console.print(table)

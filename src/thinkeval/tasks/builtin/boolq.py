@@ -72,5 +72,6 @@ SPEC = TaskSpec(
     prompt_source="AISBench SuperGLUE_BoolQ_gen (0-shot, options A. Yes / B. No)",
     aisbench_names=("superglue_boolq", "boolq"),
     suite="default",
+    reply_tokens=700,  # Qwen3-class thinking on a yes/no reading question
     sim_flavour="yesno",
 )

@@ -70,5 +70,6 @@ SPEC = TaskSpec(
     prompt_source="AISBench ceval_gen_0_shot_cot_chat_prompt (0-shot chain of thought, chat)",
     aisbench_names=("ceval",),
     suite="default",
+    reply_tokens=1800,  # Qwen3-class thinking on a multiple-choice exam question
     sim_flavour="choice",
 )

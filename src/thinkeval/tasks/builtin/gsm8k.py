@@ -62,5 +62,6 @@ SPEC = TaskSpec(
     prompt_source="AISBench gsm8k_gen_4_shot_cot_chat_prompt (4-shot chain of thought, chat)",
     aisbench_names=("gsm8k",),
     suite="default",
+    reply_tokens=1400,  # Qwen3-class thinking on a grade-school word problem
     sim_flavour="number",
 )

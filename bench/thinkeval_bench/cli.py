@@ -44,6 +44,7 @@ from thinkeval_bench.plan import SCENARIOS, plan_runs, run_timeout, write_data
 from thinkeval_bench.render import render_report
 from thinkeval_bench.results import BenchRecord, load_record, save_record, this_machine
 from thinkeval_bench.runenv import take_snapshot, thinkeval_location, thinkeval_version
+from thinkeval_bench.serverbound_cli import keep_sections
 from thinkeval_bench.workload import SIZES_100K, gsm8k_source, write_prompt
 
 
@@ -227,10 +228,16 @@ def _run(args: argparse.Namespace, harnesses: list[str], scenarios: list[str], c
     save_record(record, raw)
     out = Path(args.out)
     save_record(record, results_path(out))
-    out.write_text(render_report(record, _shown(results_path(out).resolve())), encoding="utf-8")
+    _write_page(out, render_report(record, _shown(results_path(out).resolve())))
     log(f"wrote {out} and {results_path(out)} (logs and raw copy: {out_dir})")
     log_file.close()
     return 0
+
+
+def _write_page(out: Path, page: str) -> None:
+    """Write RESULTS.md, keeping the section `server_bound.py` put there."""
+    old = out.read_text(encoding="utf-8") if out.exists() else ""
+    out.write_text(keep_sections(old, page), encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -242,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--render-only reads the file that --out would overwrite")
         source = Path(args.render_only)
         record = load_record(source)
-        Path(args.out).write_text(render_report(record, _shown(source.resolve())), encoding="utf-8")
+        _write_page(Path(args.out), render_report(record, _shown(source.resolve())))
         print(f"wrote {args.out} from {args.render_only}", file=sys.stderr)
         return 0
     harnesses = [h.strip() for h in args.harnesses.split(",") if h.strip()]

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,18 @@ from thinkeval_bench.workload import MODEL, SIM_FLAGS
 
 
 class Simulator:
-    """One `python -m thinkeval sim` process, on a free port, with a stats poller."""
+    """One `python -m thinkeval sim` process, on a free port, with a stats poller. `flags`
+    replace the workload's simulator flags (the GSM8K scenarios': nothing cut off)."""
 
-    def __init__(self, *, seed: int, latency_s: float, data_dir: Path, log_path: Path) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int,
+        latency_s: float,
+        data_dir: Path,
+        log_path: Path,
+        flags: Sequence[str] = SIM_FLAGS,
+    ) -> None:
         self.argv = [
             sys.executable,
             "-m",
@@ -35,7 +45,7 @@ class Simulator:
             str(seed),
             "--latency-s",
             f"{latency_s:g}",
-            *SIM_FLAGS,
+            *flags,
             "--data-dir",
             str(data_dir),
         ]

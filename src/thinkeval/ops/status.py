@@ -25,10 +25,10 @@ from typing import Any
 import msgspec
 
 from thinkeval.errors import ThinkevalError
+from thinkeval.ops.model_status import ModelStatus, eta, model_rows
 from thinkeval.ops.processes import WriterProcess, find_writers
 from thinkeval.records import Attempt, Phase
 from thinkeval.results.summary import Counts, FixedBlock, RetryBlock, tally
-from thinkeval.run.heartbeat import ModelBeat
 from thinkeval.run.run_record import read_run_record
 from thinkeval.run.rundir import CONFIG_FILE, SAMPLES_DIR
 
@@ -69,29 +69,6 @@ class PhaseStatus:
     # Requests still expected (pending, and for the retry phase the retries expected from the
     # fixed work pending); None while unknown.
     expected_left: float | None = None
-
-
-@dataclass(frozen=True)
-class ModelStatus:
-    """One model over all its tasks and phases, with what its live processes say of it.
-
-    `state`: `unreachable` (every request to its server fails; `unreachable_since` and
-    `last_error` say since when and how), `running`, `checking` (reading /v1/models), `waiting`,
-    `failed` (`error` says why), `stopped`, `finished`; without a live process `complete` or
-    `incomplete`. `rate_per_min` sums its phases' rates, `eta_s` is the requests it still
-    expects at that rate.
-    """
-
-    model: str
-    state: str
-    done: int
-    total: int
-    in_flight: int = 0
-    rate_per_min: float | None = None
-    eta_s: float | None = None
-    unreachable_since: float | None = None
-    last_error: str | None = None
-    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,12 +119,6 @@ class _Timing:
         return len(recent) / span
 
 
-def _eta(remaining: float, rate_per_s: float) -> float | None:
-    if remaining <= 0:
-        return 0.0
-    return remaining / rate_per_s if rate_per_s > 0 else None
-
-
 def _phase_rows(
     model: str,
     task: str,
@@ -171,7 +142,7 @@ def _phase_rows(
     for phase, block, total, more in phases:
         timing = timings.get((model, task, phase)) or _Timing()
         rate = None if now is None else timing.rate_per_s(now)
-        eta = None if rate is None or more is None else _eta(block.pending + more, rate)
+        eta_s = None if rate is None or more is None else eta(block.pending + more, rate)
         unresolved = timing.last_error if block.error else None
         rows.append(PhaseStatus(
             model=model, task=task, phase=phase, budget=block.budget, total=total,
@@ -181,55 +152,11 @@ def _phase_rows(
             truncated=block.unfinished, empty=block.empty, failed=block.error,
             pending=block.pending,
             rate_per_min=None if rate is None else rate * 60.0,
-            eta_s=eta,
+            eta_s=eta_s,
             last_error=unresolved[1] if unresolved else None,
             expected_left=None if more is None else block.pending + more,
         ))
     return rows
-
-
-# When one process reports a model in several states, the one to show.
-_MODEL_STATES = ("unreachable", "running", "checking", "waiting", "failed", "stopped", "finished")
-
-
-def _model_rows(
-    models: list[str], phases: list[PhaseStatus], writers: list[WriterProcess]
-) -> list[ModelStatus]:
-    """Per model: its phases summed up, and the state its live processes report."""
-    beats: dict[str, list[ModelBeat]] = defaultdict(list)
-    for writer in writers:
-        for beat in writer.models:
-            beats[beat.name].append(beat)
-    rows = []
-    for model in models:
-        mine = [p for p in phases if p.model == model]
-        seen = beats.get(model, [])
-        states = ["unreachable" if b.unreachable_since is not None else b.state for b in seen]
-        complete = all(p.pending == 0 for p in mine)
-        state = min(states, key=_state_rank) if states else (
-            "complete" if complete else "incomplete"
-        )
-        rates = [p.rate_per_min for p in mine if p.rate_per_min is not None]
-        rate = sum(rates) if rates else None
-        left = [p.expected_left for p in mine]
-        eta = None
-        if state != "unreachable" and rate is not None and None not in left:
-            eta = _eta(sum(x for x in left if x is not None), rate / 60.0)
-        since = [b.unreachable_since for b in seen if b.unreachable_since is not None]
-        rows.append(ModelStatus(
-            model=model, state=state,
-            done=sum(p.done for p in mine), total=sum(p.total for p in mine),
-            in_flight=sum(b.in_flight for b in seen),
-            rate_per_min=rate, eta_s=eta,
-            unreachable_since=min(since) if since else None,
-            last_error=next((b.last_error for b in seen if b.last_error), None),
-            error=next((b.error for b in seen if b.error), None),
-        ))
-    return rows
-
-
-def _state_rank(state: str) -> int:
-    return _MODEL_STATES.index(state) if state in _MODEL_STATES else len(_MODEL_STATES)
 
 
 def _recorded_tasks(run_dir: Path, tasks: list[str], notes: list[str]) -> list[str]:
@@ -308,5 +235,5 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
         run=record.run, run_dir=str(run_dir), checked_at=now,
         state=_overall_state(writers, complete), alive=alive, complete=complete,
         writers=writers, phases=phases, in_flight=in_flight, notes=notes,
-        models=_model_rows(models, phases, writers),
+        models=model_rows(models, phases, writers),
     )

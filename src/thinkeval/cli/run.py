@@ -28,7 +28,10 @@ DESCRIPTION = textwrap.dedent(
 
     Describe the run with flags (one server, lm-eval style) or with a config file (several
     models, per-task settings: docs/configuration.md). Either way the resolved config is
-    written to RUN_DIR/run.yaml, and `thinkeval run RUN_DIR/run.yaml` resumes that run."""
+    written to RUN_DIR/run.yaml, and `thinkeval run RUN_DIR/run.yaml` resumes that run. The
+    models of a config run at the same time, each against its own servers; a model whose
+    server fails (serves another model, or does not answer for unreachable_after_s) stops
+    alone and the others go on."""
 )
 EPILOG = """\
 examples:
@@ -47,7 +50,8 @@ server and key: --base-url, else $OPENAI_BASE_URL; the key from --api-key-env VA
 $OPENAI_API_KEY when set (the key is never written anywhere, only the variable's name).
 
 exit status: 0 all recorded; 1 finished but some requests failed (run again to retry
-only those); 2 bad input (config, dataset, server); 130 stopped (run again to resume)."""
+only those); 2 bad input (config, dataset, server) or a model whose server failed (the
+others finished; run again to resume); 130 stopped (run again to resume)."""
 
 # Flags that describe a run on their own; with a config file, its keys say the same.
 FLAGS_ONLY = {

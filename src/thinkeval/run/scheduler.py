@@ -251,7 +251,7 @@ async def run_models(
         failures = {name: live.failure for name, live in lives.items() if live.failure}
         heartbeat.state = "stopped" if stop.is_set() else "failed" if failures else "finished"
         heartbeat.error = "; ".join(f"{n}: {e}" for n, e in failures.items()) or None
-    except ThinkevalError as exc:
+    except Exception as exc:  # the journal or the samples broke: every model stopped
         heartbeat.state, heartbeat.error = "failed", str(exc)
         raise
     finally:

@@ -24,12 +24,14 @@ from rich.console import Console
 from conftest import ThreadedSim, write_config
 from test_run import model_entry, numbers, small_tasks, stats
 from thinkeval.cli import main
-from thinkeval.ops.status import read_status
+from thinkeval.ops.model_status import ModelStatus
+from thinkeval.ops.status import RunStatus, read_status
 from thinkeval.ops.verify import verify_run
 from thinkeval.records import Attempt
 from thinkeval.run.journal import iter_attempts
 from thinkeval.sim.config import SimConfig
 from thinkeval.ui.progress import RunProgress
+from thinkeval.ui.status import render
 
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 
@@ -223,3 +225,20 @@ def test_the_log_shows_every_model_with_its_rate_eta_and_state(capsys) -> None:
     assert lines[1] == "[progress] a gsm8k: 1/10 ok=1 trunc=0 fail=0"
     assert lines[3].startswith("[progress] b: 0/20") and "eta=-" in lines[3]
     assert lines[3].endswith("(unreachable since 14:03:07)")
+
+
+def test_status_shows_each_live_model_and_since_when_its_server_is_unreachable() -> None:
+    since = time.mktime((2026, 1, 2, 14, 3, 7, 0, 0, -1))
+    models = [
+        ModelStatus("a", "running", 872, 1430, in_flight=64, rate_per_min=386.7, eta_s=178),
+        ModelStatus("b", "unreachable", 410, 1430, rate_per_min=12.0, unreachable_since=since,
+                    last_error="http://gpu-2:8000/v1: cannot connect to gpu-2:8000"),
+    ]
+    status = RunStatus(run="r", run_dir="runs/r", checked_at=since, state="running", alive=True,
+                       complete=False, writers=[], phases=[], models=models)
+    console = Console(record=True, width=200)
+    render(status, console)
+    text = console.export_text()
+    assert "models" in text and "2m58s" in text
+    assert "unreachable since 14:03:07: http://gpu-2:8000/v1: cannot connect" in text
+    assert status.to_json()["models"][1]["state"] == "unreachable"

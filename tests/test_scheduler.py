@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from rich.console import Console
 
 from conftest import ThreadedSim, write_config
@@ -85,6 +86,11 @@ def test_models_sharing_a_server_never_exceed_its_cap(
     found = spans(tmp_path / "out")
     assert max(found["lora-a"][0], found["lora-b"][0]) < min(found["lora-a"][1],
                                                                 found["lora-b"][1])
+    if cap is not None:  # the cap is part of the run: run.yaml resumes it with the cap
+        resolved = yaml.safe_load((tmp_path / "out" / "run.yaml").read_text())
+        assert resolved["endpoints"] == [{"base_url": server.base_url, "max_in_flight": cap}]
+        assert main(["run", str(tmp_path / "out" / "run.yaml")]) == 0
+        assert stats(server.base_url)["requests"] == served["requests"]  # nothing asked again
 
 
 def test_an_endpoint_cap_for_no_model_is_refused(tmp_path: Path, capsys) -> None:

@@ -57,6 +57,8 @@ def run_config_data(record: RunRecord) -> dict[str, Any]:
         {key: value for key, value in msgspec.to_builtins(model).items() if value not in (None, {})}
         for model in record.models
     ]
+    if record.endpoints:
+        data["endpoints"] = [msgspec.to_builtins(endpoint) for endpoint in record.endpoints]
     return data
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from thinkeval import __version__
-from thinkeval.config import ModelConfig, RunConfig, TaskSettings
+from thinkeval.config import EndpointConfig, ModelConfig, RunConfig, TaskSettings
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
 from thinkeval.run.rundir import CONFIG_FILE, write_json
@@ -51,6 +51,7 @@ class RunRecord(msgspec.Struct, kw_only=True):
     budgets: tuple[int, int] | None = None
     tasks: list[TaskRecord] = []
     models: list[ModelConfig] = []
+    endpoints: list[EndpointConfig] = []  # in-flight caps of servers models share
 
     def task(self, name: str) -> TaskRecord:
         for task in self.tasks:
@@ -129,6 +130,7 @@ def new_record(config: RunConfig, tasks: list[TaskRecord]) -> RunRecord:
         budgets=config.budgets,
         tasks=tasks,
         models=msgspec.convert(public["models"], list[ModelConfig]),
+        endpoints=msgspec.convert(public["endpoints"], list[EndpointConfig]),
     )
 
 
@@ -139,10 +141,12 @@ def merged(old: RunRecord | None, new: RunRecord) -> RunRecord:
         return new
     names = set(new.model_names)
     task_names = set(new.task_names)
+    urls = {endpoint.base_url for endpoint in new.endpoints}
     return msgspec.structs.replace(
         new,
         models=[m for m in old.models if m.name not in names] + new.models,
         tasks=[t for t in old.tasks if t.name not in task_names] + new.tasks,
+        endpoints=[e for e in old.endpoints if e.base_url not in urls] + new.endpoints,
     )
 
 

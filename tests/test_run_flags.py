@@ -209,7 +209,7 @@ def test_run_yaml_spells_out_what_the_run_asks(
         "run": "spelled", "tasks": [{"name": "gsm8k", "range": "3:6"},
                                     {"name": "ceval", "limit": 2, "budgets": [512, 1024]}],
         "models": [{"name": "m", "base_url": server.base_url, "api_key_env": "SOME_KEY",
-                    "generation": {"temperature": 0}}]})
+                    "generation": {"temperature": 0}, "unreachable_after_s": None}]})
     run_dir = tmp_path / "out"
     monkeypatch.setenv("SOME_KEY", "k")
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
@@ -221,3 +221,6 @@ def test_run_yaml_spells_out_what_the_run_asks(
     assert "budgets" not in data
     assert data["models"][0]["api_key_env"] == "SOME_KEY"
     assert data["models"][0]["generation"] == {"temperature": 0}
+    # A null that is not the default is kept (dead-server detection off); defaults are left out.
+    assert data["models"][0]["unreachable_after_s"] is None
+    assert "concurrency" not in data["models"][0] and "timeout_s" not in data["models"][0]

@@ -17,6 +17,7 @@ import msgspec
 import yaml
 
 from thinkeval import __version__
+from thinkeval.config import ModelConfig
 from thinkeval.run.run_record import RunRecord
 from thinkeval.run.rundir import write_atomic
 
@@ -53,13 +54,27 @@ def run_config_data(record: RunRecord) -> dict[str, Any]:
             entry["generation"] = task.generation
         tasks.append(entry)
     data["tasks"] = tasks
-    data["models"] = [
-        {key: value for key, value in msgspec.to_builtins(model).items() if value not in (None, {})}
-        for model in record.models
-    ]
+    data["models"] = [_model_entry(model) for model in record.models]
     if record.endpoints:
         data["endpoints"] = [msgspec.to_builtins(endpoint) for endpoint in record.endpoints]
     return data
+
+
+def _model_entry(model: ModelConfig) -> dict[str, Any]:
+    """The model's settings, leaving out those at their default (a null that is not the
+    default, such as `unreachable_after_s: null`, is kept: it means something)."""
+    defaults = {}
+    for field in msgspec.structs.fields(ModelConfig):
+        if field.default is not msgspec.NODEFAULT:
+            defaults[field.encode_name] = field.default
+        elif field.default_factory is not msgspec.NODEFAULT:
+            defaults[field.encode_name] = field.default_factory()
+    entry = {}
+    for key, value in msgspec.to_builtins(model).items():
+        if key in defaults and value == msgspec.to_builtins(defaults[key]):
+            continue
+        entry[key] = value
+    return entry
 
 
 def write_run_yaml(run_dir: Path, record: RunRecord) -> None:

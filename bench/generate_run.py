@@ -21,7 +21,6 @@ from typing import Any
 
 import msgspec
 
-from thinkeval import __version__
 from thinkeval.config import ModelConfig
 from thinkeval.records import Attempt, Sample, Usage
 from thinkeval.run.judge import recorded_verdicts
@@ -30,6 +29,7 @@ from thinkeval.run.rundir import write_samples
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import reply_state
 from thinkeval.tasks import get_task
+from thinkeval.version import __version__
 
 B1, B2 = 2048, 8192
 MODELS = ("gen-bf16", "gen-w8a8")

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from thinkeval.config import load_config, parse_config, redact_url
+from thinkeval.config import load_config, parse_config
 from thinkeval.errors import ConfigError
+from thinkeval.urls import redact_url
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "compare.yaml"
 

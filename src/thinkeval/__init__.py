@@ -11,13 +11,12 @@ The public Python API:
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
 
 from thinkeval.api import score
 from thinkeval.errors import ThinkevalError
 from thinkeval.records import Attempt, Sample, Verdict
+from thinkeval.version import __version__
 
 if TYPE_CHECKING:
     from thinkeval.api import evaluate, evaluate_async

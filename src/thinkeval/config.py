@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import msgspec
 import yaml
@@ -21,6 +21,7 @@ import yaml
 from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
 from thinkeval.errors import ConfigError
 from thinkeval.records import decode_error_parts
+from thinkeval.urls import endpoint_key, redact_url, url_problem
 
 # Request fields the protocol owns: a config may not override them.
 RESERVED_GENERATION_KEYS = frozenset(
@@ -39,17 +40,6 @@ class _Strict(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=T
     def problems(self) -> Iterator[Problem]:
         """Every mistake the types cannot express, with the key path relative to the section."""
         return iter(())
-
-
-def redact_url(url: str) -> str:
-    """Return `url` with any user:password part replaced by `***`, for display and files."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, f"***@{host}", parts.path, parts.query, parts.fragment))
 
 
 class TaskSelection(_Strict, kw_only=True, frozen=True):
@@ -220,8 +210,6 @@ class ModelConfig(_Strict, kw_only=True, frozen=True):
 
 def base_url_problem(url: str) -> str | None:
     """`base_url 'URL' has no scheme: ...`: what is wrong with a server URL; None if usable."""
-    from thinkeval.client.session import url_problem  # imports this module: not at the top
-
     problem = url_problem(url)
     return None if problem is None else f"base_url {redact_url(url)!r} {problem}"
 
@@ -290,7 +278,6 @@ class RunConfig(_Strict, kw_only=True, frozen=True):
         yield from self._endpoint_problems()
 
     def _endpoint_problems(self) -> Iterator[Problem]:
-        from thinkeval.client.limits import endpoint_key
 
         used = {endpoint_key(url) for model in self.models for url in model.base_urls}
         seen: set[str] = set()

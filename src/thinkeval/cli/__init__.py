@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 
-from thinkeval import __version__
 from thinkeval.errors import ThinkevalError
+from thinkeval.version import __version__
 
 
 def _console() -> Console:

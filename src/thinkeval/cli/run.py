@@ -12,10 +12,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from thinkeval import __version__
 from thinkeval.config import RunConfig
 from thinkeval.errors import ConfigError, ThinkevalError
 from thinkeval.run.shard import Shard
+from thinkeval.version import __version__
 
 EXIT_OK = 0
 EXIT_ERRORS_LEFT = 1  # the run finished but some requests failed: run again to retry them

@@ -24,7 +24,6 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
-from thinkeval import __version__
 from thinkeval.client.profiles import ServerProfile, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.client.session import (
@@ -34,8 +33,9 @@ from thinkeval.client.session import (
     proxy_for,
     split_credentials,
 )
-from thinkeval.config import redact_url
 from thinkeval.records import Reply
+from thinkeval.urls import redact_url
+from thinkeval.version import __version__
 
 __all__ = ["MAX_REPLY_BYTES", "Endpoint", "RequestFailed", "Timed"]
 

@@ -15,21 +15,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from urllib.parse import urlsplit, urlunsplit
 
 from thinkeval.config import ModelConfig
-
-
-def endpoint_key(base_url: str) -> str:
-    """The form two spellings of one base URL share: scheme and host lower-cased, no trailing
-    slash.
-
-    >>> endpoint_key("HTTP://GPU-1:8000/v1/")
-    'http://gpu-1:8000/v1'
-    """
-    parts = urlsplit(base_url.strip())
-    netloc = parts.netloc.rpartition("@")[2].lower()  # credentials never name the server
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), parts.query, ""))
+from thinkeval.urls import endpoint_key
 
 
 def endpoint_caps(

@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from thinkeval.config import redact_url
-
 if TYPE_CHECKING:
     import aiohttp
 
@@ -46,7 +44,7 @@ def open_session(concurrency: int, https: bool) -> aiohttp.ClientSession:
     For https endpoints the TLS context is built here, so `SSL_CERT_FILE` / `SSL_CERT_DIR` count
     as they are when the run starts (aiohttp's own default context is built when it is imported).
     """
-    import aiohttp  # here: `url_problem` and the readers below serve commands that send nothing
+    import aiohttp  # here: the readers below serve commands that send nothing
 
     connector = aiohttp.TCPConnector(
         limit=concurrency,
@@ -127,25 +125,3 @@ def proxy_for(url: str) -> str | None:
             user, password = (quote(part, safe="") for part in credentials)
             proxy = proxy.replace("://", f"://{user}:{password}@", 1)
     return proxy
-
-
-def url_problem(url: str) -> str | None:
-    """What is wrong with a server URL as given, in words for its user; None when it is usable.
-
-    >>> url_problem("localhost:8000/v1")
-    "has no scheme: did you mean 'http://localhost:8000/v1'?"
-    """
-    if not url.strip():
-        return "is empty: give the server's root, e.g. http://127.0.0.1:8000/v1"
-    if "://" not in url:
-        return f"has no scheme: did you mean {redact_url('http://' + url.strip().lstrip('/'))!r}?"
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https"):
-        return f"uses {parts.scheme}://, but only http:// and https:// servers are supported"
-    try:
-        parts.port  # noqa: B018 - raises for a port that is not a number
-    except ValueError:
-        return "has a port that is not a number"
-    if not parts.hostname:
-        return "has no host, e.g. http://127.0.0.1:8000/v1"
-    return None

@@ -22,11 +22,10 @@ import msgspec
 
 from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
 from thinkeval.client.replies import RequestFailed
-from thinkeval.client.session import url_problem
-from thinkeval.config import redact_url
 from thinkeval.errors import ConfigError
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
+from thinkeval.urls import redact_url, url_problem
 
 if TYPE_CHECKING:
     from thinkeval.client.endpoint import Endpoint

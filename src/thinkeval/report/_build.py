@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 
-from thinkeval import __version__
 from thinkeval.report._collect import Collection, ModelTask, RunData, collect
 from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._context import run_context
@@ -27,6 +26,7 @@ from thinkeval.report._samples import Catalog
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
 from thinkeval.ui.tables import adaptive_cell, fixed_cell, gain_cell
+from thinkeval.version import __version__
 
 
 def build_report(

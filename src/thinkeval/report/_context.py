@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from thinkeval.config import ModelConfig, redact_url
+from thinkeval.config import ModelConfig
 from thinkeval.errors import JournalError
 from thinkeval.report._collect import RunData
 from thinkeval.report._model import ModelContext, RunContext, TaskContext
@@ -23,6 +23,7 @@ from thinkeval.run.run_record import TaskRecord
 from thinkeval.run.rundir import MODELS_DIR, SAMPLES_DIR, read_json
 from thinkeval.scoring.scorers import RECORDING_SCORERS
 from thinkeval.tasks import get_task
+from thinkeval.urls import redact_url
 
 UNKNOWN = "unknown"
 # The card field `thinkeval sim` adds to its /v1/models card: the model is simulated.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
+import thinkeval.report._svg as _svg
 from thinkeval.records import STATUSES
-from thinkeval.report import _svg
 from thinkeval.report._model import Report
 
 OUTCOME_COLORS = {

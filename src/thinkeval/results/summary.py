@@ -16,7 +16,6 @@ from pathlib import Path
 
 import msgspec
 
-from thinkeval import __version__
 from thinkeval.records import SCHEMA_VERSION, STATUSES, Attempt
 from thinkeval.results.judge import judge_agreement, judge_path
 from thinkeval.run.counted import CountedAttempts, Journals, count_journal, index_samples
@@ -25,6 +24,7 @@ from thinkeval.run.run_record import RunRecord, read_run_record
 from thinkeval.run.rundir import SUMMARY_FILE, SamplesFile, recorded_tasks, write_json
 from thinkeval.tasks import get_task
 from thinkeval.tasks.spec import TaskSpec
+from thinkeval.version import __version__
 
 OUTCOMES = (*STATUSES, "error")
 

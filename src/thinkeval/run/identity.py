@@ -7,8 +7,9 @@ from typing import Any
 
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.endpoint import RequestFailed
-from thinkeval.config import ModelConfig, redact_url
+from thinkeval.config import ModelConfig
 from thinkeval.errors import ServerError
+from thinkeval.urls import redact_url
 
 
 def identify(

@@ -16,10 +16,10 @@ from typing import Any
 import msgspec
 import yaml
 
-from thinkeval import __version__
 from thinkeval.config import ModelConfig
 from thinkeval.run.run_record import RunRecord
 from thinkeval.run.rundir import write_atomic
+from thinkeval.version import __version__
 
 RUN_YAML = "run.yaml"
 _HEADER = """\

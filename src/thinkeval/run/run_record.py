@@ -13,11 +13,11 @@ from typing import Any
 
 import msgspec
 
-from thinkeval import __version__
 from thinkeval.config import EndpointConfig, ModelConfig, RunConfig, TaskSettings
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
 from thinkeval.run.rundir import CONFIG_FILE, write_json
+from thinkeval.version import __version__
 
 RECORD_VERSION = 2
 # Settings that change what a recorded attempt means: a resumed run must keep them.

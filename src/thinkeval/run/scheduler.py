@@ -27,7 +27,7 @@ from rich.markup import escape
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.health import Outage
 from thinkeval.client.limits import EndpointLimits
-from thinkeval.config import ModelConfig, redact_url
+from thinkeval.config import ModelConfig
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
 from thinkeval.results.summary import Summary
@@ -40,6 +40,7 @@ from thinkeval.run.protocol import ModelRun, TaskPlan, default_estimates
 from thinkeval.run.rundir import STATUS_DIR, write_model_card
 from thinkeval.run.shard import Shard
 from thinkeval.ui.progress import RunProgress
+from thinkeval.urls import redact_url
 
 
 class ServerUnreachable(ServerError):

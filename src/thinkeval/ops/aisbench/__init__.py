@@ -8,10 +8,8 @@ from thinkeval.ops.aisbench.importer import (
     ImportResult,
     attempt_from,
     import_aisbench,
-    subset_of,
-    task_of,
-    verify,
 )
+from thinkeval.ops.aisbench.matching import subset_of, task_of, verify
 
 __all__ = [
     "CONFIG_NAME",

@@ -18,22 +18,21 @@ from __future__ import annotations
 import re
 import shlex
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from thinkeval.config import RunConfig, parse_config, redact_url
+from thinkeval.config import RunConfig, parse_config
 from thinkeval.ops.aisbench.files import (
     AisbenchError,
     Record,
-    dataset_files,
     find_model_dir,
     find_output_dir,
-    read_records,
     split_prediction,
 )
+from thinkeval.ops.aisbench.matching import Collected, collect
 from thinkeval.ops.aisbench.reading import imported_state, thinking_mode
 from thinkeval.ops.aisbench.settings import Settings, read_settings
 from thinkeval.records import Attempt, Sample, Usage
@@ -50,18 +49,14 @@ from thinkeval.run.run_record import (
 )
 from thinkeval.run.rundir import run_dir_for, write_atomic, write_samples
 from thinkeval.scoring.scorers import STRICT, ReplyText
-from thinkeval.tasks import all_tasks, get_task, load_samples, resolve_data_dir
-from thinkeval.tasks.spec import TaskSpec
+from thinkeval.tasks import get_task, resolve_data_dir
+from thinkeval.urls import redact_url
 
 IMPORTED_FROM = "aisbench"
 # An address that can never resolve (RFC 6761): a run against it fails with "cannot reach".
 PLACEHOLDER_BASE_URL = "http://imported.invalid/v1"
 CONFIG_NAME = "aisbench-import.yaml"
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
-# Literal "\n" escapes (a prompt stored as a Python repr) and every non-word character are
-# dropped before comparing prompts, so layout differences never hide a real match.
-_ESCAPES = re.compile(r"\\[nrt]")
-_NON_WORD = re.compile(r"\W+")
 
 
 @dataclass
@@ -77,152 +72,6 @@ class ImportResult:
     next_command: str
     thinking: bool = True  # read predictions as a thinking model's
     thinking_source: str = ""  # what said so
-
-
-# Which task a dataset is ---------------------------------------------------------------------
-
-
-def task_of(dataset: str) -> str | None:
-    """Our task for an AISBench dataset abbreviation, by the specs' AISBench names (prefixes);
-    None when it is none of ours.
-
-    >>> task_of("gsm8k"), task_of("SuperGLUE_BoolQ"), task_of("ceval-law"), task_of("mmlu")
-    ('gsm8k', 'boolq', 'ceval', None)
-    """
-    lowered = dataset.lower()
-    best: tuple[int, str] | None = None
-    for spec in all_tasks():
-        for name in spec.aisbench_names:
-            if lowered.startswith(name.lower()) and (best is None or len(name) > best[0]):
-                best = (len(name), spec.name)
-    return best[1] if best is not None else None
-
-
-def subset_of(dataset: str, spec: TaskSpec) -> str | None:
-    """The subset named after the task's AISBench name (`ceval-law` -> `law`), or None.
-
-    >>> subset_of("ceval-legal_professional", get_task("ceval"))
-    'legal_professional'
-    """
-    lowered = dataset.lower()
-    prefix = max((n for n in spec.aisbench_names if lowered.startswith(n.lower())), key=len)
-    rest = dataset[len(prefix) :].lstrip("-_")
-    matches = [
-        s for s in spec.subsets if rest == s or (rest.startswith(s) and not rest[len(s)].isalnum())
-    ]
-    return max(matches, key=len) if matches else None
-
-
-# Matching records to samples -------------------------------------------------------------------
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _strings(item)]
-    if isinstance(value, list):
-        return [text for item in value for text in _strings(item)]
-    return []
-
-
-def _fingerprint(text: str) -> str:
-    return _NON_WORD.sub("", _ESCAPES.sub(" ", text))
-
-
-def _same_gold(spec: TaskSpec, theirs: Any, ours: str) -> bool:
-    """Whether AISBench's gold is ours, read as the task's answer kind reads an answer
-    (`#### 18` and `18`, `true` and `A`, `b` and `B` are the same gold)."""
-    if isinstance(theirs, list) and len(theirs) == 1:
-        theirs = theirs[0]
-    text = str(theirs).strip()
-    found = spec.answer.find(text) or spec.answer.find(text.upper())
-    return spec.answer.matches(found.answer if found else text, ours)
-
-
-def verify(record: Record, sample: Sample) -> None:
-    """Refuse a record that is not about `sample`: a different gold, or another question."""
-    spec = get_task(sample.task)
-    if record.gold not in (None, "") and not _same_gold(spec, record.gold, sample.gold):
-        raise AisbenchError(
-            f"{record.where}: gold {record.gold!r} is not {sample.id}'s gold {sample.gold!r}: "
-            "the predictions do not follow the dataset order thinkeval uses (another split, "
-            "a shuffled or partitioned dataset?)"
-        )
-    prompt = "".join(_strings(record.prompt))
-    question = sample.messages[-1]["content"]
-    if prompt and _fingerprint(question) not in _fingerprint(prompt):
-        raise AisbenchError(
-            f"{record.where}: origin_prompt does not contain the question of {sample.id}: the "
-            "predictions do not follow the dataset order thinkeval uses, or used another prompt"
-        )
-
-
-@dataclass
-class _Collected:
-    """Records matched to samples, per task."""
-
-    successes: dict[str, tuple[Sample, Record]] = field(default_factory=dict)
-    failures: dict[str, tuple[Sample, Record]] = field(default_factory=dict)
-    tasks: set[str] = field(default_factory=set)
-
-
-def _collect(
-    model_dir: Path, output_dir: Path, data_dir: Path | None
-) -> tuple[_Collected, dict[str, list[Sample]]]:
-    files = list(dataset_files(model_dir))
-    if not files:
-        raise AisbenchError(f"{model_dir}: no prediction files (<dataset>.jsonl or .json)")
-    named = []
-    for path, dataset, failed in files:
-        task = task_of(dataset)
-        if task is None:
-            known = ", ".join(f"{n}*" for spec in all_tasks() for n in spec.aisbench_names)
-            raise AisbenchError(
-                f"{path}: unknown dataset {dataset!r}; thinkeval imports {known}. Move other "
-                "datasets' files aside"
-            )
-        named.append((path, dataset, failed, get_task(task)))
-    wanted = {spec.name for *_, spec in named}
-    samples = {s.name: load_samples(s, data_dir) for s in all_tasks() if s.name in wanted}
-    collected = _Collected()
-    for path, dataset, failed, spec in named:
-        items = samples[spec.name]
-        if spec.subsets:
-            subset = subset_of(dataset, spec)
-            if subset is None:
-                raise AisbenchError(
-                    f"{path}: unknown {spec.name} subset in {dataset!r}; thinkeval has "
-                    f"{', '.join(spec.subsets)}"
-                )
-            items = [s for s in items if s.subset == subset]
-        for record in read_records(path, output_dir, failed):
-            if record.index >= len(items):
-                raise AisbenchError(
-                    f"{record.where}: index {record.index} is beyond the dataset ({dataset} "
-                    f"maps to {spec.name}, which has {len(items)} samples there)"
-                )
-            sample = items[record.index]
-            verify(record, sample)
-            _add(collected, sample, record)
-            collected.tasks.add(spec.name)
-    if not collected.tasks:
-        raise AisbenchError(f"{model_dir}: the prediction files hold no records")
-    return collected, samples
-
-
-def _add(collected: _Collected, sample: Sample, record: Record) -> None:
-    if record.error is None:
-        earlier = collected.successes.get(sample.id)
-        if earlier is not None:
-            raise AisbenchError(
-                f"{record.where}: a second prediction for {sample.id} (the first is at "
-                f"{earlier[1].where}); import one AISBench run at a time"
-            )
-        collected.successes[sample.id] = (sample, record)
-        collected.failures.pop(sample.id, None)
-    elif sample.id not in collected.successes:
-        collected.failures.setdefault(sample.id, (sample, record))
 
 
 def _selection(task: str, items: list[Sample], imported: set[str]) -> dict[str, Any]:
@@ -292,7 +141,7 @@ def _run_name(output_dir: Path) -> str:
 
 
 def _config_data(
-    collected: _Collected,
+    collected: Collected,
     samples: dict[str, list[Sample]],
     settings: Settings,
     model: str,
@@ -322,7 +171,7 @@ def _config_data(
 def _write_journal(
     run_dir: Path,
     selected: dict[str, list[Sample]],
-    collected: _Collected,
+    collected: Collected,
     model: str,
     budget: int,
     thinking: bool,
@@ -390,7 +239,7 @@ def import_aisbench(
             f"--budgets {settings.max_out_len},B2 so the fixed phase means what it says"
         )
     resolved_data = resolve_data_dir(data_dir)
-    collected, samples = _collect(model_dir, output_dir, resolved_data)
+    collected, samples = collect(model_dir, output_dir, resolved_data)
     predictions = (record.prediction for _, record in collected.successes.values())
     thinks, thinking_source = thinking_mode(thinking, settings, predictions)
     overrides = {

@@ -358,9 +358,8 @@ def test_braces_in_values_are_inserted_verbatim() -> None:
 
 
 def test_unknown_task() -> None:
-    with pytest.raises(
-        DatasetError, match=r"unknown task 'mmlu'; known tasks: boolq, ceval, gsm8k"
-    ):
+    known = "aime24, aime25, boolq, ceval, gsm8k, math500"
+    with pytest.raises(DatasetError, match=rf"unknown task 'mmlu'; known tasks: {known}"):
         load_samples("mmlu")
 
 

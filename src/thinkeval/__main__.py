@@ -4,4 +4,6 @@ import sys
 
 from thinkeval.cli import main
 
-sys.exit(main())
+# Guarded: worker processes (scoring.pool) import the main module again.
+if __name__ == "__main__":
+    sys.exit(main())

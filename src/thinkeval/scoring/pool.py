@@ -1,65 +1,232 @@
 """Scoring that must not run on the event loop: answer kinds marked `pooled` (symbolic maths)
-are judged in a worker process, with a time limit per reply.
+are judged in worker processes, each call with a time limit.
 
-A reply whose check outlives the limit is `no_answer`, its rule saying so; the worker is
-replaced, so one pathological reply never hangs a run.
+Processes, not threads: Math-Verify stops a runaway check with a timer signal, which works only
+in a process's main thread, and a check stuck inside a C extension can only be ended by killing
+its process. Each worker does one call at a time. A call that outlives the limit gets `TIMED_OUT`
+(a reply then counts as `no_answer`, its rule saying so); its worker is killed and a fresh one
+takes its place, while the other workers go on undisturbed.
+
+The event loop only hands calls to a small thread pool (`acall`), which sends them to a worker
+and waits; sending a reply and receiving a verdict are a pickle of a few kilobytes. Summaries
+scoring many replies after a run use `map`, which keeps every worker busy.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import concurrent.futures
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from typing import Any
 
-from thinkeval.records import Verdict
-from thinkeval.scoring.kinds import AnswerKind
+from thinkeval.records import ReplyState, Verdict
+from thinkeval.scoring.kinds import KINDS, AnswerKind
 from thinkeval.scoring.scorers import ReplyText
+from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.strict import strict_verdict
+from thinkeval.scoring.worker import READY
 
 TIME_LIMIT_S = 10.0
-_executor: ProcessPoolExecutor | None = None
+_START_LIMIT_S = 120.0  # importing sympy on a loaded machine
 
 
-def _pool() -> ProcessPoolExecutor:
-    global _executor
-    if _executor is None:
-        # Fork-free workers: the parent runs an event loop and threads.
-        _executor = ProcessPoolExecutor(
-            max_workers=2, mp_context=multiprocessing.get_context("forkserver")
+class _Missing:
+    """What a call returns when its worker gave no result; `why` says what happened."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def __repr__(self) -> str:
+        return f"<no result: {self.why}>"
+
+
+def default_workers() -> int:
+    """Worker processes: half the cores, between 1 and 4 (the run itself needs a core)."""
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+
+def warm_up_kinds() -> None:
+    """Load what every registered pooled kind needs (`warm_up`), before the first real call."""
+    for factory in KINDS.values():
+        try:
+            kind = factory()
+        except (TypeError, ValueError):
+            continue  # a kind that needs options (regex) is never pooled by default
+        warm = getattr(kind, "warm_up", None)
+        if kind.pooled and callable(warm):
+            warm()
+
+
+class _Worker:
+    """One worker process and its end of a socket pair."""
+
+    def __init__(self, warm: str | None) -> None:
+        ours, theirs = socket.socketpair()
+        # Workers find thinkeval, and the modules of pickled calls, where this process does.
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        command = [sys.executable, "-m", "thinkeval.scoring.worker", str(theirs.fileno())]
+        self.process = subprocess.Popen(
+            [*command, warm] if warm else command,
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
         )
-        atexit.register(_shutdown)
-    return _executor
+        theirs.close()
+        self.conn = Connection(ours.detach())
+        self.ready = False
+
+    def wait_ready(self) -> bool:
+        if not self.ready:
+            try:
+                self.ready = self.conn.poll(_START_LIMIT_S) and self.conn.recv() == READY
+            except (EOFError, OSError):
+                self.ready = False
+        return self.ready
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(5)
+        self.conn.close()
 
 
-def _shutdown() -> None:
-    global _executor
-    if _executor is not None:
-        _executor.shutdown(wait=False, cancel_futures=True)
-        _executor = None
+class ScoringPool:
+    """Up to `workers` processes running picklable calls, each within `time_limit_s`.
+
+    Thread-safe; workers start on first use and run `warm` (`module:function`) before their
+    first call. `call` blocks the calling thread, `acall` awaits it from the event loop, `map`
+    runs many calls in parallel.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        time_limit_s: float = TIME_LIMIT_S,
+        warm: str | None = "thinkeval.scoring.pool:warm_up_kinds",
+    ) -> None:
+        self.size = workers or default_workers()
+        self.time_limit_s = time_limit_s
+        self._warm = warm
+        self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._workers: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="thinkeval-scoring")
+        self.replaced = 0  # workers killed after a timeout or a crash
+
+    def _take(self) -> _Worker:
+        while True:
+            with self._lock:
+                start = self._idle.empty() and len(self._workers) < self.size
+                if start:
+                    worker = _Worker(self._warm)
+                    self._workers.add(worker)
+            if not start:
+                worker = self._idle.get()
+            if worker.wait_ready():
+                return worker
+            self._discard(worker)
+            raise RuntimeError("a scoring worker process failed to start")
+
+    def _discard(self, worker: _Worker) -> None:
+        worker.kill()
+        with self._lock:
+            self._workers.discard(worker)
+            self.replaced += 1
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(*args)` in a worker; a `_Missing` (see `missing`) when it timed out, crashed
+        its worker or raised."""
+        worker = self._take()
+        try:
+            worker.conn.send((fn, args))
+            if not worker.conn.poll(self.time_limit_s):
+                self._discard(worker)
+                return _Missing(f"no result within {self.time_limit_s:g} s; worker stopped")
+            ok, result = worker.conn.recv()
+        except (EOFError, OSError):
+            self._discard(worker)
+            return _Missing("the scoring worker died")
+        self._idle.put(worker)
+        return result if ok else _Missing(f"scoring failed: {result}")
+
+    async def acall(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """`call` from the event loop, which only waits."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._threads, self.call, fn, *args)
+
+    def map(self, fn: Callable[..., Any], argses: Iterable[Sequence[Any]]) -> list[Any]:
+        """`call(fn, *args)` for each `args`, in parallel over the workers, results in order."""
+        return list(self._threads.map(lambda args: self.call(fn, *args), argses))
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            workers, self._workers = list(self._workers), set()
+        for worker in workers:
+            worker.kill()
 
 
-def _restart() -> None:
-    global _executor
-    if _executor is not None:
-        # A worker stuck in a C extension never returns: end the pool's processes.
-        for process in list(getattr(_executor, "_processes", {}).values()):
-            process.kill()
-        _executor.shutdown(wait=False, cancel_futures=True)
-        _executor = None
+def missing(result: Any) -> str | None:
+    """Why a pool call gave no result, or None when `result` is a result."""
+    return result.why if isinstance(result, _Missing) else None
+
+
+_shared: ScoringPool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> ScoringPool:
+    """The process's scoring pool, started on first use and ended at exit."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = ScoringPool()
+            atexit.register(_shared.close)
+        return _shared
+
+
+# Scoring calls ------------------------------------------------------------------------------
+
+StrictJob = tuple[AnswerKind, str | None, str | None, str, ReplyState | None]
+
+
+def _timed_out(why: str) -> Verdict:
+    return Verdict("no_answer", rule=f"timeout: {why}")
+
+
+def _needs_pool(kind: AnswerKind, content: str | None, finish_reason: str | None) -> bool:
+    # Empty and cut-off replies are never parsed: their verdict is the reply state's.
+    return kind.pooled and reply_state(content, finish_reason).state == "finished"
 
 
 async def pooled_strict_verdict(
-    kind: AnswerKind, reply: ReplyText, gold: str, time_limit_s: float = TIME_LIMIT_S
+    kind: AnswerKind, reply: ReplyText, gold: str, pool: ScoringPool | None = None
 ) -> Verdict:
-    """The strict verdict of `reply`, computed in a worker process within `time_limit_s`."""
-    loop = asyncio.get_running_loop()
-    future = loop.run_in_executor(
-        _pool(), strict_verdict, kind, reply.content, reply.finish_reason, gold, reply.state
-    )
-    try:
-        return await asyncio.wait_for(future, time_limit_s)
-    except (TimeoutError, concurrent.futures.process.BrokenProcessPool):
-        _restart()
-        return Verdict("no_answer", rule=f"timeout: no verdict within {time_limit_s:g} s")
+    """The strict verdict of `reply`, computed in a worker process within the time limit."""
+    job: StrictJob = (kind, reply.content, reply.finish_reason, gold, reply.state)
+    if not _needs_pool(kind, reply.content, reply.finish_reason):
+        return strict_verdict(*job)
+    result = await (pool or shared_pool()).acall(strict_verdict, *job)
+    why = missing(result)
+    return _timed_out(why) if why is not None else result
+
+
+def strict_verdicts(jobs: Sequence[StrictJob], pool: ScoringPool | None = None) -> list[Verdict]:
+    """The strict verdicts of many replies, scored in parallel (pooled kinds in the workers)."""
+    pooled = [i for i, job in enumerate(jobs) if _needs_pool(job[0], job[1], job[2])]
+    verdicts: dict[int, Verdict] = {}
+    if pooled:
+        results = (pool or shared_pool()).map(strict_verdict, [jobs[i] for i in pooled])
+        for i, result in zip(pooled, results, strict=True):
+            why = missing(result)
+            verdicts[i] = _timed_out(why) if why is not None else result
+    return [verdicts[i] if i in verdicts else strict_verdict(*job) for i, job in enumerate(jobs)]

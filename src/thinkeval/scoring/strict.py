@@ -18,7 +18,8 @@ def strict_verdict(
     """Score the reply's `content` (never its reasoning) against `gold` with answer `kind`.
 
     `empty` or `unfinished` by the reply state (`scoring.state`); for a finished reply,
-    `correct`/`wrong` for a legal final answer and `no_answer` without one. A recorded `state`
+    `correct`/`wrong` for a legal final answer and `no_answer` without one, or when the kind
+    could not compare the answer in time (`TimeoutError`: the rule says so). A recorded `state`
     (an imported reply whose cut-off was judged at import) overrides the one read from the text.
 
     >>> from thinkeval.scoring.kinds import make_kind
@@ -33,8 +34,11 @@ def strict_verdict(
         if found is None:
             verdict = Verdict("no_answer")
         else:
-            status: Status = "correct" if kind.matches(found.answer, gold) else "wrong"
-            verdict = Verdict(status, found.answer, found.rule)
+            try:
+                status: Status = "correct" if kind.matches(found.answer, gold) else "wrong"
+                verdict = Verdict(status, found.answer, found.rule)
+            except TimeoutError as exc:
+                verdict = Verdict("no_answer", found.answer, f"timeout: {exc}")
     if state is not None and state != "finished" and state != read.state:
         rule = f"recorded as {state}; the text reads {verdict.status}"
         return Verdict(state, verdict.answer, rule)

@@ -20,6 +20,7 @@ from thinkeval.scoring.kinds.base import AnswerKind, Found, KindError
 from thinkeval.scoring.kinds.boolean import BooleanKind
 from thinkeval.scoring.kinds.choice import ChoiceKind
 from thinkeval.scoring.kinds.exact import ExactKind
+from thinkeval.scoring.kinds.math import MathKind
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.kinds.regex import RegexKind
 
@@ -33,6 +34,7 @@ KINDS: dict[str, Callable[..., AnswerKind]] = {
     "boolean": BooleanKind,
     "exact": ExactKind,
     "regex": RegexKind,
+    "math": MathKind,
 }
 
 

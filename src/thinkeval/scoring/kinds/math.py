@@ -1,0 +1,124 @@
+"""A mathematical answer in LaTeX (`\\frac{14}{3}`, `(3, \\frac{\\pi}{2})`, `90^\\circ`), judged
+by Math-Verify, the parser and equivalence checker of lighteval and lm-eval's minerva_math.
+
+Finding the answer is plain string work (`scoring.latex`): the last `\\boxed{}`, else an explicit
+final-answer statement. Reading and comparing it is Math-Verify's: `0.5` equals `\\frac12`,
+`025` equals `25`, `x=3` equals `3`, `\\text{(B)}` equals `B`. Symbolic algebra can take long or
+hang, so the kind is `pooled`: a run scores it in worker processes (`scoring.pool`), never on
+the event loop. Math-Verify is imported on first use, so a run without maths never loads sympy.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.latex import final_answer
+
+# Seconds one `matches` may take when it runs in a main thread (where a timer signal can stop
+# it); past that it raises TimeoutError, which the strict scorer turns into `no_answer`.
+MATCH_TIME_LIMIT_S = 5.0
+
+
+class _Expired(BaseException):
+    """Raised by the timer inside Math-Verify; a BaseException so its `except Exception`
+    clauses let it through."""
+
+
+@dataclass(frozen=True)
+class MathKind:
+    """The final answer (last `\\boxed{}` or explicit statement), equal to the gold when
+    Math-Verify says the two are equivalent."""
+
+    name: str = "math"
+    version: str = "1"
+    pooled: bool = True
+
+    def find(self, text: str) -> Found | None:
+        found = final_answer(text)
+        return Found(*found) if found else None
+
+    def matches(self, answer: str, gold: str) -> bool:
+        """Whether `answer` is equivalent to `gold`; TimeoutError when the check runs past
+        `MATCH_TIME_LIMIT_S` in a main thread (elsewhere nothing can stop it: use the pool)."""
+        verify = _math_verify().verify
+        try:
+            with _time_limit(MATCH_TIME_LIMIT_S):
+                expected, given = parsed(gold), parsed(answer)
+                return bool(
+                    expected and given and verify(list(expected), list(given), timeout_seconds=None)
+                )
+        except _Expired:
+            raise TimeoutError(
+                f"Math-Verify gave no verdict within {MATCH_TIME_LIMIT_S:g} s"
+            ) from None
+
+    def check_gold(self, gold: str) -> str | None:
+        if not gold.strip():
+            return f"gold {gold!r} is empty"
+        if not parsed(gold):
+            return f"gold {gold!r} is not an expression Math-Verify can read"
+        return None
+
+    def warm_up(self) -> None:
+        """Import Math-Verify and run one comparison, so the first real one is not slow."""
+        self.matches("\\frac{1}{2}", "0.5")
+
+
+@cache
+def _math_verify() -> Any:
+    import math_verify
+
+    # thinkeval bounds every check itself (`_time_limit`, the pool's hard limit), so
+    # Math-Verify's note that its own timeout is off is noise.
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+    return math_verify
+
+
+@cache
+def _extraction() -> tuple[Any, ...]:
+    module = _math_verify()
+    return (module.LatexExtractionConfig(boxed_match_priority=0), module.ExprExtractionConfig())
+
+
+@lru_cache(maxsize=4096)
+def parsed(text: str) -> tuple[Any, ...]:
+    """Math-Verify's reading of `text` (the expression and its string), empty when unreadable.
+
+    The text is read as the content of a `\\boxed{}`, so dollar signs and text inside it
+    stay part of the answer.
+    """
+    module = _math_verify()
+    try:
+        result = module.parse(
+            f"\\boxed{{{text}}}", _extraction(), parsing_timeout=None, raise_on_error=True
+        )
+    except Exception:
+        return ()
+    return tuple(result)
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise `_Expired` after `seconds` of wall time; only possible in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise _Expired
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,180 @@
+"""The math answer kind: where the final answer is, and Math-Verify equivalence with the gold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from thinkeval.records import Sample
+from thinkeval.scoring import score
+from thinkeval.scoring.kinds import make_kind
+from thinkeval.scoring.kinds import math as math_kind
+from thinkeval.scoring.lenient import lenient_verdict
+from thinkeval.scoring.strict import strict_verdict
+from thinkeval.tasks import load_samples
+
+KIND = make_kind("math")
+
+# (gold, answer): equivalent forms that must count as correct.
+EQUIVALENT = [
+    ("\\frac12", "0.5"),
+    ("\\frac{1}{2}", "0.5"),
+    ("0.5", "\\frac{1}{2}"),
+    ("\\frac{14}{3}", "\\dfrac{14}{3}"),
+    ("\\frac{14}{3}", "\\tfrac{14}{3}"),
+    ("\\frac{14}{3}", "14/3"),
+    ("90^\\circ", "90"),
+    ("90", "90^\\circ"),
+    ("(1,2]", "(1, 2]"),
+    ("[-2, 5)", "[-2,5)"),
+    ("(-\\infty, 3)", "(-\\infty,3)"),
+    ("3", "x=3"),
+    ("x=3", "3"),
+    ("\\text{(B)}", "B"),
+    ("B", "\\text{(B)}"),
+    ("025", "25"),
+    ("25", "025"),
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\frac{\\pi}{2})"),
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", "\\left(3,\\pi/2\\right)"),
+    ("\\text{Evelyn}", "Evelyn"),
+    ("\\text{Evelyn}", "\\text{Evelyn}"),
+    ("6 - 5i", "6-5i"),
+    ("\\frac{\\sqrt{2}}{2}", "\\sqrt{2}/2"),
+    ("\\frac{\\sqrt{2}}{2}", "\\frac{1}{\\sqrt{2}}"),
+    ("2\\sqrt{3}", "\\sqrt{12}"),
+    ("1200", "1,200"),
+    ("\\$18", "18"),
+    ("10\\%", "10"),
+    ("x^2+1", "1+x^2"),
+    ("\\{1,2\\}", "\\{2,1\\}"),
+    ("1,2", "2, 1"),
+    ("\\infty", "\\infty"),
+    ("\\pi", "\\pi"),
+    ("5\\text{ cm}", "5"),
+    ("-\\frac{1}{3}", "\\frac{-1}{3}"),
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\end{pmatrix}"),
+]
+
+# (gold, answer): close but wrong, or a different kind of object.
+NOT_EQUIVALENT = [
+    ("\\frac{14}{3}", "4.67"),
+    ("\\frac{14}{3}", "\\frac{3}{14}"),
+    ("5", "4.9"),
+    ("25", "250"),
+    ("025", "52"),
+    ("[1,2)", "(1,2)"),
+    ("(-\\infty, 3)", "(-\\infty,3]"),
+    ("\\pi", "3.14159"),
+    ("\\frac{\\sqrt{3}}{2}", "0.866"),
+    ("6-5i", "6+5i"),
+    ("\\text{(B)}", "C"),
+    ("\\text{Evelyn}", "Emily"),
+    ("x=3", "4"),
+    ("2\\sqrt{3}", "\\sqrt{3}"),
+    ("-\\frac{1}{3}", "\\frac{1}{3}"),
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\pi)"),
+]
+
+
+@pytest.mark.parametrize(("gold", "answer"), EQUIVALENT)
+def test_equivalent_forms_are_correct(gold: str, answer: str) -> None:
+    assert KIND.matches(answer, gold)
+    verdict = strict_verdict(KIND, f"So the answer is $\\boxed{{{answer}}}$.", "stop", gold)
+    assert (verdict.status, verdict.answer, verdict.rule) == ("correct", answer, "boxed")
+
+
+@pytest.mark.parametrize(("gold", "answer"), NOT_EQUIVALENT)
+def test_close_but_different_answers_are_wrong(gold: str, answer: str) -> None:
+    assert not KIND.matches(answer, gold)
+    verdict = strict_verdict(KIND, f"Therefore $\\boxed{{{answer}}}$.", "stop", gold)
+    assert (verdict.status, verdict.answer) == ("wrong", answer)
+
+
+def test_pair_lists_hold_at_least_forty_pairs() -> None:
+    assert len(EQUIVALENT) + len(NOT_EQUIVALENT) >= 40
+
+
+@pytest.fixture(scope="module")
+def math_samples(data_dir: Path) -> list[Sample]:
+    return [s for task in ("math500", "aime24", "aime25") for s in load_samples(task, data_dir)]
+
+
+def test_every_gold_equals_itself_and_its_own_boxed_reply(math_samples: list[Sample]) -> None:
+    assert len(math_samples) == 560
+    for sample in math_samples:
+        assert KIND.check_gold(sample.gold) is None, sample.id
+        assert KIND.matches(sample.gold, sample.gold), sample.id
+        reply = f"<think>\nWork it out.\n</think>\n\nThe result is $\\boxed{{{sample.gold}}}$."
+        verdict = score(sample.task, reply, "stop", sample.gold)
+        assert verdict.status == "correct", (sample.id, verdict)
+        assert verdict.answer == sample.gold
+
+
+# (content, answer, rule): where the final answer is read.
+FINDING = [
+    ("First \\boxed{2}, then corrected: \\boxed{3}.", "3", "boxed"),
+    ("The answer is 5, so $\\boxed{6}$ after all.", "6", "boxed"),
+    ("\\boxed{\\frac{1}{2}} ... and an unclosed \\boxed{", "\\frac{1}{2}", "boxed"),
+    ("\\boxed{ } was empty, earlier \\boxed{7}", "7", "boxed"),
+    ("\\fbox{12}", "12", "boxed"),
+    ("Final Answer: $\\dfrac{14}{3}$", "\\dfrac{14}{3}", "final-answer"),
+    (
+        "**Final Answer**\n\nThe final answer is $(3, \\frac{\\pi}{2})$. I hope it is correct.",
+        "(3, \\frac{\\pi}{2})",
+        "final-answer",
+    ),
+    ("So the answer is \\( 2\\sqrt{3} \\).", "2\\sqrt{3}", "final-answer"),
+    ("**Answer:** 204", "204", "final-answer"),
+    ("答案是 $5$。", "5", "final-answer"),
+]
+
+
+@pytest.mark.parametrize(("content", "answer", "rule"), FINDING)
+def test_the_final_answer_is_the_last_box_else_an_explicit_statement(
+    content: str, answer: str, rule: str
+) -> None:
+    found = KIND.find(content)
+    assert found is not None and (found.answer, found.rule) == (answer, rule)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We get x = 3 and y = 4, so x + y = 7.",  # no statement, no box: never a guess
+        "Let me compute 2 + 2 = 4. Hmm.",
+        "The answer is",
+    ],
+)
+def test_no_statement_no_answer(content: str) -> None:
+    assert strict_verdict(KIND, content, "stop", "7").status == "no_answer"
+
+
+def test_cut_off_and_empty_replies_are_never_parsed() -> None:
+    assert strict_verdict(KIND, "So $\\boxed{7}$", "length", "7").status == "unfinished"
+    assert strict_verdict(KIND, "<think>\\boxed{7}", "stop", "7").status == "unfinished"
+    assert strict_verdict(KIND, "<think>\\boxed{7}</think>\n", "stop", "7").status == "empty"
+    assert strict_verdict(KIND, None, "length", "7").status == "empty"
+
+
+def test_a_check_past_its_time_limit_is_no_answer_saying_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(math_kind, "MATCH_TIME_LIMIT_S", 1e-6)
+    # Expressions never read before in this process, so no cached parse can beat the timer.
+    verdict = strict_verdict(KIND, "\\boxed{\\frac{3331}{7771}}", "stop", "\\frac{6662}{15542}")
+    assert (verdict.status, verdict.answer) == ("no_answer", "\\frac{3331}{7771}")
+    assert verdict.rule is not None and verdict.rule.startswith("timeout: ")
+
+
+def test_a_gold_math_verify_cannot_read_is_reported() -> None:
+    assert KIND.check_gold("") == "gold '' is empty"
+    assert KIND.check_gold("\\frac{1}{2}") is None
+
+
+def test_provisional_lenient_math_rule_reads_the_reasoning_of_cut_replies() -> None:
+    # What AISBench-style lenient scoring counts: the last box or number, truncation ignored.
+    assert lenient_verdict("math", None, "... so it is \\boxed{25}", "025").status == "correct"
+    assert lenient_verdict("math", "\\boxed{\\dfrac{1}{2}}", None, "\\frac{1}{2}").is_correct
+    assert lenient_verdict("math", "no digits here", None, "3").status == "no_answer"
+    assert score("aime25", "So 2+2=4", "length", "4", scorer="lenient").status == "correct"

@@ -14,7 +14,7 @@ import yaml
 
 from fakehub import FakeHub, hub_layout
 from thinkeval.records import Sample
-from thinkeval.sim.behaviour import answer_key_from_samples
+from thinkeval.sim.behaviour import AnswerEntry, answer_key_from_samples
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.server import serve
 from thinkeval.tasks import default_tasks, load_samples, resolve_data_dir
@@ -36,7 +36,7 @@ def all_samples(data_dir: Path) -> dict[str, list[Sample]]:
 
 
 @pytest.fixture(scope="session")
-def answer_key(all_samples: dict[str, list[Sample]]) -> dict[str, tuple[str, str]]:
+def answer_key(all_samples: dict[str, list[Sample]]) -> dict[str, AnswerEntry]:
     return answer_key_from_samples(s for items in all_samples.values() for s in items)
 
 
@@ -44,7 +44,7 @@ class ThreadedSim:
     """A simulator running in its own thread and event loop, reachable over real HTTP."""
 
     def __init__(
-        self, config: SimConfig, answer_key: dict[str, tuple[str, str]], port: int = 0
+        self, config: SimConfig, answer_key: dict[str, AnswerEntry], port: int = 0
     ) -> None:
         self.config = config
         self.port = port
@@ -85,7 +85,7 @@ class ThreadedSim:
 
 
 @pytest.fixture
-def sim(answer_key: dict[str, tuple[str, str]]) -> Iterator[Callable[..., ThreadedSim]]:
+def sim(answer_key: dict[str, AnswerEntry]) -> Iterator[Callable[..., ThreadedSim]]:
     """Start simulators: `sim(model="m", seed=1, ...)` → a running `ThreadedSim`."""
     started: list[ThreadedSim] = []
 
@@ -100,7 +100,7 @@ def sim(answer_key: dict[str, tuple[str, str]]) -> Iterator[Callable[..., Thread
 
 
 @contextmanager
-def running_sim(config: SimConfig, answer_key: dict[str, tuple[str, str]]) -> Iterator[str]:
+def running_sim(config: SimConfig, answer_key: dict[str, AnswerEntry]) -> Iterator[str]:
     server = ThreadedSim(config, answer_key).start()
     try:
         yield server.base_url

@@ -1,19 +1,24 @@
 """What the simulated model does with a prompt: a deterministic plan, then the generated tokens.
 
-A `Plan` depends only on (seed, prompt key) and the answer key, never on the request's budget,
-so the fixed and the retry phase see the same model: a "long" prompt is cut at a small budget and
-finishes at a large one, exactly like a real thinking model with the same sampling seed.
+A `Plan` depends only on (seed, prompt key, the request's sampling `seed`) and the answer key,
+never on the request's budget, so the fixed and the retry phase see the same model: a "long"
+prompt is cut at a small budget and finishes at a large one, exactly like a real thinking model
+with the same sampling seed. Requests of the same prompt with different sampling seeds (repeated
+sampling) get different plans whose outcomes are correlated per prompt: some questions are hard.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from statistics import NormalDist
+from typing import Any, Literal
 
 from thinkeval.records import Sample
+from thinkeval.sim import maths
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.text import (
     EOS,
@@ -28,9 +33,15 @@ from thinkeval.sim.text import (
 )
 
 Outcome = Literal["correct", "wrong", "malformed", "empty", "never"]
-SimTask = Literal["gsm8k", "boolq", "ceval", "generic"]
-
-_FLAVOUR: dict[str, str] = {"gsm8k": "math", "generic": "math", "boolq": "yesno", "ceval": "choice"}
+# The kind of answer a prompt asks for: a task spec's `sim_flavour`.
+Flavour = Literal["number", "yesno", "choice", "math"]
+# What the simulator knows of a prompt: (flavour, gold, task name).
+AnswerEntry = tuple[str, str, str]
+FLAVOUR_NAMES: tuple[Flavour, ...] = ("number", "yesno", "choice", "math")
+# How strongly the outcomes of one prompt's repeats agree (the correlation of their normal
+# scores): some questions are hard for the model, whatever the seed.
+_REPEAT_CORRELATION = 0.6
+_NORMAL = NormalDist()
 # Share of prompts whose reasoning restates an answer midway: with it, the last number of a cut
 # think block is sometimes the gold (a lenient scorer's realistic inflation), usually not.
 _MENTION_SHARE = 0.6
@@ -47,7 +58,8 @@ class Plan:
     """
 
     key: str
-    task: SimTask
+    flavour: Flavour  # the reasoning pool and answer style
+    task: str  # the task the answer key names ("" for a prompt it does not know)
     gold: str
     outcome: Outcome
     long: bool
@@ -63,11 +75,6 @@ class Plan:
     def label(self) -> str:
         """One of correct, wrong, malformed, empty, long, never."""
         return "long" if self.long else self.outcome
-
-    @property
-    def flavour(self) -> str:
-        """The reasoning pool the plan draws its words from."""
-        return _FLAVOUR[self.task]
 
 
 @dataclass(slots=True)
@@ -130,25 +137,37 @@ def prompt_tokens(messages: Sequence[Any]) -> int:
     return total
 
 
-def answer_key_from_samples(samples: Iterable[Sample]) -> dict[str, tuple[str, str]]:
-    """Map each sample's prompt key to (task, gold), so the simulator knows the right answers.
+def answer_key_from_samples(samples: Iterable[Sample]) -> dict[str, AnswerEntry]:
+    """Map each sample's prompt key to (flavour, gold, task), so the simulator knows the right
+    answers. The flavour is the sample's task spec's `sim_flavour` (`number` for an unknown
+    task); the task name only selects a `--task-shape` the user gave.
 
-    >>> s = Sample("gsm8k/0", "gsm8k", ({"role": "user", "content": "2+2?"},), "4")
+    >>> s = Sample("unknown/0", "unknown", ({"role": "user", "content": "2+2?"},), "4")
     >>> answer_key_from_samples([s])[prompt_key("2+2?")]
-    ('gsm8k', '4')
+    ('number', '4', 'unknown')
     """
-    return {prompt_key(last_user_text(s.messages)): (s.task, s.gold) for s in samples}
+    from thinkeval.tasks.registry import find_task
+
+    flavours: dict[str, str] = {}
+    key = {}
+    for sample in samples:
+        flavour = flavours.get(sample.task)
+        if flavour is None:
+            spec = find_task(sample.task)
+            flavour = flavours[sample.task] = spec.sim_flavour if spec else "number"
+        key[prompt_key(last_user_text(sample.messages))] = (flavour, sample.gold, sample.task)
+    return key
 
 
-def infer_task(text: str) -> SimTask:
-    """Guess the task from the prompt wording, for prompts missing from the answer key."""
-    if "Let's think step by step" in text:
-        return "gsm8k"
+def infer_flavour(text: str) -> Flavour:
+    """Guess the flavour from the prompt wording, for prompts missing from the answer key."""
     if "A. Yes\nB. No" in text:
-        return "boolq"
+        return "yesno"
     if "answer:$letter" in text.lower():
-        return "ceval"
-    return "generic"
+        return "choice"
+    if "\\boxed{}" in text:
+        return "math"
+    return "number"
 
 
 def _rng(seed: int, purpose: str, key: str) -> random.Random:
@@ -163,35 +182,39 @@ def unit(seed: int, *parts: object) -> float:
     return int.from_bytes(digest, "big") / 2.0**64
 
 
-def _task_of(name: str) -> SimTask:
-    return cast(SimTask, name) if name in ("gsm8k", "boolq", "ceval") else "generic"
+def _flavour_of(name: str) -> Flavour:
+    return name if name in FLAVOUR_NAMES else "number"
 
 
-def _normalise_gold(task: SimTask, gold: str) -> str:
+def _normalise_gold(flavour: Flavour, gold: str) -> str:
     gold = str(gold).strip()
-    if task == "boolq":
+    if flavour == "yesno":
         lowered = gold.lower()
         if lowered in ("true", "yes"):
             return "A"
         if lowered in ("false", "no"):
             return "B"
         return gold.upper()
-    return gold.upper() if task == "ceval" else gold
+    return gold.upper() if flavour == "choice" else gold
 
 
-def _invented_gold(task: SimTask, rng: random.Random) -> str:
-    if task == "boolq":
+def _invented_gold(flavour: Flavour, rng: random.Random) -> str:
+    if flavour == "yesno":
         return rng.choice("AB")
-    if task == "ceval":
+    if flavour == "choice":
         return rng.choice("ABCD")
+    if flavour == "math":
+        return maths.invented_gold(rng)
     return str(rng.randint(2, 500))
 
 
-def _wrong_value(task: SimTask, gold: str, rng: random.Random) -> str:
-    if task == "boolq":
+def _wrong_value(flavour: Flavour, gold: str, rng: random.Random) -> str:
+    if flavour == "yesno":
         return "B" if gold == "A" else "A"
-    if task == "ceval":
+    if flavour == "choice":
         return rng.choice([letter for letter in "ABCD" if letter != gold])
+    if flavour == "math":
+        return maths.wrong_value(gold, rng)
     try:
         value = round(float(gold.replace(",", "")))
     except ValueError:
@@ -202,36 +225,55 @@ def _wrong_value(task: SimTask, gold: str, rng: random.Random) -> str:
     return str(wrong)
 
 
-def _log_uniform(bounds: tuple[int, int], u: float) -> int:
+def _log_uniform(bounds: tuple[int, int], u: float, scale: int = 1) -> int:
     low, high = bounds
-    return round(low * (high / low) ** u)
+    return round(scale * low * (high / low) ** u)
+
+
+def _repeat_draw(question: float, repeat: float) -> float:
+    """A uniform draw for one repeat of a prompt, correlated with the prompt's own draw."""
+    tiny = 1e-12
+    z = math.sqrt(_REPEAT_CORRELATION) * _NORMAL.inv_cdf(min(max(question, tiny), 1 - tiny))
+    z += math.sqrt(1 - _REPEAT_CORRELATION) * _NORMAL.inv_cdf(min(max(repeat, tiny), 1 - tiny))
+    return _NORMAL.cdf(z)
 
 
 def plan_for(
     config: SimConfig,
     key: str,
     prompt_text: str,
-    answer_key: Mapping[str, tuple[str, str]] | None = None,
+    answer_key: Mapping[str, AnswerEntry] | None = None,
+    seed: int | None = None,
 ) -> Plan:
-    """The plan for a prompt; deterministic for (config.seed, key) and the key's answer entry."""
+    """The plan for a prompt; deterministic for (config.seed, key, seed) and the key's answer
+    entry. `seed` is the request's sampling seed: None plans the prompt's one reply."""
     entry = answer_key.get(key) if answer_key else None
     if entry is not None:
-        task = _task_of(entry[0])
-        gold = _normalise_gold(task, entry[1])
+        flavour = _flavour_of(entry[0])
+        gold = _normalise_gold(flavour, entry[1])
+        task = entry[2]
     else:
-        task = infer_task(prompt_text)
-        gold = _invented_gold(task, _rng(config.seed, "gold", key))
+        flavour = infer_flavour(prompt_text)
+        gold = _invented_gold(flavour, _rng(config.seed, "gold", key))
+        task = ""
 
     rng = _rng(config.seed, "plan", key)
     # Draw every number up front, in a fixed order, so that one knob never shifts another's draw.
-    u_outcome, u_wrong, u_length = rng.random(), rng.random(), rng.random()
+    u_outcome, u_wrong = rng.random(), rng.random()
+    if seed is not None:
+        # Another sample of the same question: its own draws, its fate tied to the question's.
+        rng = _rng(config.seed, "plan", f"{key}\x1f{seed}")
+        u_outcome = _repeat_draw(u_outcome, rng.random())
+        u_wrong = _repeat_draw(u_wrong, rng.random())
+    u_length = rng.random()
     form = rng.randrange(12)
     offset = rng.randrange(POOL_TOKENS)
     u_mention, mention_frac = rng.random(), rng.uniform(0.2, 0.6)
     numbers = (rng.randint(2, 60), rng.randint(2, 30))
-    wrong_value = _wrong_value(task, gold, rng)
-
+    wrong_value = _wrong_value(flavour, gold, rng)
+    scale = maths.LENGTH_SCALE if flavour == "math" else 1
     p_long, short_tokens = config.shape(task)
+
     malformed_edge = config.p_never + config.p_malformed
     empty_edge = malformed_edge + config.p_empty
     long = False
@@ -250,13 +292,16 @@ def plan_for(
     if outcome == "never":
         reasoning_len = None
         # Early enough that a first-budget cut often falls after the first restatement.
-        mention_at = round(mention_frac * short_tokens[1])
+        mention_at = round(mention_frac * short_tokens[1] * scale)
     else:
-        reasoning_len = _log_uniform(config.long_tokens if long else short_tokens, u_length)
+        bounds = config.long_tokens if long else short_tokens
+        reasoning_len = _log_uniform(bounds, u_length, scale)
         mention_at = round(mention_frac * reasoning_len)
-    malformed = malformed_text(task, form, numbers)
+    malformed = malformed_text(flavour, form, numbers)
     if outcome in ("correct", "wrong"):
-        answer = answer_text(task, final or gold, form)
+        value = final or gold
+        written = maths.written_as(value, form) if flavour == "math" else value
+        answer = answer_text(flavour, written, form)
         plain = answer
     elif outcome == "malformed":
         answer = plain = malformed
@@ -266,6 +311,7 @@ def plan_for(
         answer, plain = "", malformed
     return Plan(
         key=key,
+        flavour=flavour,
         task=task,
         gold=gold,
         outcome=outcome,

@@ -15,7 +15,7 @@ from dataclasses import fields
 
 from aiohttp import web
 
-from thinkeval.sim.behaviour import answer_key_from_samples
+from thinkeval.sim.behaviour import AnswerEntry, answer_key_from_samples
 from thinkeval.sim.config import PROFILES, SimConfig, parse_task_shape, parse_token_range
 from thinkeval.sim.server import build_app, make_runner
 
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_answer_key(data_dir: str | None) -> dict[str, tuple[str, str]]:
+def _load_answer_key(data_dir: str | None) -> dict[str, AnswerEntry]:
     """Golds for every local task sample; empty (golds invented per prompt) when unavailable."""
     try:
         from thinkeval.tasks import all_tasks, load_samples, resolve_data_dir
@@ -121,7 +121,7 @@ def _load_answer_key(data_dir: str | None) -> dict[str, tuple[str, str]]:
     if directory is None:
         print("note: no local data dir; golds are invented per prompt", file=sys.stderr)
         return {}
-    key: dict[str, tuple[str, str]] = {}
+    key: dict[str, AnswerEntry] = {}
     for spec in all_tasks():
         try:
             key.update(answer_key_from_samples(load_samples(spec, directory)))
@@ -130,7 +130,9 @@ def _load_answer_key(data_dir: str | None) -> dict[str, tuple[str, str]]:
     return key
 
 
-async def _serve_until_signal(config: SimConfig, answer_key: Mapping[str, tuple[str, str]]) -> None:
+async def _serve_until_signal(
+    config: SimConfig, answer_key: Mapping[str, AnswerEntry]
+) -> None:
     runner = make_runner(build_app(config, answer_key))
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port, backlog=4096)

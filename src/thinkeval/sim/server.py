@@ -9,138 +9,45 @@ as in vLLM's scheduler), spend the simulated latency holding the slot, and answe
 from __future__ import annotations
 
 import asyncio
-import bisect
 import os
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from aiohttp import web
 
 from thinkeval.sim.behaviour import (
+    AnswerEntry,
     Generation,
     Plan,
     generate,
-    last_user_text,
     plan_for,
-    prompt_key,
-    prompt_tokens,
     unit,
 )
 from thinkeval.sim.config import SimConfig
+from thinkeval.sim.eras import get_profile
 from thinkeval.sim.judge import is_judge_prompt, judge_answer
-from thinkeval.sim.profiles import ErrorReply, get_profile
+from thinkeval.sim.profiles import ErrorReply
+from thinkeval.sim.requests import ChatRequest, parse_chat
+from thinkeval.sim.stats import FAULT_KINDS, Stats, metrics_text
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
 
-FAULT_KINDS: tuple[str, ...] = ("500", "429", "reset", "timeout", "malformed")
 # Added to every /v1/models card: the run keeps the card, and reports mark such models simulated
 # (report/_context.py reads the same name).
 SIMULATED_CARD_FIELD = "thinkeval_simulated"
-_TTFT_BUCKETS = (
-    0.001,
-    0.005,
-    0.01,
-    0.02,
-    0.04,
-    0.06,
-    0.08,
-    0.1,
-    0.25,
-    0.5,
-    0.75,
-    1.0,
-    2.5,
-    5.0,
-    7.5,
-    10.0,
-    20.0,
-    40.0,
-    80.0,
-    160.0,
-    640.0,
-    2560.0,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class _ChatRequest:
-    """A validated chat request: what the reply depends on."""
-
-    model: str  # echoed in the reply
-    text: str  # the last user message
-    key: str  # its sha1
-    prompt_tokens: int
-    limit: int  # tokens the engine may generate
-    thinking: bool
-    stream: bool
-    include_usage: bool
-
-
-class Stats:
-    """Counters behind `/sim/stats` and `/metrics`."""
-
-    def __init__(self) -> None:
-        self.requests = 0  # chat requests received
-        self.completed = 0  # chat replies fully sent with a well-formed body
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self.running = 0  # holding one of the max_num_seqs slots
-        self.max_running = 0
-        self.waiting = 0  # queued for a slot
-        self.max_waiting = 0
-        self.stalled = 0
-        self.by_status: Counter[int] = Counter()
-        self.faults: Counter[str] = Counter({kind: 0 for kind in FAULT_KINDS})
-        self.finished: Counter[str] = Counter()
-        self.prompts_asked: dict[str, int] = {}
-        self.prompt_tokens = 0
-        self.generation_tokens = 0
-        self.service_s = 0.0  # simulated seconds the replies held a slot (queueing excluded)
-        self.ttft_counts = [0] * (len(_TTFT_BUCKETS) + 1)
-        self.ttft_sum = 0.0
-
-    def observe_ttft(self, seconds: float) -> None:
-        self.ttft_counts[bisect.bisect_left(_TTFT_BUCKETS, seconds)] += 1
-        self.ttft_sum += seconds
-
-    def as_json(self, detail: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "requests": self.requests,
-            "completed": self.completed,
-            "in_flight": self.in_flight,
-            "max_in_flight": self.max_in_flight,
-            "running": self.running,
-            "max_running": self.max_running,
-            "waiting": self.waiting,
-            "max_waiting": self.max_waiting,
-            "stalled": self.stalled,
-            "by_status": {str(status): n for status, n in sorted(self.by_status.items())},
-            "faults": dict(self.faults),
-            "finish_reasons": dict(self.finished),
-            "distinct_prompts": len(self.prompts_asked),
-            "max_asks_per_prompt": max(self.prompts_asked.values(), default=0),
-            "prompt_tokens": self.prompt_tokens,
-            "generation_tokens": self.generation_tokens,
-            "service_s": self.service_s,
-        }
-        if detail:
-            out["prompts_asked"] = dict(self.prompts_asked)
-        return out
 
 
 class Simulator:
     """One simulated server: its config, answer key, queue and statistics."""
 
     def __init__(
-        self, config: SimConfig, answer_key: Mapping[str, tuple[str, str]] | None = None
+        self, config: SimConfig, answer_key: Mapping[str, AnswerEntry] | None = None
     ) -> None:
         self.config = config
         self.profile = get_profile(config.profile)
-        self.answer_key: Mapping[str, tuple[str, str]] = dict(answer_key or {})
+        self.answer_key: Mapping[str, AnswerEntry] = dict(answer_key or {})
         self.stats = Stats()
         self.chat_requests = 0
         self.slots = asyncio.Semaphore(config.max_num_seqs)
@@ -164,8 +71,8 @@ class Simulator:
             return self.config.switched_model
         return self.config.model
 
-    def plan(self, key: str, text: str) -> Plan:
-        return plan_for(self.config, key, text, self.answer_key)
+    def plan(self, key: str, text: str, seed: int | None = None) -> Plan:
+        return plan_for(self.config, key, text, self.answer_key, seed)
 
     def _next_id(self, request: web.Request) -> str:
         forwarded = request.headers.get("X-Request-Id")
@@ -260,66 +167,13 @@ class Simulator:
         finally:
             stats.in_flight -= 1
 
-    def _validate(self, raw: bytes, index: int) -> _ChatRequest | ErrorReply:
-        """Check a chat body as the profile's server does; the request or the error to send."""
-        profile = self.profile
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            return profile.invalid_json(str(exc))
-        if not isinstance(body, dict):
-            return profile.invalid_json("the body must be a JSON object")
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
-            return profile.missing_messages()
-        served = self.served_model(index)
-        model = body.get("model")
-        if model is not None and model != served and profile.checks_model:
-            return profile.not_found(str(model))
-        stream = bool(body.get("stream"))
-        stream_options = body.get("stream_options")
-        if stream_options is not None and not stream:
-            problem = profile.stream_options_without_stream()
-            if problem is not None:
-                return problem
-        refused = profile.unsupported_fields(body)
-        if refused is not None:
-            return refused
-        requested = body.get("max_completion_tokens")
-        if requested is None:
-            requested = body.get("max_tokens")
-        if requested is not None and (
-            not isinstance(requested, int) or isinstance(requested, bool) or requested < 1
-        ):
-            return profile.invalid_max_tokens(requested)
-        kwargs = body.get("chat_template_kwargs")
-        # Qwen3's template tests `enable_thinking is false`: only a literal false turns it off.
-        thinking = not (isinstance(kwargs, dict) and kwargs.get("enable_thinking") is False)
-        # Thinking off: the template appends "<think>\n\n</think>\n\n" to the prompt (4 tokens).
-        prompt = prompt_tokens(messages) + (0 if thinking else 4)
-        limit = profile.limit(prompt, requested, self.config.max_model_len)
-        if isinstance(limit, tuple):
-            return limit
-        text = last_user_text(messages)
-        include_usage = isinstance(stream_options, dict) and bool(
-            stream_options.get("include_usage", profile.usage_by_default)
-        )
-        return _ChatRequest(
-            model=served if model is None else str(model),
-            text=text,
-            key=prompt_key(text),
-            prompt_tokens=prompt,
-            limit=limit,
-            thinking=thinking,
-            stream=stream,
-            include_usage=include_usage,
-        )
-
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         config = self.config
         index = self.chat_requests
         self.chat_requests += 1
-        chat = self._validate(await request.read(), index)
+        chat = parse_chat(
+            self.profile, self.served_model(index), await request.read(), self.config.max_model_len
+        )
         if isinstance(chat, tuple):
             return self._error(chat)
 
@@ -358,9 +212,9 @@ class Simulator:
         self._record(gen, chat.prompt_tokens, waited + config.latency_s + config.ttft_s)
         return reply
 
-    def _generate(self, chat: _ChatRequest) -> Generation:
+    def _generate(self, chat: ChatRequest) -> Generation:
         if not is_judge_prompt(chat.text):
-            return generate(self.plan(chat.key, chat.text), chat.thinking, chat.limit)
+            return generate(self.plan(chat.key, chat.text, chat.seed), chat.thinking, chat.limit)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
         tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]
@@ -387,7 +241,7 @@ class Simulator:
         return web.Response(status=503)
 
     def _malformed(
-        self, rid: str, created: int, chat: _ChatRequest, gen: Generation
+        self, rid: str, created: int, chat: ChatRequest, gen: Generation
     ) -> web.Response:
         """HTTP 200 whose JSON is cut in half, as a broken proxy or a crashed worker sends."""
         profile = self.profile
@@ -405,7 +259,7 @@ class Simulator:
         )
 
     async def _stream(
-        self, request: web.Request, rid: str, created: int, chat: _ChatRequest, gen: Generation
+        self, request: web.Request, rid: str, created: int, chat: ChatRequest, gen: Generation
     ) -> web.StreamResponse:
         """Send the reply as SSE, releasing each chunk when its last token is generated."""
         config = self.config
@@ -472,91 +326,7 @@ class Simulator:
 
     def metrics_text(self) -> str:
         """The Prometheus exposition of the current counters."""
-        stats = self.stats
-        labels = f'engine="0",model_name="{self.served_model()}"'
-        lines: list[str] = []
-
-        def metric(name: str, kind: str, help_: str, samples: list[tuple[str, float]]) -> None:
-            lines.append(f"# HELP {name} {help_}")
-            lines.append(f"# TYPE {name} {kind}")
-            for suffix_labels, value in samples:
-                lines.append(f"{name}{suffix_labels} {float(value)}")
-
-        metric(
-            "vllm:num_requests_running",
-            "gauge",
-            "Number of requests in model execution batches.",
-            [(f"{{{labels}}}", stats.running)],
-        )
-        metric(
-            "vllm:num_requests_waiting",
-            "gauge",
-            "Number of requests waiting to be processed.",
-            [(f"{{{labels}}}", stats.waiting)],
-        )
-        metric(
-            "vllm:kv_cache_usage_perc",
-            "gauge",
-            "KV-cache usage. 1 means 100 percent usage.",
-            [(f"{{{labels}}}", min(1.0, stats.running / self.config.max_num_seqs))],
-        )
-        metric(
-            "vllm:prompt_tokens_total",
-            "counter",
-            "Number of prefill tokens processed.",
-            [(f"{{{labels}}}", stats.prompt_tokens)],
-        )
-        metric(
-            "vllm:generation_tokens_total",
-            "counter",
-            "Number of generation tokens processed.",
-            [(f"{{{labels}}}", stats.generation_tokens)],
-        )
-        reasons = sorted(set(stats.finished) | {"stop", "length", "abort"})
-        metric(
-            "vllm:request_success_total",
-            "counter",
-            "Count of successfully processed requests.",
-            [
-                (
-                    f'{{engine="0",finished_reason="{reason}",model_name="{self.served_model()}"}}',
-                    stats.finished[reason],
-                )
-                for reason in reasons
-            ],
-        )
-        metric(
-            "vllm:prefix_cache_queries_total",
-            "counter",
-            "Prefix cache queries, in terms of number of queried tokens.",
-            [(f"{{{labels}}}", stats.prompt_tokens)],
-        )
-        metric(
-            "vllm:prefix_cache_hits_total",
-            "counter",
-            "Prefix cache hits, in terms of number of cached tokens.",
-            [(f"{{{labels}}}", 0)],
-        )
-        buckets: list[tuple[str, float]] = []
-        running_total = 0
-        for bound, count in zip((*_TTFT_BUCKETS, float("inf")), stats.ttft_counts, strict=True):
-            running_total += count
-            le = "+Inf" if bound == float("inf") else repr(bound)
-            buckets.append(
-                (
-                    f'_bucket{{engine="0",le="{le}",model_name="{self.served_model()}"}}',
-                    running_total,
-                )
-            )
-        buckets.append((f"_count{{{labels}}}", running_total))
-        buckets.append((f"_sum{{{labels}}}", stats.ttft_sum))
-        metric(
-            "vllm:time_to_first_token_seconds",
-            "histogram",
-            "Histogram of time to first token in seconds.",
-            buckets,
-        )
-        return "\n".join(lines) + "\n"
+        return metrics_text(self.stats, self.served_model(), self.config.max_num_seqs)
 
     async def sim_stats(self, request: web.Request) -> web.Response:
         """`GET /sim/stats[?detail=1]`: what the simulator saw, for tests and benchmarks."""
@@ -585,7 +355,7 @@ SIMULATOR_KEY = web.AppKey("thinkeval_simulator", Simulator)
 
 
 def build_app(
-    config: SimConfig, answer_key: Mapping[str, tuple[str, str]] | None = None
+    config: SimConfig, answer_key: Mapping[str, AnswerEntry] | None = None
 ) -> web.Application:
     """The aiohttp application of a simulated server; `app[SIMULATOR_KEY]` is its `Simulator`.
 
@@ -615,7 +385,7 @@ def make_runner(app: web.Application) -> web.AppRunner:
 @asynccontextmanager
 async def serve(
     config: SimConfig,
-    answer_key: Mapping[str, tuple[str, str]] | None = None,
+    answer_key: Mapping[str, AnswerEntry] | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
 ) -> AsyncIterator[str]:

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from thinkeval.sim import maths
+
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 EOS = ""  # <|im_end|> is a special token: counted in usage, absent from the decoded text
@@ -41,7 +43,7 @@ def tokenize(text: str) -> list[str]:
 
 # Reasoning templates per flavour. {a} {b} {c} are numbers with c derived from a and b as the
 # sentence claims; {x} marks a restatement slot that a request may overwrite with its answer.
-_MATH = (
+_NUMBER = (
     ("So {a} plus {b} is {c}.", "add"),
     ("Then {a} times {b} gives {c}.", "mul"),
     ("Subtracting {b} from {c} leaves {a}.", "add"),
@@ -79,8 +81,9 @@ _CHOICE = (
     ("所以答案可能是{x}。", "slot"),
     ("看来应该选{x}。", "slot"),
 )
-FLAVOURS = {"math": _MATH, "yesno": _YESNO, "choice": _CHOICE}
-OPENERS = {"math": "Okay.", "yesno": "Okay.", "choice": "嗯，"}
+# A flavour is the kind of answer a task asks for, named by its spec's `sim_flavour`.
+FLAVOURS = {"number": _NUMBER, "yesno": _YESNO, "choice": _CHOICE, "math": maths.REASONING}
+OPENERS = {"number": "Okay.", "yesno": "Okay.", "choice": "嗯，", "math": "Okay."}
 
 
 @dataclass(frozen=True)
@@ -143,11 +146,7 @@ def pool(flavour: str) -> Pool:
         a, b = rng.randint(2, 60), rng.randint(2, 30)
         c = a * b if kind == "mul" else (2 * a if kind == "half" else a + b)
         values = {"a": str(a), "b": str(b), "c": str(c), "l": rng.choice("ABCD")}
-        values["x"] = (
-            rng.choice("ABCD")
-            if flavour == "choice"
-            else (rng.choice("AB") if flavour == "yesno" else str(rng.randint(2, 400)))
-        )
+        values["x"] = _slot_value(flavour, rng)
         for index, part in enumerate(parts):
             token = part
             if "{" in part:
@@ -169,67 +168,77 @@ def pool(flavour: str) -> Pool:
     )
 
 
+def _slot_value(flavour: str, rng: random.Random) -> str:
+    if flavour == "choice":
+        return rng.choice("ABCD")
+    if flavour == "yesno":
+        return rng.choice("AB")
+    return str(rng.randint(2, 400))
+
+
 def conclusion(flavour: str, value: str) -> list[str]:
     """The closing sentence of a finished think block."""
     if flavour == "choice":
         return ["所以", "答案", "是", value, "。"]
+    if flavour == "math":
+        return [" So", " the", " answer", " is", " $", value, "$", "."]
     return [" So", " the", " answer", " is", " " + value, "."]
 
 
-# Final-answer phrasings per task, as a Qwen3 model varies them. `{v}` is the answer. A GSM8K
+# Final-answer phrasings per flavour, as a Qwen3 model varies them. `{v}` is the answer. A number
 # reply restates its solution before the answer, as real ones do, so a budget can end inside it.
 _RECAP = (
     "To solve this, we work through the quantities in the question one at a time. "
     "First we find each intermediate amount from the numbers given, then we combine them, "
     "and finally we check the arithmetic once more so that nothing is counted twice.\n\n"
 )
-GSM8K_FORMS = (
+NUMBER_FORMS = (
     _RECAP + "So the total is {v}.\n\nThe answer is {v}",
     _RECAP + "Putting it all together gives {v}.\n\n\\boxed{{{v}}}",
     _RECAP + "That makes {v} in total.\n\nFinal answer: {v}",
     _RECAP + "Therefore the result is {v}.\n\n#### {v}",
 )
-BOOLQ_FORMS = ("{v}", "Answer: {v}", "{v}. {word}")
-CEVAL_FORMS = (
+YESNO_FORMS = ("{v}", "Answer: {v}", "{v}. {word}")
+CHOICE_FORMS = (
     "分析：根据题干信息，选项{v}的说法符合题意，其余选项均有错误。\n\nanswer:{v}",
     "分析：逐一排除错误的选项后，只有{v}是正确的。\n\nanswer: {v}",
 )
-GENERIC_FORMS = ("The answer is {v}", "So the result is {v}.\n\nFinal answer: {v}")
 
 # Replies that finish but state no legal final answer: mid-calculation prose for numbers, and no
 # option letter at all for choice tasks.
-GSM8K_MALFORMED = (
+NUMBER_MALFORMED = (
     "First, {a} + {b} = {c}, and then we need to multiply that by the number of",
     "Let me compute the total: {a} times {b} is {c}, then subtract the",
     "The cost per item is {a}, so for all of them together we get",
 )
-BOOLQ_MALFORMED = (
+YESNO_MALFORMED = (
     "The passage does not state this directly, so it is hard to tell.",
     "It depends on how the question is read; the passage is not conclusive.",
 )
-CEVAL_MALFORMED = (
+CHOICE_MALFORMED = (
     "分析：这道题考查相关知识点，需要结合题干综合判断，各个说法都有一定道理。",
     "分析：题目信息不足，暂时无法确定哪一项最准确。",
 )
 
 
-def answer_text(task: str, value: str, form: int) -> str:
-    """The reply after the think block for a final answer `value` in the task's style."""
-    if task == "gsm8k":
-        return GSM8K_FORMS[form % len(GSM8K_FORMS)].format(v=value)
-    if task == "boolq":
+def answer_text(flavour: str, value: str, form: int) -> str:
+    """The reply after the think block for a final answer `value` in the flavour's style."""
+    if flavour == "yesno":
         word = "Yes" if value == "A" else "No"
-        return BOOLQ_FORMS[form % len(BOOLQ_FORMS)].format(v=value, word=word)
-    if task == "ceval":
-        return CEVAL_FORMS[form % len(CEVAL_FORMS)].format(v=value)
-    return GENERIC_FORMS[form % len(GENERIC_FORMS)].format(v=value)
+        return YESNO_FORMS[form % len(YESNO_FORMS)].format(v=value, word=word)
+    if flavour == "choice":
+        return CHOICE_FORMS[form % len(CHOICE_FORMS)].format(v=value)
+    if flavour == "math":
+        return maths.FORMS[form % len(maths.FORMS)].format(v=value)
+    return NUMBER_FORMS[form % len(NUMBER_FORMS)].format(v=value)
 
 
-def malformed_text(task: str, form: int, numbers: Sequence[int]) -> str:
+def malformed_text(flavour: str, form: int, numbers: Sequence[int]) -> str:
     """A finished reply without a legal final answer."""
-    if task == "boolq":
-        return BOOLQ_MALFORMED[form % len(BOOLQ_MALFORMED)]
-    if task == "ceval":
-        return CEVAL_MALFORMED[form % len(CEVAL_MALFORMED)]
+    if flavour == "yesno":
+        return YESNO_MALFORMED[form % len(YESNO_MALFORMED)]
+    if flavour == "choice":
+        return CHOICE_MALFORMED[form % len(CHOICE_MALFORMED)]
     a, b = numbers[0], numbers[1]
-    return GSM8K_MALFORMED[form % len(GSM8K_MALFORMED)].format(a=a, b=b, c=a + b)
+    forms = maths.MALFORMED if flavour == "math" else NUMBER_MALFORMED
+    return forms[form % len(forms)].format(a=a, b=b, c=a + b)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -106,6 +111,28 @@ def running_sim(config: SimConfig, answer_key: dict[str, AnswerEntry]) -> Iterat
         yield server.base_url
     finally:
         server.stop()
+
+
+def kill_and_resume(config: Path, run_dir: Path, kills: int, every: int = 25) -> None:
+    """Run `thinkeval run` in a subprocess and SIGKILL it once `every` more journal lines are
+    written, `kills` times; then run it to the end, which must succeed."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    command = [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir)]
+    journal = run_dir / "journal" / "main.jsonl"
+    for i in range(kills):
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            lines = journal.read_bytes().count(b"\n") if journal.exists() else 0
+            if lines >= (i + 1) * every or proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    finished = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert finished.returncode == 0, finished.stderr
 
 
 def write_config(path: Path, data: dict[str, Any]) -> Path:

@@ -47,6 +47,10 @@ import pytest
         "thinkeval.report._markdown",
         "thinkeval.report._samples",
         "thinkeval.report.viewer",
+        "thinkeval.scoring.latex",
+        "thinkeval.results.repeats",
+        "thinkeval.sim.maths",
+        "thinkeval.sim.behaviour",
     ],
 )
 def test_docstring_examples(module: str) -> None:

@@ -6,10 +6,8 @@ import gc
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from collections import Counter
 from dataclasses import dataclass
@@ -18,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import write_config
+from conftest import kill_and_resume, write_config
 from thinkeval.cli import main
 from thinkeval.records import RETRY_STATUSES, Attempt, Sample
 from thinkeval.results.summary import write_summary
@@ -261,25 +259,6 @@ def test_lenient_inflates_truncated_replies(tmp_path: Path, sim) -> None:
     assert row["lenient"]["fixed_accuracy"] > row["fixed"]["accuracy"]
 
 
-def _kill_and_resume(config: Path, run_dir: Path, kills: int) -> None:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    command = [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir)]
-    journal = run_dir / "journal" / "main.jsonl"
-    for i in range(kills):
-        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        threshold = (i + 1) * 25
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            lines = journal.read_bytes().count(b"\n") if journal.exists() else 0
-            if lines >= threshold or proc.poll() is not None:
-                break
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    assert subprocess.run(command, env=env, capture_output=True).returncode == 0
-
-
 def test_sigkill_at_random_moments_then_resume_gives_identical_numbers(
     tmp_path: Path, sim
 ) -> None:
@@ -291,7 +270,7 @@ def test_sigkill_at_random_moments_then_resume_gives_identical_numbers(
     killed = write_config(tmp_path / "killed.yaml", {
         "run": "killed", "tasks": tasks, "models": [model_entry("m", killed_sim.base_url)]})
     assert main(["run", str(clean), "--output", str(tmp_path / "clean")]) == 0
-    _kill_and_resume(killed, tmp_path / "killed", kills=5)
+    kill_and_resume(killed, tmp_path / "killed", kills=5)
 
     assert numbers(tmp_path / "killed") == numbers(tmp_path / "clean")
     phases = Counter((x.sample_id, x.phase) for x in iter_attempts(tmp_path / "killed")

@@ -322,3 +322,64 @@ def percentiles(
         return dict.fromkeys(keys)
     result = np.percentile(np.asarray(values, dtype=float), list(qs), method="linear")
     return {key: float(value) for key, value in zip(keys, result, strict=True)}
+
+
+@dataclass(frozen=True)
+class ClusteredMeans:
+    """Means of per-question values with percentile bootstrap intervals that resample
+    questions: `means[j]`, `lows[j]`, `highs[j]` for column `j` of the values."""
+
+    means: tuple[float, ...]
+    lows: tuple[float, ...]
+    highs: tuple[float, ...]
+    questions: int
+    resamples: int
+    seed: int
+    confidence: float
+
+
+def cluster_bootstrap(
+    values: Sequence[Sequence[float]],
+    resamples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> ClusteredMeans:
+    """Means of the columns of `values` (one row per question) with bootstrap intervals.
+
+    Each resample draws questions with replacement and keeps every value of a drawn question,
+    so replies to the same question (repeats, which are correlated) are never treated as
+    independent: the interval is clustered by question. All columns share the same resamples.
+    With no questions every number is `nan`.
+
+    >>> result = cluster_bootstrap([[1.0], [0.0], [0.5], [1.0]], resamples=500)
+    >>> result.means, result.lows[0] < 0.625 < result.highs[0]
+    ((0.625,), True)
+    """
+    _check_confidence(confidence)
+    if resamples < 1:
+        raise ValueError(f"resamples must be >= 1, got {resamples}")
+    table = np.asarray(values, dtype=float)
+    if table.ndim != 2:
+        raise ValueError("values must be one row of numbers per question")
+    n, columns = table.shape
+    if n == 0:
+        nans = (math.nan,) * columns
+        return ClusteredMeans(nans, nans, nans, 0, resamples, seed, confidence)
+    rng = np.random.default_rng(seed)
+    rows_per_chunk = max(1, (_CHUNK_ELEMENTS // 8) // (n * columns))
+    sums = np.empty((resamples, columns))
+    for start in range(0, resamples, rows_per_chunk):
+        rows = min(rows_per_chunk, resamples - start)
+        idx = rng.integers(0, n, size=(rows, n))
+        sums[start : start + rows] = table[idx].sum(axis=1)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(sums / n, [tail, 1.0 - tail], axis=0)
+    return ClusteredMeans(
+        means=tuple(float(x) for x in table.mean(axis=0)),
+        lows=tuple(float(x) for x in low),
+        highs=tuple(float(x) for x in high),
+        questions=n,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+    )

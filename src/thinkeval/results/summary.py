@@ -10,16 +10,36 @@ from __future__ import annotations
 
 import fcntl
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
-from thinkeval.records import SCHEMA_VERSION, STATUSES, Attempt
+from thinkeval.records import SCHEMA_VERSION, STATUSES, Attempt, Sample, Verdict
 from thinkeval.results.judge import judge_agreement, judge_path
-from thinkeval.run.counted import CountedAttempts, Journals, count_journal, index_samples
-from thinkeval.run.judge import Outcome, adaptive_outcome, outcome_of, retry_due
+from thinkeval.results.repeats import (
+    QuestionPhase,
+    RepeatsBlock,
+    group_votes,
+    phase_repeats,
+    question_phase,
+)
+from thinkeval.run.counted import (
+    CountedAttempts,
+    IdIndex,
+    Journals,
+    count_journal,
+    index_samples,
+)
+from thinkeval.run.judge import (
+    Outcome,
+    adaptive_outcome,
+    attempt_state,
+    outcome_of,
+    retry_due,
+    strict_is_current,
+)
 from thinkeval.run.run_record import RunRecord, read_run_record
 from thinkeval.run.rundir import SUMMARY_FILE, SamplesFile, recorded_tasks, write_json
 from thinkeval.tasks import get_task
@@ -122,6 +142,8 @@ class TaskResult(Counts, kw_only=True):
     samples: int = 0  # questions; `total` counts each repeat of them
     subjects: dict[str, Counts] | None = None
     judge: JudgeBlock | None = None  # after `thinkeval judge`
+    # avg@k, pass@k, maj@k per phase, for a task asked more than once per question.
+    repeated: RepeatsBlock | None = None
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -197,6 +219,13 @@ class TaskCounts:
     counts: Counts
     subjects: dict[str, Counts] | None
     samples: int
+    repeated: RepeatsBlock | None = None
+
+
+# Strict verdicts scored again for this summary, by journal reference (pooled kinds).
+Rescored = dict[int, Verdict]
+# Sees every question of every model: (model, task, sample, the outcomes of its repeats).
+QuestionObserver = Callable[[str, str, Sample, list["SampleResult | None"]], None]
 
 
 def sample_result(
@@ -205,15 +234,19 @@ def sample_result(
     journals: Journals,
     spec: TaskSpec,
     gold: str,
+    rescored: Rescored | None = None,
 ) -> SampleResult | None:
     """The outcomes that count for `unit` (a sample and repeat), read back from the journal."""
     if entry is None or not entry.fixed[unit]:
         return None
-    attempt = journals.read(entry.fixed[unit])
-    result = SampleResult(fixed=outcome_of(attempt, spec, gold))
+    rescored = rescored or {}
+    ref = entry.fixed[unit]
+    attempt = journals.read(ref)
+    result = SampleResult(fixed=outcome_of(attempt, spec, gold, rescored.get(ref)))
     result.due = attempt.error is None and retry_due(attempt, spec, gold)
-    if result.candidate and entry.retry_ref(unit):
-        result.retry = outcome_of(journals.read(entry.retry_ref(unit)), spec, gold)
+    ref = entry.retry_ref(unit)
+    if result.candidate and ref:
+        result.retry = outcome_of(journals.read(ref), spec, gold, rescored.get(ref))
     return result
 
 
@@ -223,12 +256,14 @@ def tally(
     models: list[str],
     tasks: list[str],
     observe: Callable[[Attempt], None] | None = None,
+    on_question: QuestionObserver | None = None,
 ) -> dict[tuple[str, str], TaskCounts]:
     """Count every model on every task from the journal, holding a few bytes per sample.
 
     One pass over the journals finds the attempt that counts per (sample, repeat) and phase;
     a pass over each task's samples then reads those attempts back and scores them. `observe`
-    sees every attempt of the first pass (`thinkeval status` takes its timings there).
+    sees every attempt of the first pass (`thinkeval status` takes its timings there);
+    `on_question` sees every question's outcomes (`results.repeats.repeat_details`).
     """
     repeats = {task: record.task(task).repeats for task in tasks}
     indexes = index_samples(run_dir, repeats)
@@ -236,37 +271,116 @@ def tally(
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes, observe=observe)
         for task in tasks:
-            spec = get_task(task)
-            budgets = record.budgets_of(task)
-            overall = {model: Tally(budgets) for model in models}
-            subjects: dict[str, dict[str, Tally]] = {}
-            samples = 0
-            with SamplesFile(run_dir, task, messages=False) as stream:
-                for _, sample in stream:
-                    samples += 1
-                    slot = indexes[task].slot(sample.id)
-                    assert slot is not None  # indexed from this very file
-                    subject = None
-                    if sample.subset:
-                        subject = subjects.get(sample.subset)
-                        if subject is None:
-                            subject = subjects[sample.subset] = {m: Tally(budgets) for m in models}
-                    for model in models:
-                        entry = counted.get((model, task))
-                        for repeat in range(repeats[task]):
-                            unit = slot * repeats[task] + repeat
-                            result = sample_result(entry, unit, journals, spec, sample.gold)
-                            overall[model].add(result)
-                            if subject is not None:
-                                subject[model].add(result)
-            for model in models:
-                by_subject = (
-                    {name: tallies[model].counts() for name, tallies in subjects.items()}
-                    if subjects
-                    else None
-                )
-                out[model, task] = TaskCounts(overall[model].counts(), by_subject, samples)
+            entries = {model: counted.get((model, task)) for model in models}
+            reading = _TaskReading(run_dir, task, repeats[task], indexes[task], journals)
+            for model, counts in reading.count(
+                entries, record.budgets_of(task), on_question
+            ).items():
+                out[model, task] = counts
     return out
+
+
+@dataclass
+class _TaskReading:
+    """One task's samples file read against the counted attempts of every model."""
+
+    run_dir: Path
+    task: str
+    k: int
+    index: IdIndex
+    journals: Journals
+
+    def _units(self) -> Iterator[tuple[Sample, int]]:
+        """Each sample and the number of its first unit (its repeats follow)."""
+        with SamplesFile(self.run_dir, self.task, messages=False) as stream:
+            for _, sample in stream:
+                slot = self.index.slot(sample.id)
+                assert slot is not None  # indexed from this very file
+                yield sample, slot * self.k
+
+    def rescore(self, spec: TaskSpec, entries: dict[str, CountedAttempts | None]) -> Rescored:
+        """Score again, in parallel in the scoring workers, the replies of a pooled kind whose
+        recorded strict verdict is not current: a summary never runs symbolic maths inline."""
+        from thinkeval.scoring.pool import strict_verdicts
+
+        refs: list[int] = []
+        jobs = []
+        for sample, first in self._units():
+            for entry in entries.values():
+                if entry is None:
+                    continue
+                for unit in range(first, first + self.k):
+                    for ref in (entry.fixed[unit], entry.retry_ref(unit)):
+                        attempt = self.journals.read(ref) if ref else None
+                        if attempt is None or strict_is_current(attempt, spec, sample.gold):
+                            continue
+                        state = attempt_state(attempt, spec, sample.gold)
+                        refs.append(ref)
+                        jobs.append(
+                            (spec.answer, attempt.content, attempt.finish_reason, sample.gold,
+                             state)
+                        )
+        return dict(zip(refs, strict_verdicts(jobs), strict=True))
+
+    def count(
+        self,
+        entries: dict[str, CountedAttempts | None],
+        budgets: tuple[int, int],
+        on_question: QuestionObserver | None,
+    ) -> dict[str, TaskCounts]:
+        spec = get_task(self.task)
+        rescored = self.rescore(spec, entries) if spec.answer.pooled else {}
+        overall = {model: Tally(budgets) for model in entries}
+        subjects: dict[str, dict[str, Tally]] = {}
+        phases: dict[str, tuple[list[QuestionPhase], list[QuestionPhase]]] = {
+            model: ([], []) for model in entries
+        }
+        samples = 0
+        for sample, first in self._units():
+            samples += 1
+            subject = None
+            if sample.subset:
+                subject = subjects.get(sample.subset)
+                if subject is None:
+                    subject = subjects[sample.subset] = {m: Tally(budgets) for m in entries}
+            for model, entry in entries.items():
+                results = [
+                    sample_result(entry, unit, self.journals, spec, sample.gold, rescored)
+                    for unit in range(first, first + self.k)
+                ]
+                for result in results:
+                    overall[model].add(result)
+                    if subject is not None:
+                        subject[model].add(result)
+                if self.k > 1:
+                    phases[model][0].append(question_phase([_voted(r, False) for r in results]))
+                    phases[model][1].append(question_phase([_voted(r, True) for r in results]))
+                if on_question is not None:
+                    on_question(model, self.task, sample, results)
+        out = {}
+        for model in entries:
+            by_subject = (
+                {name: tallies[model].counts() for name, tallies in subjects.items()}
+                if subjects
+                else None
+            )
+            repeated = None
+            if self.k > 1 and samples:
+                fixed, adaptive = phases[model]
+                group_votes(spec.answer, [*fixed, *adaptive])
+                repeated = RepeatsBlock(
+                    k=self.k,
+                    questions=samples,
+                    fixed=phase_repeats(self.k, fixed),
+                    adaptive=phase_repeats(self.k, adaptive),
+                )
+            out[model] = TaskCounts(overall[model].counts(), by_subject, samples, repeated)
+        return out
+
+
+def _voted(result: SampleResult | None, adaptive: bool) -> tuple[str, str | None] | None:
+    outcome = None if result is None else (result.adaptive if adaptive else result.fixed)
+    return None if outcome is None else (outcome.status, outcome.answer)
 
 
 def summarize(run_dir: Path) -> Summary:
@@ -289,6 +403,7 @@ def summarize(run_dir: Path) -> Summary:
                     repeats=record.task(task).repeats,
                     samples=task_counts.samples,
                     subjects=task_counts.subjects,
+                    repeated=task_counts.repeated,
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )

@@ -176,29 +176,50 @@ class Scored:
     lenient: Verdict | None
 
 
-def score_attempt(attempt: Attempt, spec: TaskSpec, gold: str) -> Scored:
-    """Score one attempt with the recording scorers, applying the run-level rules once."""
+def score_attempt(
+    attempt: Attempt, spec: TaskSpec, gold: str, strict: Verdict | None = None
+) -> Scored:
+    """Score one attempt with the recording scorers, applying the run-level rules once.
+
+    `strict` is its strict verdict when already computed (pooled kinds, scored in a batch)."""
     tokens = attempt.usage.completion_tokens
     if attempt.error is not None:
         return Scored(Outcome("error", False, tokens), None, None)
     state = attempt_state(attempt, spec, gold)
     reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason, state)
-    strict = STRICT.score(spec, reply, gold)
+    if strict is None:
+        strict = STRICT.score(spec, reply, gold)
     lenient = LENIENT.score(spec, reply, gold)
     outcome = Outcome(strict.status, lenient.is_correct, tokens, strict.answer)
     return Scored(outcome, strict, lenient)
 
 
-def outcome_of(attempt: Attempt, spec: TaskSpec, gold: str) -> Outcome:
+def outcome_of(
+    attempt: Attempt, spec: TaskSpec, gold: str, strict: Verdict | None = None
+) -> Outcome:
     """The attempt's outcome; the recorded verdicts are reused when the current scorer versions
-    gave them against this gold (scoring again would give the same), else it is scored again."""
+    gave them against this gold (scoring again would give the same), else it is scored again
+    (with `strict` as its strict verdict when given: see `strict_is_current`)."""
     if attempt.error is None and attempt.gold == gold:
-        strict = _current(attempt, STRICT.name, STRICT.version_for(spec))
+        stored = _current(attempt, STRICT.name, STRICT.version_for(spec))
         lenient = _current(attempt, LENIENT.name, LENIENT.version_for(spec))
-        if strict is not None and lenient is not None:
+        if stored is not None and lenient is not None:
             tokens = attempt.usage.completion_tokens
-            return Outcome(strict.status, lenient.status == "correct", tokens, strict.answer)
-    return score_attempt(attempt, spec, gold).outcome
+            return Outcome(stored.status, lenient.status == "correct", tokens, stored.answer)
+        if stored is not None and strict is None:
+            strict = Verdict(stored.status, stored.answer, stored.rule)
+    return score_attempt(attempt, spec, gold, strict).outcome
+
+
+def strict_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
+    """Whether `outcome_of` can reuse the attempt's recorded strict verdict. Readers of many
+    attempts of a pooled kind score the others together first (`scoring.pool.strict_verdicts`)
+    and pass each result to `outcome_of`."""
+    if attempt.error is not None:
+        return True
+    return attempt.gold == gold and _current(
+        attempt, STRICT.name, STRICT.version_for(spec)
+    ) is not None
 
 
 def _current(attempt: Attempt, scorer: str, version: str) -> StoredVerdict | None:

@@ -130,3 +130,37 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
         table.caption = f"incomplete: {why}."
         table.caption_justify = "left"
     return table
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    """`61.67% [55.00, 68.33]`."""
+    return f"{100 * value:.2f}% [{100 * low:.2f}, {100 * high:.2f}]"
+
+
+def repeats_table(summary: Summary) -> Table | None:
+    """avg@k, pass@k and maj@k with 95% intervals (bootstrap over questions) for each model and
+    task asked more than once per question; None when no task was."""
+    rows = [row for row in summary.results if row.repeated is not None]
+    if not rows:
+        return None
+    table = Table(
+        title="repeated sampling · 95% intervals resample questions", title_justify="left"
+    )
+    for name in ("model", "task", "k", "phase", "avg@k", "pass@k", "maj@k", "solved 0 / all"):
+        table.add_column(name, justify="left" if name in ("model", "task", "phase") else "right")
+    for row in rows:
+        block = row.repeated
+        assert block is not None
+        for phase, metrics in (("fixed", block.fixed), ("adaptive", block.adaptive)):
+            top = metrics.pass_at[str(block.k)]
+            table.add_row(
+                row.model,
+                row.task,
+                str(block.k),
+                phase,
+                _interval(metrics.avg.value, metrics.avg.low, metrics.avg.high),
+                _interval(top.value, top.low, top.high),
+                _interval(metrics.maj.value, metrics.maj.low, metrics.maj.high),
+                f"{metrics.solved[0]} / {metrics.solved[-1]} of {block.questions}",
+            )
+    return table

@@ -34,7 +34,7 @@ T = TypeVar("T")
 Problem = tuple[str, str]
 
 
-class _Strict(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+class Section(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """A config section: unknown keys and wrong types are refused when the YAML is converted."""
 
     def problems(self) -> Iterator[Problem]:
@@ -42,15 +42,18 @@ class _Strict(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=T
         return iter(())
 
 
-class TaskSelection(_Strict, kw_only=True, frozen=True):
+class TaskSelection(Section, kw_only=True, frozen=True):
     """One task, which of its samples to run (by position in the dataset), and its settings.
 
     `budgets`, `repeats` and `generation` override the task's defaults (`thinkeval tasks show`);
     `generation` here wins over a model's `generation`, which wins over the task's recommended
-    sampling.
+    sampling. A task of your own comes from a task `file` (relative to the config) or is
+    defined inline under `define` (docs/tasks.md); its name is the one it defines.
     """
 
     name: str
+    file: str | None = None
+    define: dict[str, Any] | None = None
     limit: Annotated[int, msgspec.Meta(gt=0)] | None = None
     range: str | None = None
     budgets: tuple[int, int] | None = None
@@ -149,7 +152,7 @@ def _default_tasks() -> list[TaskSelection]:
     return [TaskSelection(name=spec.name) for spec in default_tasks()]
 
 
-class ModelConfig(_Strict, kw_only=True, frozen=True):
+class ModelConfig(Section, kw_only=True, frozen=True):
     """One model under evaluation and how to reach it."""
 
     name: str
@@ -228,14 +231,14 @@ def read_api_key(variable: str, named: str) -> str:
     return key
 
 
-class EndpointConfig(_Strict, kw_only=True, frozen=True):
+class EndpointConfig(Section, kw_only=True, frozen=True):
     """A server several models share, and the most requests it may have in flight from all."""
 
     base_url: str
     max_in_flight: Annotated[int, msgspec.Meta(gt=0, le=100_000)]
 
 
-class RunConfig(_Strict, kw_only=True, frozen=True):
+class RunConfig(Section, kw_only=True, frozen=True):
     """A whole evaluation: which models, which tasks, which budgets.
 
     `budgets`, when given, is every task's budget pair unless the task sets its own; when left
@@ -337,17 +340,21 @@ class RunConfig(_Strict, kw_only=True, frozen=True):
 
 # msgspec's wording for a key problem, and ours; the key itself follows in backquotes.
 _KEY_PROBLEMS = (
-    ("Object contains unknown field ", "unknown key (check the spelling: docs/configuration.md)"),
+    ("Object contains unknown field ", "unknown key (check the spelling: {docs})"),
     ("Object missing required field ", "required key is missing"),
 )
 
 
-def _describe_conversion_error(error: msgspec.ValidationError) -> str:
-    """`key.path: what is wrong` for the first unknown key, missing key or wrong type."""
+def describe_conversion_error(
+    error: msgspec.ValidationError, docs: str = "docs/configuration.md"
+) -> str:
+    """`key.path: what is wrong` for the first unknown key, missing key or wrong type; an
+    unknown key points at `docs`."""
     path, message = decode_error_parts(error)
     for wording, meaning in _KEY_PROBLEMS:
         if message.startswith(wording):
             key = message.removeprefix(wording).strip("`")
+            meaning = meaning.format(docs=docs)
             return f"{path}.{key}: {meaning}" if path else f"{key}: {meaning}"
     return f"{path or '(top level)'}: {message}"
 
@@ -358,15 +365,37 @@ def parse_config(data: Any, source: str = "<config>") -> RunConfig:
         raise ConfigError(f"{source}: the config must be a YAML mapping of keys to values")
     tasks = data.get("tasks")
     if isinstance(tasks, list):  # `tasks: [gsm8k, {name: boolq, limit: 5}]`
-        data = {**data, "tasks": [{"name": t} if isinstance(t, str) else t for t in tasks]}
+        from thinkeval.tasks.user import register_entry
+
+        entries = [{"name": t} if isinstance(t, str) else t for t in tasks]
+        base = Path(source).parent if source != "<config>" else Path.cwd()
+        data = {
+            **data,
+            "tasks": [
+                register_entry(entry, base, f"{source}: tasks[{i}]") if isinstance(entry, dict)
+                else entry
+                for i, entry in enumerate(entries)
+            ],
+        }
+    return convert_checked(data, RunConfig, source)
+
+
+Checked = TypeVar("Checked", bound=Section)
+
+
+def convert_checked(
+    data: Any, kind: type[Checked], source: str, docs: str = "docs/configuration.md"
+) -> Checked:
+    """`data` as a `kind` section, its types and then its `problems()` checked; every mistake
+    is a `ConfigError` line `source: key.path: what is wrong` (unknown keys point at `docs`)."""
     try:
-        config = msgspec.convert(data, RunConfig)
+        value = msgspec.convert(data, kind)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{source}: {_describe_conversion_error(exc)}") from None
-    problems = [f"{source}: {path}: {message}" for path, message in config.problems()]
+        raise ConfigError(f"{source}: {describe_conversion_error(exc, docs)}") from None
+    problems = [f"{source}: {path}: {message}" for path, message in value.problems()]
     if problems:
         raise ConfigError("\n".join(problems))
-    return config
+    return value
 
 
 def load_config(path: str | Path) -> RunConfig:
@@ -376,17 +405,21 @@ def load_config(path: str | Path) -> RunConfig:
     (2048, 8192)
     """
     path = Path(path)
+    return parse_config(read_yaml(path, "config"), str(path))
+
+
+def read_yaml(path: Path, what: str) -> Any:
+    """The YAML document in `path` (`what` names it in errors: "config", "task file")."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
+        raise ConfigError(f"{path}: {what} file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config: {exc}") from None
+        raise ConfigError(f"{path}: cannot read the {what}: {exc}") from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(f"{path}:{where}: not valid YAML: {problem}") from None
-    return parse_config(data, str(path))

@@ -46,6 +46,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
         "cli.judge",
         "ask a judge model for each finished reply's final answer; compare with strict",
     ),
+    "tasks": ("cli.tasks", "list the tasks, or show exactly what one sample of a task sends"),
 }
 
 

@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     from thinkeval.run.from_flags import split_list
     from thinkeval.run.runner import RunOptions, run_evaluation
     from thinkeval.run.scheduler import ModelsFailed
-    from thinkeval.ui.tables import results_table, stdout_console
+    from thinkeval.ui.tables import repeats_table, results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
     # collector from walking them again during the run and at exit (about 0.15 s at exit).
@@ -185,6 +185,9 @@ def run(args: argparse.Namespace) -> int:
             stdout_console().print(results_table(exc.summary))
         raise
     stdout_console().print(results_table(summary))
+    repeated = repeats_table(summary)
+    if repeated is not None:
+        stdout_console().print(repeated)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
     if errors:

@@ -39,6 +39,8 @@ class TaskRecord(msgspec.Struct, kw_only=True):
     digest: str | None = None  # of the prompts asked (ids, messages, golds)
     samples: int | None = None
     source: str | None = None  # "local DIR (files)" or "hub REPO@COMMIT (files)"
+    # A task of your own: its task file, paths resolved (readers register it from here).
+    definition: dict[str, Any] | None = None
 
 
 class RunRecord(msgspec.Struct, kw_only=True):
@@ -91,9 +93,24 @@ def read_run_record(run_dir: Path) -> RunRecord:
     except OSError as exc:
         raise JournalError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        return _DECODER.decode(data)
+        record = _DECODER.decode(data)
     except msgspec.MsgspecError as exc:
         raise JournalError(f"{path}: {describe_decode_error(exc)}") from None
+    _register_user_tasks(record, path)
+    return record
+
+
+def _register_user_tasks(record: RunRecord, path: Path) -> None:
+    """Make the run's own tasks known again, from the definitions it recorded."""
+    from thinkeval.errors import ConfigError
+    from thinkeval.tasks.user import register_recorded
+
+    for task in record.tasks:
+        if task.definition is not None:
+            try:
+                register_recorded(task.name, task.definition, str(path))
+            except ConfigError as exc:
+                raise JournalError(str(exc)) from None
 
 
 def task_record(
@@ -101,6 +118,7 @@ def task_record(
 ) -> TaskRecord:
     """The record of one task the run is about to ask."""
     from thinkeval.tasks import get_task
+    from thinkeval.tasks.user import defined
 
     spec = get_task(settings.name)
     selection = next(t for t in config.tasks if t.name == settings.name)
@@ -117,6 +135,7 @@ def task_record(
         digest=digest,
         samples=samples,
         source=source,
+        definition=defined(settings.name),
     )
 
 

@@ -108,7 +108,13 @@ def iter_samples(
 def _rows(
     file: DataFile, data_dir: Path | None, sources: list[DataSource] | None
 ) -> Iterator[Row]:
-    if data_dir is not None:
+    own = Path(file.local)
+    if own.is_absolute():  # a task file's own data, read wherever the data dir is
+        if sources is not None:
+            sources.append(DataSource("local", str(own.parent), own.name))
+        yield from local_rows(file, own.parent)
+        return
+    if data_dir is not None and file.local:
         if sources is not None:
             sources.append(DataSource("local", str(data_dir), file.local))
         yield from local_rows(file, data_dir)

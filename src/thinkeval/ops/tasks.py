@@ -1,0 +1,105 @@
+"""`thinkeval tasks`: the tasks thinkeval knows, and exactly what one sample of a task sends.
+
+Built-in tasks are always listed; tasks of your own come from a run config (`--config`) or task
+files (`--task-file`, or a task file's path given as the task name).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thinkeval.config import load_config
+from thinkeval.errors import DatasetError, ThinkevalError
+from thinkeval.records import Sample
+from thinkeval.tasks import all_tasks, get_task, iter_samples, resolve_data_dir
+from thinkeval.tasks.spec import TaskSpec
+from thinkeval.tasks.user import load_task_file
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """One line of `thinkeval tasks`."""
+
+    name: str
+    suite: str
+    samples: int | None  # None: not counted (the data is on the hub, or unreadable here)
+    answer: str
+    budgets: tuple[int, int]
+    repeats: int
+    description: str
+    prompt_source: str
+
+
+@dataclass(frozen=True)
+class ShownSample:
+    """One sample as a run would ask it: its messages, its gold and the task's settings."""
+
+    spec: TaskSpec
+    index: int
+    sample: Sample
+    generation: dict[str, Any]
+
+
+def register_sources(config: Path | None, task_files: Sequence[Path]) -> None:
+    """Register the tasks of your own that a config or task files define."""
+    if config is not None:
+        load_config(config)
+    for path in task_files:
+        load_task_file(path)
+
+
+def _local_count(spec: TaskSpec, data_dir: Path | None) -> int | None:
+    if data_dir is None and not any(Path(f.local).is_absolute() for f in spec.files):
+        return None  # counting would download the dataset
+    try:
+        return sum(1 for _ in iter_samples(spec, data_dir))
+    except DatasetError:
+        return None
+
+
+def list_tasks(
+    data_dir: str | None = None, config: Path | None = None, task_files: Sequence[Path] = ()
+) -> list[TaskInfo]:
+    """Every known task, with its sample count where the data is local."""
+    register_sources(config, task_files)
+    directory = resolve_data_dir(data_dir)
+    return [
+        TaskInfo(
+            name=spec.name,
+            suite=spec.suite,
+            samples=_local_count(spec, directory),
+            answer=spec.answer.name,
+            budgets=spec.budgets,
+            repeats=spec.repeats,
+            description=spec.description,
+            prompt_source=spec.prompt_source,
+        )
+        for spec in all_tasks()
+    ]
+
+
+def show_sample(
+    name: str,
+    index: int = 0,
+    data_dir: str | None = None,
+    config: Path | None = None,
+    task_files: Sequence[Path] = (),
+) -> ShownSample:
+    """Sample `index` (its position in the dataset, from 0) of task `name` (or of the task file
+    at path `name`), exactly as a run sends it."""
+    register_sources(config, task_files)
+    if name.endswith((".yaml", ".yml")) and Path(name).is_file():
+        spec = load_task_file(Path(name))
+    else:
+        spec = get_task(name)
+    if index < 0:
+        raise ThinkevalError(f"--sample {index}: give a position from 0")
+    directory = resolve_data_dir(data_dir)
+    sample = next(itertools.islice(iter_samples(spec, directory), index, None), None)
+    if sample is None:
+        raise ThinkevalError(f"task {spec.name} has no sample at position {index}")
+    return ShownSample(spec, index, sample, dict(spec.generation))

@@ -95,6 +95,17 @@ def test_pair_lists_hold_at_least_forty_pairs() -> None:
     assert len(EQUIVALENT) + len(NOT_EQUIVALENT) >= 40
 
 
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [*EQUIVALENT, *NOT_EQUIVALENT, ("025", "25"), ("073", "73"), ("204", "240"), ("-3", "3"),
+     ("\\frac{1}{2}", "\\frac{1}{2}"), ("\\text{Evelyn}", "\\text{Evelyn} ")],
+)  # fmt: skip
+def test_the_quick_path_agrees_with_math_verify(gold: str, answer: str) -> None:
+    quick = math_kind.quick_match(answer, gold)
+    if quick is not None:
+        assert quick == math_kind.equivalent(answer, gold)
+
+
 @pytest.fixture(scope="module")
 def math_samples(data_dir: Path) -> list[Sample]:
     return [s for task in ("math500", "aime24", "aime25") for s in load_samples(task, data_dir)]

@@ -11,6 +11,7 @@ the event loop. Math-Verify is imported on first use, so a run without maths nev
 from __future__ import annotations
 
 import logging
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from typing import Any
 from thinkeval.scoring.kinds.base import Found
 from thinkeval.scoring.latex import final_answer
 
+_INTEGER = re.compile(r"[-+]?\d+")
 # Seconds one `matches` may take when it runs in a main thread (where a timer signal can stop
 # it); past that it raises TimeoutError, which the strict scorer turns into `no_answer`.
 MATCH_TIME_LIMIT_S = 5.0
@@ -47,18 +49,13 @@ class MathKind:
 
     def matches(self, answer: str, gold: str) -> bool:
         """Whether `answer` is equivalent to `gold`; TimeoutError when the check runs past
-        `MATCH_TIME_LIMIT_S` in a main thread (elsewhere nothing can stop it: use the pool)."""
-        verify = _math_verify().verify
-        try:
-            with _time_limit(MATCH_TIME_LIMIT_S):
-                expected, given = parsed(gold), parsed(answer)
-                return bool(
-                    expected and given and verify(list(expected), list(given), timeout_seconds=None)
-                )
-        except _Expired:
-            raise TimeoutError(
-                f"Math-Verify gave no verdict within {MATCH_TIME_LIMIT_S:g} s"
-            ) from None
+        `MATCH_TIME_LIMIT_S` in a main thread (elsewhere nothing can stop it: use the pool).
+
+        The same text and two plain integers (AIME's `025` and `25`) are decided without
+        Math-Verify, which would say the same; everything else is Math-Verify's call.
+        """
+        quick = quick_match(answer, gold)
+        return quick if quick is not None else equivalent(answer, gold)
 
     def check_gold(self, gold: str) -> str | None:
         if not gold.strip():
@@ -69,7 +66,33 @@ class MathKind:
 
     def warm_up(self) -> None:
         """Import Math-Verify and run one comparison, so the first real one is not slow."""
-        self.matches("\\frac{1}{2}", "0.5")
+        equivalent("\\frac{1}{2}", "0.5")
+
+
+def quick_match(answer: str, gold: str) -> bool | None:
+    """The verdict when it needs no algebra (the same text, or two integers), else None.
+
+    >>> quick_match("025", "25"), quick_match(" x^2+1", "x^2+1"), quick_match("0.5", "1/2")
+    (True, True, None)
+    """
+    if answer.strip() == gold.strip():
+        return True
+    if _INTEGER.fullmatch(answer.strip()) and _INTEGER.fullmatch(gold.strip()):
+        return int(answer) == int(gold)
+    return None
+
+
+def equivalent(answer: str, gold: str) -> bool:
+    """Math-Verify's verdict on `answer` against `gold` (see `MathKind.matches`)."""
+    verify = _math_verify().verify
+    try:
+        with _time_limit(MATCH_TIME_LIMIT_S):
+            expected, given = parsed(gold), parsed(answer)
+            return bool(
+                expected and given and verify(list(expected), list(given), timeout_seconds=None)
+            )
+    except _Expired:
+        raise TimeoutError(f"Math-Verify gave no verdict within {MATCH_TIME_LIMIT_S:g} s") from None
 
 
 @cache

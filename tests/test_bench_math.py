@@ -8,7 +8,7 @@ from thinkeval_bench.maths import RunFigures, Timing, math_tasks, per_request_ms
 
 
 def _run(name: str, requests: int, cpu: float, own: float) -> RunFigures:
-    return RunFigures(name, requests, 1.0, cpu, own, 12.0, 3.0, 0.1)
+    return RunFigures(name, requests, 1.0, cpu, own, 12.0, 3.0, 2.0, 0.1)
 
 
 def test_per_request_cpu_is_the_difference_of_two_sizes() -> None:

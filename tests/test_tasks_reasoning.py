@@ -1,0 +1,98 @@
+"""The reasoning benchmarks: aime24, aime25 and math500 from the real local copies and the hub."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from thinkeval.errors import DatasetError
+from thinkeval.tasks import Row, get_task, iter_samples, load_samples
+from thinkeval.tasks.builtin.math500 import math500_sample
+
+INSTRUCTION = "\nPlease reason step by step, and put your final answer within \\boxed{}."
+SHA256 = {
+    "math500/test.jsonl": "35dc41080a3680858b27fa7e0533d2d547825316fc5dafe5d316f4ccc5a06132",
+    "aime24/test.jsonl": "af2b8bd2aa911b6333ad0df32f3ca05c7ae8ed10f1731f4372c8ae26990bf7ac",
+    "aime25/test.jsonl": "5ee6e9fb9b8c0408c8e3591709b6927063abf73ed238c029167a7eff7376cca0",
+}
+
+
+def _rows(data_dir: Path, file: str) -> list[dict[str, Any]]:
+    path = data_dir / file
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == SHA256[file]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize(("task", "count"), [("aime24", 30), ("aime25", 30), ("math500", 500)])
+def test_spec_defaults(task: str, count: int, data_dir: Path) -> None:
+    spec = get_task(task)
+    assert (spec.suite, spec.answer.name, spec.lenient, spec.sim_flavour) == (
+        "math", "math", "math", "math",
+    )  # fmt: skip
+    assert spec.budgets == (16384, 32768)
+    assert dict(spec.generation) == {"temperature": 0.6, "top_p": 0.95}
+    assert "DeepSeek-R1" in spec.prompt_source
+    samples = load_samples(task, data_dir)
+    assert len(samples) == count == len({s.id for s in samples})
+    for sample in samples:
+        (message,) = sample.messages
+        assert message["role"] == "user" and message["content"].endswith(INSTRUCTION)
+
+
+def test_aime_golds_and_ids_are_kept_as_written(data_dir: Path) -> None:
+    rows = _rows(data_dir, "aime24/test.jsonl")
+    samples = load_samples("aime24", data_dir)
+    assert [s.id for s in samples] == [f"aime24/{row['id']}" for row in rows]
+    assert [s.gold for s in samples] == [row["answer"] for row in rows]
+    assert "025" in [s.gold for s in samples]  # a string, leading zero kept
+    assert samples[0].messages[0]["content"] == rows[0]["problem"] + INSTRUCTION
+    aime25 = load_samples("aime25", data_dir)
+    assert [s.id for s in aime25[:2]] == ["aime25/0", "aime25/1"]
+    assert [s.gold for s in aime25[:3]] == ["70", "588", "16"]  # AIME 2025 I, 1-3
+    assert aime25[15].gold == "468"  # II-1
+
+
+def test_math500_ids_subjects_and_latex_golds(data_dir: Path) -> None:
+    rows = _rows(data_dir, "math500/test.jsonl")
+    samples = load_samples("math500", data_dir)
+    assert samples[0].id == "math500/precalculus/807"
+    assert samples[0].gold == "\\left( 3, \\frac{\\pi}{2} \\right)"
+    assert [s.gold for s in samples] == [row["answer"] for row in rows]
+    assert {s.subset for s in samples} == {row["subject"] for row in rows}
+    assert len({s.subset for s in samples}) == 7
+
+
+def test_a_malformed_math500_row_names_its_line() -> None:
+    row = Row({"problem": "p", "answer": "1", "subject": "Algebra", "unique_id": "x/1"}, 0, "f:1")
+    with pytest.raises(DatasetError, match=r"f:1: unique_id 'x/1' is not test/<subject>/<n>.json"):
+        math500_sample(row)
+
+
+class FakeHub:
+    def __init__(self, tables: dict[tuple[str, str | None, str], list[dict[str, Any]]]) -> None:
+        self.tables = tables
+        self.calls: list[tuple[str, str | None, str]] = []
+
+    def __call__(self, path: str, name: str | None, *, split: str, **_: Any) -> Any:
+        self.calls.append((path, name, split))
+        return self.tables[(path, name, split)]
+
+
+def test_the_same_samples_come_from_the_hub(data_dir: Path) -> None:
+    # The hub copies have the local files' fields (HuggingFaceH4/MATH-500, HuggingFaceH4/aime_2024
+    # add columns such as url and year; yentinglin/aime_2025 holds problem and answer).
+    tables: dict[tuple[str, str | None, str], list[dict[str, Any]]] = {
+        ("HuggingFaceH4/MATH-500", None, "test"): _rows(data_dir, "math500/test.jsonl"),
+        ("HuggingFaceH4/aime_2024", None, "train"): [
+            {**row, "year": "2024"} for row in _rows(data_dir, "aime24/test.jsonl")
+        ],
+        ("yentinglin/aime_2025", "default", "train"): _rows(data_dir, "aime25/test.jsonl"),
+    }
+    hub = FakeHub(tables)
+    for task in ("math500", "aime24", "aime25"):
+        assert list(iter_samples(task, None, load_dataset=hub)) == load_samples(task, data_dir)
+    assert hub.calls == list(tables)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from thinkeval.scoring import score
+from thinkeval.api import score
 
 CORPUS = Path(__file__).parent / "data" / "replies_math.jsonl"
 KEYS = {"task", "class", "content", "finish_reason", "reasoning", "gold", "status", "answer", "why"}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from thinkeval.api import score
 from thinkeval.records import Sample
-from thinkeval.scoring import score
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds import math as math_kind
 from thinkeval.scoring.lenient import lenient_verdict

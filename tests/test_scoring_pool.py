@@ -113,3 +113,21 @@ def test_many_replies_are_scored_in_parallel_in_order(pool: ScoringPool) -> None
     verdicts = strict_verdicts(jobs, pool)
     assert [v.status for v in verdicts[:-1]] == ["correct"] * 39
     assert verdicts[-1].status == "no_answer"
+
+
+async def test_answers_the_kind_decides_quickly_never_reach_a_worker() -> None:
+    idle = ScoringPool(workers=1)
+    try:
+        for content, gold in [("\\boxed{25}", "025"), ("\\boxed{\\frac{1}{2}}", "\\frac{1}{2}"),
+                              ("\\boxed{7}", "8"), ("no box", "3")]:  # fmt: skip
+            verdict = await pooled_strict_verdict(
+                MATH, ReplyText(content, None, "stop"), gold, idle
+            )
+            assert verdict == strict_verdict(MATH, content, "stop", gold)
+        assert idle.started == 0
+        slow = await pooled_strict_verdict(
+            MATH, ReplyText("\\boxed{0.5}", None, "stop"), "\\frac12", idle
+        )
+        assert slow.status == "correct" and idle.started == 1
+    finally:
+        idle.close()

@@ -10,8 +10,8 @@ import aiohttp
 import orjson
 import pytest
 
+from thinkeval.api import score
 from thinkeval.records import Sample
-from thinkeval.scoring import score
 from thinkeval.scoring.latex import last_boxed
 from thinkeval.sim import SimConfig, answer_key_from_samples, serve
 from thinkeval.sim.behaviour import generate, last_user_text, plan_for, prompt_key

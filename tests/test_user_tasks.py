@@ -226,7 +226,7 @@ def test_few_shot_system_and_subject(tmp_path: Path) -> None:
     assert first.messages[2]["content"] == "yes!"
     assert first.messages[1]["content"].startswith("Is water wet?\n\nAnswer yes or no")
     assert spec.lenient == "yn:boolean"
-    from thinkeval.scoring import score
+    from thinkeval.api import score
 
     assert score("yn", "Answer: yes", "stop", "A").status == "correct"
     lenient = score("yn", None, "length", "A", reasoning="So... Answer: yes", scorer="lenient")

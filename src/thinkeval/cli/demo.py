@@ -9,7 +9,8 @@ HELP = "run the full protocol on the real datasets against two simulated models"
 DESCRIPTION = textwrap.dedent(
     """\
     Start two simulated models (clearly labelled: not real LLMs) in the background and
-    evaluate them on C-Eval, BoolQ and GSM8K with the full protocol."""
+    evaluate them on C-Eval, BoolQ and GSM8K, and on AIME 2025 sampled four times per
+    problem (avg@4, pass@4, maj@4), with the full protocol."""
 )
 EPILOG = "example:\n  thinkeval demo --output runs/demo"
 

@@ -12,10 +12,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from thinkeval.records import Attempt
+from thinkeval.records import Attempt, Verdict
 from thinkeval.results.summary import Summary, write_summary
 from thinkeval.run.counted import Journals, count_journal, index_samples
-from thinkeval.run.judge import score_attempt
+from thinkeval.run.judge import attempt_state, score_attempt
 from thinkeval.run.run_record import read_run_record
 from thinkeval.run.rundir import SamplesFile, recorded_tasks
 from thinkeval.scoring.scorers import RECORDING_SCORERS
@@ -78,22 +78,45 @@ def rescore_run(run_dir: Path) -> Rescore:
             rows = {s.name: ScorerChanges(model, task, s.name) for s in RECORDING_SCORERS}
             with SamplesFile(run_dir, task, messages=False) as samples:
                 golds = {sample.id: sample.gold for _, sample in samples}
-            refs = [("fixed", entry.fixed)]
+            refs = [ref for ref in entry.fixed if ref]
             if entry.retry is not None:
-                refs.append(("retry", entry.retry))
-            for _, phase_refs in refs:
-                for ref in phase_refs:
-                    if ref:
-                        attempt = journals.read(ref)
-                        _compare(attempt, spec, golds[attempt.sample_id], rows)
+                refs += [ref for ref in entry.retry if ref]
+            # A pooled kind (maths) is scored in the scoring workers, all replies in parallel.
+            strict = _pooled(refs, journals, spec, golds) if spec.answer.pooled else {}
+            for ref in refs:
+                attempt = journals.read(ref)
+                _compare(attempt, spec, golds[attempt.sample_id], rows, strict.get(ref))
             found.extend(rows.values())
     return Rescore(run_dir, found, write_summary(run_dir))
 
 
-def _compare(attempt: Attempt, spec: TaskSpec, gold: str, rows: dict[str, ScorerChanges]) -> None:
+def _pooled(
+    refs: list[int], journals: Journals, spec: TaskSpec, golds: dict[str, str]
+) -> dict[int, Verdict]:
+    """The strict verdicts of the successful attempts at `refs`, scored in the workers."""
+    from thinkeval.scoring.pool import strict_verdicts
+
+    jobs, scored = [], []
+    for ref in refs:
+        attempt = journals.read(ref)
+        if attempt.error is None:
+            gold = golds[attempt.sample_id]
+            state = attempt_state(attempt, spec, gold)
+            jobs.append((spec.answer, attempt.content, attempt.finish_reason, gold, state))
+            scored.append(ref)
+    return dict(zip(scored, strict_verdicts(jobs), strict=True))
+
+
+def _compare(
+    attempt: Attempt,
+    spec: TaskSpec,
+    gold: str,
+    rows: dict[str, ScorerChanges],
+    strict: Verdict | None = None,
+) -> None:
     if attempt.error is not None:
         return
-    scored = score_attempt(attempt, spec, gold)
+    scored = score_attempt(attempt, spec, gold, strict)
     now = {"strict": scored.strict, "lenient": scored.lenient}
     for scorer in RECORDING_SCORERS:
         row = rows[scorer.name]

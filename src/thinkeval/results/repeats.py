@@ -22,7 +22,7 @@ Pending replies (not recorded yet) count as not correct and do not vote, as in t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -68,11 +68,24 @@ def group_answers(kind: AnswerKind, answers: Sequence[str]) -> list[int]:
     >>> group_answers(make_kind("number"), ["18", "18.0", "7", "18"])
     [0, 0, 1, 0]
     """
+    groups = _groups(answers, lambda answer, first: _equivalent(kind, answer, first))
+    assert groups is not None  # every comparison is decided
+    return groups
+
+
+def _groups(
+    answers: Sequence[str], same: Callable[[str, str], bool | None]
+) -> list[int] | None:
+    """Group numbers by `same(answer, first answer of a group)`; None when `same` leaves a
+    comparison undecided (None)."""
     firsts: list[str] = []
     groups = []
     for answer in answers:
         for number, first in enumerate(firsts):
-            if answer == first or _equivalent(kind, answer, first):
+            decided = answer == first or same(answer, first)
+            if decided is None:
+                return None
+            if decided:
                 groups.append(number)
                 break
         else:
@@ -157,11 +170,16 @@ def question_phase(outcomes: Sequence[tuple[str, str | None] | None]) -> Questio
 
 
 def group_votes(kind: AnswerKind, phases: Sequence[QuestionPhase]) -> None:
-    """Group every question's answers by equivalence (pooled kinds in parallel, in workers)."""
+    """Group every question's answers by equivalence (pooled kinds in parallel, in workers,
+    unless the kind's `quick_matches` settles every comparison of a question)."""
     if kind.pooled:
         from thinkeval.scoring.pool import missing, shared_pool
 
-        todo = [p for p in phases if len(set(p.votes.answers)) > 1]
+        quick = getattr(kind, "quick_matches", None)
+        if quick is not None:
+            for phase in phases:
+                phase.groups = _groups(phase.votes.answers, quick)
+        todo = [p for p in phases if p.groups is None and len(set(p.votes.answers)) > 1]
         results = shared_pool().map(group_answers, [(kind, p.votes.answers) for p in todo])
         for phase, result in zip(todo, results, strict=True):
             # A question whose answers could not be compared in time groups by exact text.

@@ -32,6 +32,7 @@ from thinkeval.scoring.kinds import KINDS, AnswerKind
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.strict import strict_verdict
+from thinkeval.scoring.text import fold_width
 from thinkeval.scoring.worker import READY
 
 TIME_LIMIT_S = 10.0
@@ -120,6 +121,7 @@ class ScoringPool:
         self._workers: set[_Worker] = set()
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="thinkeval-scoring")
+        self.started = 0  # worker processes started
         self.replaced = 0  # workers killed after a timeout or a crash
 
     def _take(self) -> _Worker:
@@ -129,6 +131,7 @@ class ScoringPool:
                 if start:
                     worker = _Worker(self._warm)
                     self._workers.add(worker)
+                    self.started += 1
             if not start:
                 worker = self._idle.get()
             if worker.wait_ready():
@@ -203,9 +206,21 @@ def _timed_out(why: str) -> Verdict:
     return Verdict("no_answer", rule=f"timeout: {why}")
 
 
-def _needs_pool(kind: AnswerKind, content: str | None, finish_reason: str | None) -> bool:
-    # Empty and cut-off replies are never parsed: their verdict is the reply state's.
-    return kind.pooled and reply_state(content, finish_reason).state == "finished"
+def _needs_pool(job: StrictJob) -> bool:
+    """Whether the reply's verdict needs a worker. Empty and cut-off replies are never parsed
+    (their verdict is the reply state's), and a kind offering `quick_matches` decides some
+    answers without its slow check: those are judged here, in microseconds."""
+    kind, content, finish_reason, gold, _ = job
+    if not kind.pooled:
+        return False
+    read = reply_state(content, finish_reason)
+    if read.state != "finished":
+        return False
+    quick = getattr(kind, "quick_matches", None)
+    if quick is None:
+        return True
+    found = kind.find(fold_width(read.visible))
+    return found is not None and quick(found.answer, gold) is None
 
 
 async def pooled_strict_verdict(
@@ -213,7 +228,7 @@ async def pooled_strict_verdict(
 ) -> Verdict:
     """The strict verdict of `reply`, computed in a worker process within the time limit."""
     job: StrictJob = (kind, reply.content, reply.finish_reason, gold, reply.state)
-    if not _needs_pool(kind, reply.content, reply.finish_reason):
+    if not _needs_pool(job):
         return strict_verdict(*job)
     result = await (pool or shared_pool()).acall(strict_verdict, *job)
     why = missing(result)
@@ -222,7 +237,7 @@ async def pooled_strict_verdict(
 
 def strict_verdicts(jobs: Sequence[StrictJob], pool: ScoringPool | None = None) -> list[Verdict]:
     """The strict verdicts of many replies, scored in parallel (pooled kinds in the workers)."""
-    pooled = [i for i, job in enumerate(jobs) if _needs_pool(job[0], job[1], job[2])]
+    pooled = [i for i, job in enumerate(jobs) if _needs_pool(job)]
     verdicts: dict[int, Verdict] = {}
     if pooled:
         results = (pool or shared_pool()).map(strict_verdict, [jobs[i] for i in pooled])

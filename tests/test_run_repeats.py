@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,10 @@ from conftest import ThreadedSim, kill_and_resume, write_config
 from thinkeval.cli import main
 from thinkeval.ops.verify import verify_run
 from thinkeval.results.questions import compare_models, repeat_details
+from thinkeval.results.summary import write_summary
 from thinkeval.run.journal import iter_attempts
+from thinkeval.scoring.kinds import math as math_kind
+from thinkeval.scoring.lenient import RULES
 from thinkeval.sim import SimConfig, answer_key_from_samples
 from thinkeval.tasks import load_samples
 
@@ -59,7 +63,9 @@ def numbers(run_dir: Path) -> dict[str, Any]:
     return {r["task"]: {k: r[k] for k in keep} for r in data["results"]}
 
 
-def test_reasoning_run_with_repeats_gives_the_metrics(tmp_path: Path, math_sim: Any) -> None:
+def test_reasoning_run_with_repeats_gives_the_metrics(
+    tmp_path: Path, math_sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run_dir = tmp_path / "out"
     assert main(["run", str(write_run(tmp_path / "run.yaml", math_sim(seed=1))),
                  "--output", str(run_dir)]) == 0  # fmt: skip
@@ -102,6 +108,18 @@ def test_reasoning_run_with_repeats_gives_the_metrics(tmp_path: Path, math_sim: 
     assert Counter(key[2] for key in seeds if key[0] == "aime25") == {0: 30, 1: 30, 2: 30, 3: 30}
     versus = compare_models(details["m", "aime24"], details["m", "aime24"])
     assert (versus.value, versus.low, versus.high) == (0.0, 0.0, 0.0)
+    # Verdicts recorded by another scorer version are scored again, in the scoring workers and
+    # never here (Math-Verify in this process would raise): the summary is the same.
+    journal = run_dir / "journal" / "main.jsonl"
+    journal.write_text(re.sub(r'"version":"[^"]*"', '"version":"old"', journal.read_text()))
+
+    def not_here(*args: object) -> None:
+        raise AssertionError("Math-Verify ran in the summary's own process")
+
+    monkeypatch.setattr(math_kind, "equivalent", not_here)
+    monkeypatch.setitem(RULES, "math", not_here)
+    write_summary(run_dir)
+    assert numbers(run_dir) == rows
 
 
 def _reference_maj(detail: Any, phase: str) -> float:

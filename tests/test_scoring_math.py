@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,8 @@ from thinkeval.api import score
 from thinkeval.records import Sample
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds import math as math_kind
-from thinkeval.scoring.lenient import lenient_verdict
 from thinkeval.scoring.strict import strict_verdict
-from thinkeval.tasks import load_samples
+from thinkeval.tasks import get_task, load_samples
 
 KIND = make_kind("math")
 
@@ -45,7 +45,7 @@ EQUIVALENT = [
     ("2\\sqrt{3}", "\\sqrt{12}"),
     ("1200", "1,200"),
     ("\\$18", "18"),
-    ("10\\%", "10"),
+    ("\\frac{\\sqrt{6}}{3}", "\\sqrt{\\frac{2}{3}}"),
     ("x^2+1", "1+x^2"),
     ("\\{1,2\\}", "\\{2,1\\}"),
     ("1,2", "2, 1"),
@@ -171,11 +171,31 @@ def test_cut_off_and_empty_replies_are_never_parsed() -> None:
 def test_a_check_past_its_time_limit_is_no_answer_saying_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(math_kind, "MATCH_TIME_LIMIT_S", 1e-6)
-    # Expressions never read before in this process, so no cached parse can beat the timer.
+    def endless(text: str) -> tuple[object, ...]:
+        while True:  # a runaway simplification, burning CPU
+            pass
+
+    monkeypatch.setattr(math_kind, "MATCH_TIME_LIMIT_S", 0.05)
+    monkeypatch.setattr(math_kind, "parsed", endless)
     verdict = strict_verdict(KIND, "\\boxed{\\frac{3331}{7771}}", "stop", "\\frac{6662}{15542}")
     assert (verdict.status, verdict.answer) == ("no_answer", "\\frac{3331}{7771}")
-    assert verdict.rule is not None and verdict.rule.startswith("timeout: ")
+    assert verdict.rule == "timeout: Math-Verify gave no verdict within 0.05 s"
+
+
+def test_math_verify_is_refused_outside_a_main_thread() -> None:
+    # Its step timers are signals: in another thread it would fail quietly and read nothing.
+    with ThreadPoolExecutor(1) as other:
+        running = other.submit(math_kind.equivalent, "0.5", "\\frac12")
+        with pytest.raises(RuntimeError, match=r"scoring\.pool"):
+            running.result()
+
+
+def test_math_verify_0_5_2_cannot_tell_set_memberships_apart() -> None:
+    # A limitation of the Math-Verify that AISBench pins (0.5.2): x \in I equals x \in J for any
+    # intervals, so MATH-500's one such gold (algebra/101) counts every interval answer written
+    # that way as correct. Revisit when the pin moves: this test then fails.
+    assert math_kind.equivalent("x \\in [-5,7]", "x \\in [-2,7]")
+    assert not math_kind.equivalent("[-5,7]", "x \\in [-2,7]")
 
 
 def test_a_gold_math_verify_cannot_read_is_reported() -> None:
@@ -183,9 +203,10 @@ def test_a_gold_math_verify_cannot_read_is_reported() -> None:
     assert KIND.check_gold("\\frac{1}{2}") is None
 
 
-def test_provisional_lenient_math_rule_reads_the_reasoning_of_cut_replies() -> None:
-    # What AISBench-style lenient scoring counts: the last box or number, truncation ignored.
-    assert lenient_verdict("math", None, "... so it is \\boxed{25}", "025").status == "correct"
-    assert lenient_verdict("math", "\\boxed{\\dfrac{1}{2}}", None, "\\frac{1}{2}").is_correct
-    assert lenient_verdict("math", "no digits here", None, "3").status == "no_answer"
-    assert score("aime25", "So 2+2=4", "length", "4", scorer="lenient").status == "correct"
+def test_the_lenient_rules_are_aisbench_s_for_aime_and_math500() -> None:
+    rules = [get_task(task).lenient for task in ("aime24", "aime25", "math500")]
+    assert rules == ["aime", "aime", "math"]
+    # AISBench scores a cut-off reply's reasoning: the last box there counts.
+    cut = score("aime25", None, "length", "25", reasoning="so it is \\boxed{25}", scorer="lenient")
+    assert cut.status == "correct"
+    assert score("aime25", None, "length", "25", reasoning="so it is \\boxed{25}").status == "empty"

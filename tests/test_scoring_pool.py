@@ -7,12 +7,15 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
+from thinkeval.records import Verdict
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds.base import Found
-from thinkeval.scoring.pool import ScoringPool, pooled_strict_verdict, strict_verdicts
+from thinkeval.scoring.lenient import lenient_verdict
+from thinkeval.scoring.pool import ScoringPool, pooled_verdicts, verdict_pairs
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.strict import strict_verdict
 
@@ -53,66 +56,77 @@ def pool() -> Iterator[ScoringPool]:
     started.close()
 
 
+def reply(text: str | None, finish_reason: str = "stop", reasoning: str | None = None) -> ReplyText:
+    return ReplyText(text, reasoning, finish_reason)
+
+
+def inline(kind: Any, rule: str, content: str | None, reasoning: str | None, finish: str,
+           gold: str) -> tuple[Verdict, Verdict]:  # fmt: skip
+    return (
+        strict_verdict(kind, content, finish, gold),
+        lenient_verdict(rule, content, reasoning, gold),
+    )
+
+
 def test_pooled_verdicts_equal_inline_ones(pool: ScoringPool) -> None:
     jobs = [
-        (MATH, "So $\\boxed{0.5}$.", "stop", "\\frac{1}{2}", None),
-        (MATH, "So $\\boxed{4.67}$.", "stop", "\\frac{14}{3}", None),
-        (MATH, "no answer here", "stop", "3", None),
-        (MATH, "So $\\boxed{3}$", "length", "3", None),
-        (MATH, None, "length", "3", None),
-        (make_kind("number"), "The answer is 18.", "stop", "18", None),
+        (MATH, "math", "So $\\boxed{0.5}$.", None, "stop", "\\frac{1}{2}"),
+        (MATH, "math", "So $\\boxed{4.67}$.", "R", "stop", "\\frac{14}{3}"),
+        (MATH, "aime", "no answer here", None, "stop", "3"),
+        (MATH, "aime", "So $\\boxed{3}$", None, "length", "3"),
+        (MATH, "math", None, "so \\boxed{3}", "length", "3"),
+        (make_kind("number"), "gsm8k", "The answer is 18.", None, "stop", "18"),
     ]
-    assert strict_verdicts(jobs, pool) == [strict_verdict(*job) for job in jobs]
+    pairs = verdict_pairs([(*job, None) for job in jobs], pool)
+    assert pairs == [inline(*job) for job in jobs]
+    assert pairs[4][1].status == "correct"  # lenient reads a cut reply's reasoning
 
 
 async def test_a_hung_check_is_no_answer_its_worker_replaced_the_others_undisturbed(
     pool: ScoringPool,
 ) -> None:
-    def reply(text: str) -> ReplyText:
-        return ReplyText(text, None, "stop")
-
     replaced = pool.replaced
-    hung, fine = await asyncio.gather(
-        pooled_strict_verdict(STALLING, reply("stall"), "x", pool),
-        pooled_strict_verdict(STALLING, reply("x"), "x", pool),
+    (hung, hung_lenient), (fine, _) = await asyncio.gather(
+        pooled_verdicts(STALLING, "gsm8k", reply("stall"), "x", pool),
+        pooled_verdicts(STALLING, "gsm8k", reply("x"), "x", pool),
     )
     assert fine.status == "correct"
-    assert hung.status == "no_answer"
+    assert hung.status == hung_lenient.status == "no_answer"
     assert hung.rule == "timeout: no result within 3 s; worker stopped"
     assert pool.replaced == replaced + 1
     # The pool goes on with a fresh worker.
-    verdicts = await asyncio.gather(
-        *(pooled_strict_verdict(STALLING, reply(str(i)), str(i), pool) for i in range(6))
+    pairs = await asyncio.gather(
+        *(pooled_verdicts(STALLING, "gsm8k", reply(str(i)), str(i), pool) for i in range(6))
     )
-    assert {v.status for v in verdicts} == {"correct"}
+    assert {strict.status for strict, _ in pairs} == {"correct"}
 
 
 async def test_a_worker_that_dies_costs_one_reply(pool: ScoringPool) -> None:
     replaced = pool.replaced
-    died = await pooled_strict_verdict(STALLING, ReplyText("die", None, "stop"), "x", pool)
+    died, _ = await pooled_verdicts(STALLING, "gsm8k", reply("die"), "x", pool)
     assert (died.status, died.rule) == ("no_answer", "timeout: the scoring worker died")
     assert pool.replaced == replaced + 1
-    again = await pooled_strict_verdict(STALLING, ReplyText("y", None, "stop"), "y", pool)
+    again, _ = await pooled_verdicts(STALLING, "gsm8k", reply("y"), "y", pool)
     assert again.status == "correct"
 
 
 async def test_replies_that_are_not_finished_never_reach_a_worker(pool: ScoringPool) -> None:
     # "stall" would hang a worker, but a cut-off reply is judged by its state alone.
     replaced = pool.replaced
-    verdict = await pooled_strict_verdict(STALLING, ReplyText("stall", None, "length"), "x", pool)
-    assert verdict.status == "unfinished"
+    strict, _ = await pooled_verdicts(STALLING, "gsm8k", reply("stall", "length"), "x", pool)
+    assert strict.status == "unfinished"
     assert pool.replaced == replaced
 
 
 def test_many_replies_are_scored_in_parallel_in_order(pool: ScoringPool) -> None:
-    jobs = [
-        (MATH, f"\\boxed{{{i}/{i + 1}}}", "stop", f"\\frac{{{i}}}{{{i + 1}}}", None)
+    jobs: list[Any] = [
+        (MATH, "aime", f"\\boxed{{{i}/{i + 1}}}", None, "stop", f"\\frac{{{i}}}{{{i + 1}}}", None)
         for i in range(1, 40)
     ]
-    jobs.append((STALLING, "stall", "stop", "x", None))
-    verdicts = strict_verdicts(jobs, pool)
-    assert [v.status for v in verdicts[:-1]] == ["correct"] * 39
-    assert verdicts[-1].status == "no_answer"
+    jobs.append((STALLING, "gsm8k", "stall", None, "stop", "x", None))
+    pairs = verdict_pairs(jobs, pool)
+    assert [strict.status for strict, _ in pairs[:-1]] == ["correct"] * 39
+    assert pairs[-1][0].status == "no_answer"
 
 
 async def test_answers_the_kind_decides_quickly_never_reach_a_worker() -> None:
@@ -120,14 +134,13 @@ async def test_answers_the_kind_decides_quickly_never_reach_a_worker() -> None:
     try:
         for content, gold in [("\\boxed{25}", "025"), ("\\boxed{\\frac{1}{2}}", "\\frac{1}{2}"),
                               ("\\boxed{7}", "8"), ("no box", "3")]:  # fmt: skip
-            verdict = await pooled_strict_verdict(
-                MATH, ReplyText(content, None, "stop"), gold, idle
-            )
-            assert verdict == strict_verdict(MATH, content, "stop", gold)
+            pair = await pooled_verdicts(MATH, "aime", reply(content), gold, idle)
+            assert pair == inline(MATH, "aime", content, None, "stop", gold)
         assert idle.started == 0
-        slow = await pooled_strict_verdict(
-            MATH, ReplyText("\\boxed{0.5}", None, "stop"), "\\frac12", idle
-        )
-        assert slow.status == "correct" and idle.started == 1
+        # MATH-500's lenient rule runs Math-Verify on every reply: those go to a worker.
+        await pooled_verdicts(MATH, "math", reply("\\boxed{25}"), "25", idle)
+        assert idle.started == 1
+        slow, _ = await pooled_verdicts(MATH, "aime", reply("\\boxed{0.5}"), "\\frac12", idle)
+        assert slow.status == "correct"
     finally:
         idle.close()

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from conftest import ThreadedSim, write_config
+from fakehub import FakeHub
 from thinkeval.cli import main
 from thinkeval.config import load_config, parse_config
 from thinkeval.errors import ConfigError, DatasetError
@@ -233,11 +234,11 @@ def test_few_shot_system_and_subject(tmp_path: Path) -> None:
     assert lenient.status == "correct"
 
 
-def test_parquet_and_the_hub(tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow")
+def test_parquet_and_the_hub(tmp_path: Path, fake_hub: FakeHub) -> None:
+    import pyarrow
     import pyarrow.parquet as pq
 
-    table = pa.table({"question": ["2+2?", "3+3?"], "answer": [4, 6]})
+    table = pyarrow.table({"question": ["2+2?", "3+3?"], "answer": [4, 6]})
     pq.write_table(table, tmp_path / "adds.parquet")
     spec = load_task_file(_write(tmp_path, {
         "name": "adds", "data": {"file": "adds.parquet"},
@@ -245,19 +246,15 @@ def test_parquet_and_the_hub(tmp_path: Path) -> None:
     }))  # fmt: skip
     assert [(s.id, s.gold) for s in iter_samples(spec)] == [("adds/0", "4"), ("adds/1", "6")]
 
-    calls = []
-
-    def fake_hub(path: str, name: str | None, split: str) -> list[dict[str, Any]]:
-        calls.append((path, name, split))
-        return [{"problem": "1+1?", "solution": "2"}]
-
+    fake_hub.add("org/sums", {"train.jsonl": b'{"problem": "1+1?", "solution": "2"}\n'})
     spec = load_task_file(_write(tmp_path, {
         "name": "hubby", "data": {"hub": {"path": "org/sums", "split": "train"}},
         "fields": {"question": "problem", "answer": "solution"}, "answer": {"kind": "math"},
     }))  # fmt: skip
     data_dir = Path(__file__).parent  # a data dir does not stop a hub task from the hub
-    (sample,) = iter_samples(spec, data_dir, load_dataset=fake_hub)
-    assert calls == [("org/sums", None, "train")] and sample.gold == "2"
+    (sample,) = iter_samples(spec, data_dir)
+    assert sample.gold == "2" and sample.messages[-1]["content"].startswith("1+1?\n")
+    assert any("/org/sums/" in path for path in fake_hub.downloads())
 
 
 def test_a_task_defined_inline_in_the_config(tmp_path: Path) -> None:

@@ -82,19 +82,21 @@ def rescore_run(run_dir: Path) -> Rescore:
             if entry.retry is not None:
                 refs += [ref for ref in entry.retry if ref]
             # A pooled kind (maths) is scored in the scoring workers, all replies in parallel.
-            strict = _pooled(refs, journals, spec, golds) if spec.answer.pooled else {}
+            pairs = _pooled(refs, journals, spec, golds) if spec.answer.pooled else {}
             for ref in refs:
                 attempt = journals.read(ref)
-                _compare(attempt, spec, golds[attempt.sample_id], rows, strict.get(ref))
+                given = pairs.get(ref, (None, None))
+                _compare(attempt, spec, golds[attempt.sample_id], rows, *given)
             found.extend(rows.values())
     return Rescore(run_dir, found, write_summary(run_dir))
 
 
 def _pooled(
     refs: list[int], journals: Journals, spec: TaskSpec, golds: dict[str, str]
-) -> dict[int, Verdict]:
-    """The strict verdicts of the successful attempts at `refs`, scored in the workers."""
-    from thinkeval.scoring.pool import strict_verdicts
+) -> dict[int, tuple[Verdict, Verdict]]:
+    """The (strict, lenient) verdicts of the successful attempts at `refs`, scored in the
+    workers."""
+    from thinkeval.scoring.pool import verdict_pairs
 
     jobs, scored = [], []
     for ref in refs:
@@ -102,9 +104,12 @@ def _pooled(
         if attempt.error is None:
             gold = golds[attempt.sample_id]
             state = attempt_state(attempt, spec, gold)
-            jobs.append((spec.answer, attempt.content, attempt.finish_reason, gold, state))
+            jobs.append(
+                (spec.answer, spec.lenient, attempt.content, attempt.reasoning,
+                 attempt.finish_reason, gold, state)
+            )  # fmt: skip
             scored.append(ref)
-    return dict(zip(scored, strict_verdicts(jobs), strict=True))
+    return dict(zip(scored, verdict_pairs(jobs), strict=True))
 
 
 def _compare(
@@ -113,10 +118,11 @@ def _compare(
     gold: str,
     rows: dict[str, ScorerChanges],
     strict: Verdict | None = None,
+    lenient: Verdict | None = None,
 ) -> None:
     if attempt.error is not None:
         return
-    scored = score_attempt(attempt, spec, gold, strict)
+    scored = score_attempt(attempt, spec, gold, strict, lenient)
     now = {"strict": scored.strict, "lenient": scored.lenient}
     for scorer in RECORDING_SCORERS:
         row = rows[scorer.name]

@@ -10,13 +10,26 @@ from __future__ import annotations
 
 import fcntl
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
-from thinkeval.records import SCHEMA_VERSION, STATUSES, Attempt, Sample, Verdict
+from thinkeval.records import SCHEMA_VERSION, Attempt, Sample, Verdict
+from thinkeval.results.counts import (
+    OUTCOMES,
+    AdaptiveBlock,
+    Counts,
+    FixedBlock,
+    JudgeBlock,
+    LenientBlock,
+    OutcomeCounts,
+    RetryBlock,
+    SampleResult,
+    Tally,
+    count,
+)
 from thinkeval.results.judge import judge_agreement, judge_path
 from thinkeval.results.repeats import (
     QuestionPhase,
@@ -34,11 +47,10 @@ from thinkeval.run.counted import (
 )
 from thinkeval.run.judge import (
     Outcome,
-    adaptive_outcome,
     attempt_state,
     outcome_of,
+    recorded_is_current,
     retry_due,
-    strict_is_current,
 )
 from thinkeval.run.run_record import RunRecord, read_run_record
 from thinkeval.run.rundir import SUMMARY_FILE, SamplesFile, recorded_tasks, write_json
@@ -46,92 +58,27 @@ from thinkeval.tasks import get_task
 from thinkeval.tasks.spec import TaskSpec
 from thinkeval.version import __version__
 
-OUTCOMES = (*STATUSES, "error")
-
-
-@dataclass(slots=True)
-class SampleResult:
-    """The outcomes that count for one (sample, repeat) in each phase (None: nothing yet)."""
-
-    fixed: Outcome | None = None
-    retry: Outcome | None = None
-    due: bool = False  # the judge's word: the fixed reply calls for the retry
-
-    @property
-    def candidate(self) -> bool:
-        return self.fixed is not None and self.due
-
-    @property
-    def adaptive(self) -> Outcome | None:
-        """The retry outcome if the sample was retried, else the fixed one (None: pending)."""
-        return adaptive_outcome(self.fixed, self.retry, self.candidate)
-
-
-class OutcomeCounts(msgspec.Struct, kw_only=True):
-    """How many samples ended in each outcome; `pending` ones have no reply recorded yet."""
-
-    correct: int = 0
-    wrong: int = 0
-    no_answer: int = 0
-    empty: int = 0
-    unfinished: int = 0
-    error: int = 0
-    pending: int = 0
-
-
-class FixedBlock(OutcomeCounts, kw_only=True):
-    budget: int
-    accuracy: float = 0.0
-
-
-class RetryBlock(OutcomeCounts, kw_only=True):
-    budget: int
-    candidates: int = 0
-    answered: int = 0  # retries that formed a legal final answer: correct + wrong
-
-
-class AdaptiveBlock(OutcomeCounts, kw_only=True):
-    accuracy: float = 0.0
-
-
-class LenientBlock(msgspec.Struct, kw_only=True):
-    fixed_accuracy: float = 0.0
-    adaptive_accuracy: float = 0.0
-
-
-class JudgeBlock(msgspec.Struct, kw_only=True):
-    """The judge scorer's numbers (`thinkeval judge`), present once a run has been judged.
-
-    Accuracies are over all samples, like strict's; a reply the judge has not read yet counts as
-    not correct. `agreement` is the share of judged replies that strict read the same way.
-    """
-
-    fixed_accuracy: float = 0.0
-    adaptive_accuracy: float = 0.0
-    judged: int = 0
-    not_judged: int = 0
-    agreement: float = 0.0
-
-
-class Counts(msgspec.Struct, kw_only=True):
-    """The outcome counts of one model on one task (or one C-Eval subject).
-
-    `total` counts (sample, repeat) pairs: the samples times the task's repeats.
-    """
-
-    total: int
-    fixed: FixedBlock
-    retry: RetryBlock
-    adaptive: AdaptiveBlock
-    lenient: LenientBlock
-
-    @property
-    def complete(self) -> bool:
-        """Every sample has a reply in every phase the protocol asks for: nothing pending, and
-        no transport error left (an accuracy is only a result when every sample has a reply)."""
-        return not (
-            self.fixed.pending or self.fixed.error or self.retry.pending or self.retry.error
-        )
+# The counts live in `results.counts`; they are part of what a summary is, so they are
+# importable from here too.
+__all__ = [
+    "OUTCOMES",
+    "AdaptiveBlock",
+    "Counts",
+    "FixedBlock",
+    "JudgeBlock",
+    "LenientBlock",
+    "Outcome",
+    "OutcomeCounts",
+    "RetryBlock",
+    "SampleResult",
+    "Summary",
+    "TaskResult",
+    "count",
+    "sample_result",
+    "summarize",
+    "tally",
+    "write_summary",
+]
 
 
 class TaskResult(Counts, kw_only=True):
@@ -155,63 +102,6 @@ class Summary(msgspec.Struct, kw_only=True):
     results: list[TaskResult]
 
 
-class Tally:
-    """Counts outcomes one sample at a time; `None` stands for a sample with nothing recorded."""
-
-    def __init__(self, budgets: tuple[int, int]) -> None:
-        self.total = 0
-        self.fixed = FixedBlock(budget=budgets[0])
-        self.retry = RetryBlock(budget=budgets[1])
-        self.adaptive = AdaptiveBlock()
-        self.lenient_fixed = self.lenient_adaptive = 0
-
-    def add(self, result: SampleResult | None) -> None:
-        self.total += 1
-        fixed, retry, adaptive = self.fixed, self.retry, self.adaptive
-        if result is None or result.fixed is None:
-            fixed.pending += 1
-            adaptive.pending += 1
-            return
-        setattr(fixed, result.fixed.status, getattr(fixed, result.fixed.status) + 1)
-        self.lenient_fixed += result.fixed.lenient_correct
-        if result.candidate:
-            retry.candidates += 1
-            if result.retry is None:
-                retry.pending += 1
-            else:
-                setattr(retry, result.retry.status, getattr(retry, result.retry.status) + 1)
-        final = result.adaptive
-        if final is None:
-            adaptive.pending += 1
-        else:
-            setattr(adaptive, final.status, getattr(adaptive, final.status) + 1)
-            self.lenient_adaptive += final.lenient_correct
-
-    def counts(self) -> Counts:
-        total = self.total
-        fixed, retry, adaptive = (
-            msgspec.structs.replace(self.fixed),
-            msgspec.structs.replace(self.retry),
-            msgspec.structs.replace(self.adaptive),
-        )
-        retry.answered = retry.correct + retry.wrong
-        fixed.accuracy = fixed.correct / total if total else 0.0
-        adaptive.accuracy = adaptive.correct / total if total else 0.0
-        lenient = LenientBlock(
-            fixed_accuracy=self.lenient_fixed / total if total else 0.0,
-            adaptive_accuracy=self.lenient_adaptive / total if total else 0.0,
-        )
-        return Counts(total=total, fixed=fixed, retry=retry, adaptive=adaptive, lenient=lenient)
-
-
-def count(results: Iterable[SampleResult | None], budgets: tuple[int, int]) -> Counts:
-    """Count outcomes; `None` stands for a sample with nothing recorded yet."""
-    tally = Tally(budgets)
-    for result in results:
-        tally.add(result)
-    return tally.counts()
-
-
 @dataclass
 class TaskCounts:
     """One model on one task: its counts, and per subset (None for a task of one part)."""
@@ -222,8 +112,8 @@ class TaskCounts:
     repeated: RepeatsBlock | None = None
 
 
-# Strict verdicts scored again for this summary, by journal reference (pooled kinds).
-Rescored = dict[int, Verdict]
+# (strict, lenient) verdicts scored again for this summary, by journal reference (pooled kinds).
+Rescored = dict[int, tuple[Verdict, Verdict]]
 # Sees every question of every model: (model, task, sample, the outcomes of its repeats).
 QuestionObserver = Callable[[str, str, Sample, list["SampleResult | None"]], None]
 
@@ -235,19 +125,39 @@ def sample_result(
     spec: TaskSpec,
     gold: str,
     rescored: Rescored | None = None,
+    stale: Callable[[], None] | None = None,
 ) -> SampleResult | None:
-    """The outcomes that count for `unit` (a sample and repeat), read back from the journal."""
+    """The outcomes that count for `unit` (a sample and repeat), read back from the journal.
+
+    `rescored` holds verdicts scored again beforehand; `stale` is called for an attempt whose
+    recorded verdicts are not current and not in `rescored` (a summary of a pooled kind raises
+    there, scores all such attempts in the workers, and counts again)."""
     if entry is None or not entry.fixed[unit]:
         return None
     rescored = rescored or {}
+
+    def outcome(ref: int, attempt: Attempt) -> Outcome:
+        given = rescored.get(ref)
+        if given is None and stale is not None and not recorded_is_current(attempt, spec, gold):
+            stale()
+        return outcome_of(attempt, spec, gold, *(given or (None, None)))
+
     ref = entry.fixed[unit]
     attempt = journals.read(ref)
-    result = SampleResult(fixed=outcome_of(attempt, spec, gold, rescored.get(ref)))
+    result = SampleResult(fixed=outcome(ref, attempt))
     result.due = attempt.error is None and retry_due(attempt, spec, gold)
     ref = entry.retry_ref(unit)
     if result.candidate and ref:
-        result.retry = outcome_of(journals.read(ref), spec, gold, rescored.get(ref))
+        result.retry = outcome(ref, journals.read(ref))
     return result
+
+
+class _Stale(Exception):
+    """A pooled kind's attempt with verdicts that are not current: score them in the workers."""
+
+
+def _stale() -> None:
+    raise _Stale
 
 
 def tally(
@@ -300,8 +210,8 @@ class _TaskReading:
 
     def rescore(self, spec: TaskSpec, entries: dict[str, CountedAttempts | None]) -> Rescored:
         """Score again, in parallel in the scoring workers, the replies of a pooled kind whose
-        recorded strict verdict is not current: a summary never runs symbolic maths inline."""
-        from thinkeval.scoring.pool import strict_verdicts
+        recorded verdicts are not current: a summary never runs symbolic maths inline."""
+        from thinkeval.scoring.pool import verdict_pairs
 
         refs: list[int] = []
         jobs = []
@@ -312,15 +222,15 @@ class _TaskReading:
                 for unit in range(first, first + self.k):
                     for ref in (entry.fixed[unit], entry.retry_ref(unit)):
                         attempt = self.journals.read(ref) if ref else None
-                        if attempt is None or strict_is_current(attempt, spec, sample.gold):
+                        if attempt is None or recorded_is_current(attempt, spec, sample.gold):
                             continue
                         state = attempt_state(attempt, spec, sample.gold)
                         refs.append(ref)
                         jobs.append(
-                            (spec.answer, attempt.content, attempt.finish_reason, sample.gold,
-                             state)
+                            (spec.answer, spec.lenient, attempt.content, attempt.reasoning,
+                             attempt.finish_reason, sample.gold, state)
                         )
-        return dict(zip(refs, strict_verdicts(jobs), strict=True))
+        return dict(zip(refs, verdict_pairs(jobs), strict=True))
 
     def count(
         self,
@@ -328,8 +238,34 @@ class _TaskReading:
         budgets: tuple[int, int],
         on_question: QuestionObserver | None,
     ) -> dict[str, TaskCounts]:
+        """The counts per model. A pooled kind's task is counted in one pass when its recorded
+        verdicts are all current (a run scores as it records); otherwise the stale ones are
+        scored again in the workers, together, and the task counted again."""
         spec = get_task(self.task)
-        rescored = self.rescore(spec, entries) if spec.answer.pooled else {}
+        if not spec.answer.pooled:
+            return self._count(spec, entries, budgets, on_question, {}, None)
+        # Questions are shown to `on_question` once the pass that counts is known.
+        seen: list[tuple[str, str, Sample, list[SampleResult | None]]] = []
+        emit = None if on_question is None else lambda *question: seen.append(question)
+        try:
+            counts = self._count(spec, entries, budgets, emit, {}, _stale)
+        except _Stale:
+            seen.clear()
+            counts = self._count(spec, entries, budgets, emit, self.rescore(spec, entries), None)
+        if on_question is not None:
+            for question in seen:
+                on_question(*question)
+        return counts
+
+    def _count(
+        self,
+        spec: TaskSpec,
+        entries: dict[str, CountedAttempts | None],
+        budgets: tuple[int, int],
+        on_question: QuestionObserver | None,
+        rescored: Rescored,
+        stale: Callable[[], None] | None,
+    ) -> dict[str, TaskCounts]:
         overall = {model: Tally(budgets) for model in entries}
         subjects: dict[str, dict[str, Tally]] = {}
         phases: dict[str, tuple[list[QuestionPhase], list[QuestionPhase]]] = {
@@ -345,7 +281,7 @@ class _TaskReading:
                     subject = subjects[sample.subset] = {m: Tally(budgets) for m in entries}
             for model, entry in entries.items():
                 results = [
-                    sample_result(entry, unit, self.journals, spec, sample.gold, rescored)
+                    sample_result(entry, unit, self.journals, spec, sample.gold, rescored, stale)
                     for unit in range(first, first + self.k)
                 ]
                 for result in results:

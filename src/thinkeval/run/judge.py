@@ -177,11 +177,16 @@ class Scored:
 
 
 def score_attempt(
-    attempt: Attempt, spec: TaskSpec, gold: str, strict: Verdict | None = None
+    attempt: Attempt,
+    spec: TaskSpec,
+    gold: str,
+    strict: Verdict | None = None,
+    lenient: Verdict | None = None,
 ) -> Scored:
     """Score one attempt with the recording scorers, applying the run-level rules once.
 
-    `strict` is its strict verdict when already computed (pooled kinds, scored in a batch)."""
+    `strict` and `lenient` are its verdicts when already computed (pooled kinds, scored in a
+    batch by `scoring.pool.verdict_pairs`)."""
     tokens = attempt.usage.completion_tokens
     if attempt.error is not None:
         return Scored(Outcome("error", False, tokens), None, None)
@@ -189,37 +194,47 @@ def score_attempt(
     reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason, state)
     if strict is None:
         strict = STRICT.score(spec, reply, gold)
-    lenient = LENIENT.score(spec, reply, gold)
+    if lenient is None:
+        lenient = LENIENT.score(spec, reply, gold)
     outcome = Outcome(strict.status, lenient.is_correct, tokens, strict.answer)
     return Scored(outcome, strict, lenient)
 
 
 def outcome_of(
-    attempt: Attempt, spec: TaskSpec, gold: str, strict: Verdict | None = None
+    attempt: Attempt,
+    spec: TaskSpec,
+    gold: str,
+    strict: Verdict | None = None,
+    lenient: Verdict | None = None,
 ) -> Outcome:
     """The attempt's outcome; the recorded verdicts are reused when the current scorer versions
     gave them against this gold (scoring again would give the same), else it is scored again
-    (with `strict` as its strict verdict when given: see `strict_is_current`)."""
+    (with `strict` and `lenient` as its verdicts when given: see `recorded_is_current`)."""
     if attempt.error is None and attempt.gold == gold:
         stored = _current(attempt, STRICT.name, STRICT.version_for(spec))
-        lenient = _current(attempt, LENIENT.name, LENIENT.version_for(spec))
-        if stored is not None and lenient is not None:
+        stored_lenient = _current(attempt, LENIENT.name, LENIENT.version_for(spec))
+        if stored is not None and stored_lenient is not None:
             tokens = attempt.usage.completion_tokens
-            return Outcome(stored.status, lenient.status == "correct", tokens, stored.answer)
+            correct = stored_lenient.status == "correct"
+            return Outcome(stored.status, correct, tokens, stored.answer)
         if stored is not None and strict is None:
             strict = Verdict(stored.status, stored.answer, stored.rule)
-    return score_attempt(attempt, spec, gold, strict).outcome
+        if stored_lenient is not None and lenient is None:
+            lenient = Verdict(stored_lenient.status, stored_lenient.answer, stored_lenient.rule)
+    return score_attempt(attempt, spec, gold, strict, lenient).outcome
 
 
-def strict_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
-    """Whether `outcome_of` can reuse the attempt's recorded strict verdict. Readers of many
-    attempts of a pooled kind score the others together first (`scoring.pool.strict_verdicts`)
-    and pass each result to `outcome_of`."""
+def recorded_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
+    """Whether `outcome_of` can reuse the attempt's recorded verdicts. Readers of many attempts
+    of a pooled kind score the others together first (`scoring.pool.verdict_pairs`) and pass
+    each result to `outcome_of`."""
     if attempt.error is not None:
         return True
-    return attempt.gold == gold and _current(
-        attempt, STRICT.name, STRICT.version_for(spec)
-    ) is not None
+    return (
+        attempt.gold == gold
+        and _current(attempt, STRICT.name, STRICT.version_for(spec)) is not None
+        and _current(attempt, LENIENT.name, LENIENT.version_for(spec)) is not None
+    )
 
 
 def _current(attempt: Attempt, scorer: str, version: str) -> StoredVerdict | None:
@@ -232,13 +247,13 @@ def recorded_verdicts(
 ) -> dict[str, StoredVerdict]:
     """The verdicts of every recording scorer, as an attempt stores them.
 
-    With `skip_pooled`, the strict verdict of a pooled answer kind is left out: the caller gets
-    it from the scoring pool (`scoring.pool`) instead of blocking here.
+    With `skip_pooled`, a pooled answer kind's task gets none: the caller gets them from the
+    scoring pool (`scoring.pool.pooled_verdicts`) instead of blocking here.
     """
-    verdicts = {}
+    verdicts: dict[str, StoredVerdict] = {}
+    if skip_pooled and spec.answer.pooled:
+        return verdicts
     for scorer in RECORDING_SCORERS:
-        if skip_pooled and scorer is STRICT and spec.answer.pooled:
-            continue
         verdict = scorer.score(spec, reply, gold)
         verdicts[scorer.name] = StoredVerdict(
             status=verdict.status,

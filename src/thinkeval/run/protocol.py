@@ -40,8 +40,8 @@ from thinkeval.run.judge import recorded_verdicts, retry_due
 from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
 from thinkeval.run.rundir import SamplesFile
 from thinkeval.run.shard import Shard
-from thinkeval.scoring.pool import pooled_strict_verdict
-from thinkeval.scoring.scorers import STRICT, ReplyText
+from thinkeval.scoring.pool import pooled_verdicts
+from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, Scorer
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.tasks.spec import TaskSpec
 
@@ -259,13 +259,15 @@ class ModelRun:
         if spec.answer.pooled:
             # Symbolic checks can take long or hang: a worker process with a time limit does
             # them, never the event loop.
-            verdict = await pooled_strict_verdict(spec.answer, text, gold)
-            verdicts[STRICT.name] = StoredVerdict(
-                status=verdict.status,
-                answer=verdict.answer,
-                rule=verdict.rule,
-                version=STRICT.version_for(spec),
-            )
+            pair = await pooled_verdicts(spec.answer, spec.lenient, text, gold)
+            scorers: tuple[Scorer, Scorer] = (STRICT, LENIENT)
+            for scorer, verdict in zip(scorers, pair, strict=True):
+                verdicts[scorer.name] = StoredVerdict(
+                    status=verdict.status,
+                    answer=verdict.answer,
+                    rule=verdict.rule,
+                    version=scorer.version_for(spec),
+                )
         return verdicts
 
     async def _attempt(

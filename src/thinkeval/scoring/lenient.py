@@ -82,10 +82,15 @@ def lenient_verdict(rule: str, content: str | None, reasoning: str | None, gold:
     >>> lenient_verdict("gsm8k", None, "Okay, 2+2 is 4, so the answer", "4").status
     'correct'
     """
+    return lenient_text_verdict(rule, lenient_text(content, reasoning), gold)
+
+
+def lenient_text_verdict(rule: str, text: str, gold: str) -> Verdict:
+    """`lenient_verdict` of the text AISBench scores (`lenient_text`), already extracted: the
+    scoring pool ships only this text to its workers, not the whole reasoning."""
     postprocess = RULES.get(rule)
     if postprocess is None:
         raise ValueError(f"unknown lenient rule {rule!r}; known rules: {', '.join(RULES)}")
-    text = lenient_text(content, reasoning)
     if not text:
         return Verdict("empty", rule="no-content")
     return postprocess(text, gold)

@@ -29,6 +29,7 @@ from typing import Any
 
 from thinkeval.records import ReplyState, Verdict
 from thinkeval.scoring.kinds import KINDS, AnswerKind
+from thinkeval.scoring.lenient import lenient_text, lenient_text_verdict, lenient_verdict
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.strict import strict_verdict
@@ -122,7 +123,7 @@ class ScoringPool:
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="thinkeval-scoring")
         self.started = 0  # worker processes started
-        self.replaced = 0  # workers killed after a timeout or a crash
+        self.replaced = 0  # workers killed: a timeout, a crash, or a call abandoned midway
 
     def _take(self) -> _Worker:
         while True:
@@ -141,6 +142,15 @@ class ScoringPool:
 
     def _discard(self, worker: _Worker) -> None:
         worker.kill()
+        self._forget(worker)
+
+    def _abandon(self, worker: _Worker) -> None:
+        """`_discard` without waiting for the process to end (from the event loop)."""
+        worker.process.kill()
+        worker.conn.close()
+        self._forget(worker)
+
+    def _forget(self, worker: _Worker) -> None:
         with self._lock:
             self._workers.discard(worker)
             self.replaced += 1
@@ -162,9 +172,52 @@ class ScoringPool:
         return result if ok else _Missing(f"scoring failed: {result}")
 
     async def acall(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """`call` from the event loop, which only waits."""
+        """`call` from the event loop, which only sends the call and waits for the answer.
+
+        With an idle worker the loop talks to it directly (a pickle of a few kilobytes each
+        way, a reader callback, a timer); otherwise a thread takes the call, since starting a
+        worker or waiting for a free one would block."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._threads, self.call, fn, *args)
+        try:
+            worker = self._idle.get_nowait()
+        except queue.Empty:
+            return await loop.run_in_executor(self._threads, self.call, fn, *args)
+        answered: asyncio.Future[None] = loop.create_future()
+        fd = worker.conn.fileno()
+
+        def readable() -> None:
+            loop.remove_reader(fd)
+            if not answered.done():
+                answered.set_result(None)
+
+        def late() -> None:
+            if not answered.done():
+                answered.set_exception(TimeoutError())
+
+        # A timer rather than asyncio.wait_for, which costs a task per call.
+        timer = loop.call_later(self.time_limit_s, late)
+        try:
+            worker.conn.send((fn, args))
+            loop.add_reader(fd, readable)
+            await answered
+            ok, result = worker.conn.recv()
+        except TimeoutError:
+            loop.remove_reader(fd)
+            await loop.run_in_executor(self._threads, self._discard, worker)
+            return _Missing(f"no result within {self.time_limit_s:g} s; worker stopped")
+        except (EOFError, OSError):
+            loop.remove_reader(fd)
+            await loop.run_in_executor(self._threads, self._discard, worker)
+            return _Missing("the scoring worker died")
+        except BaseException:
+            # Cancelled while the worker computes: its late answer must not reach another call.
+            loop.remove_reader(fd)
+            self._abandon(worker)
+            raise
+        finally:
+            timer.cancel()
+        self._idle.put(worker)
+        return result if ok else _Missing(f"scoring failed: {result}")
 
     def map(self, fn: Callable[..., Any], argses: Iterable[Sequence[Any]]) -> list[Any]:
         """`call(fn, *args)` for each `args`, in parallel over the workers, results in order."""
@@ -199,20 +252,66 @@ def shared_pool() -> ScoringPool:
 
 # Scoring calls ------------------------------------------------------------------------------
 
-StrictJob = tuple[AnswerKind, str | None, str | None, str, ReplyState | None]
+# Lenient rules that run Math-Verify on the whole reply (MATH-500's, as AISBench scores it).
+SLOW_LENIENT_RULES = frozenset({"math"})
+# (answer kind, lenient rule, content, reasoning, finish_reason, gold, recorded reply state)
+VerdictsJob = tuple[AnswerKind, str, str | None, str | None, str | None, str, ReplyState | None]
+Verdicts = tuple[Verdict, Verdict]  # (strict, lenient)
 
 
-def _timed_out(why: str) -> Verdict:
-    return Verdict("no_answer", rule=f"timeout: {why}")
+def both_verdicts(
+    kind: AnswerKind,
+    rule: str,
+    content: str | None,
+    reasoning: str | None,
+    finish_reason: str | None,
+    gold: str,
+    state: ReplyState | None,
+) -> Verdicts:
+    """The strict and the lenient verdict of one reply."""
+    return (
+        strict_verdict(kind, content, finish_reason, gold, state),
+        lenient_verdict(rule, content, reasoning, gold),
+    )
 
 
-def _needs_pool(job: StrictJob) -> bool:
-    """Whether the reply's verdict needs a worker. Empty and cut-off replies are never parsed
-    (their verdict is the reply state's), and a kind offering `quick_matches` decides some
-    answers without its slow check: those are judged here, in microseconds."""
-    kind, content, finish_reason, gold, _ = job
+def _worker_verdicts(
+    kind: AnswerKind,
+    rule: str,
+    content: str | None,
+    text: str,
+    finish_reason: str | None,
+    gold: str,
+    state: ReplyState | None,
+) -> Verdicts:
+    """`both_verdicts` in a worker, from the text the lenient scorer reads (`lenient_text`)
+    instead of the reasoning: a long reasoning is not pickled unless that text is it."""
+    return (
+        strict_verdict(kind, content, finish_reason, gold, state),
+        lenient_text_verdict(rule, text, gold),
+    )
+
+
+def _for_worker(job: VerdictsJob) -> tuple[Any, ...]:
+    kind, rule, content, reasoning, finish_reason, gold, state = job
+    return (kind, rule, content, lenient_text(content, reasoning), finish_reason, gold, state)
+
+
+def _timed_out(why: str) -> Verdicts:
+    verdict = Verdict("no_answer", rule=f"timeout: {why}")
+    return verdict, verdict
+
+
+def _needs_pool(job: VerdictsJob) -> bool:
+    """Whether the reply's verdicts need a worker: a pooled kind's finished reply, unless the
+    kind's `quick_matches` decides its answer (then it is judged here, in microseconds), and
+    any reply of a task whose lenient rule runs Math-Verify. Empty and cut-off replies are never
+    parsed by the strict scorer: their verdict is the reply state's."""
+    kind, rule, content, _, finish_reason, gold, _ = job
     if not kind.pooled:
         return False
+    if rule in SLOW_LENIENT_RULES:
+        return True
     read = reply_state(content, finish_reason)
     if read.state != "finished":
         return False
@@ -223,25 +322,29 @@ def _needs_pool(job: StrictJob) -> bool:
     return found is not None and quick(found.answer, gold) is None
 
 
-async def pooled_strict_verdict(
-    kind: AnswerKind, reply: ReplyText, gold: str, pool: ScoringPool | None = None
-) -> Verdict:
-    """The strict verdict of `reply`, computed in a worker process within the time limit."""
-    job: StrictJob = (kind, reply.content, reply.finish_reason, gold, reply.state)
+async def pooled_verdicts(
+    kind: AnswerKind, rule: str, reply: ReplyText, gold: str, pool: ScoringPool | None = None
+) -> Verdicts:
+    """The strict and lenient verdicts of `reply`, computed in a worker process within the time
+    limit when they need one (`_needs_pool`)."""
+    job: VerdictsJob = (
+        kind, rule, reply.content, reply.reasoning, reply.finish_reason, gold, reply.state
+    )  # fmt: skip
     if not _needs_pool(job):
-        return strict_verdict(*job)
-    result = await (pool or shared_pool()).acall(strict_verdict, *job)
+        return both_verdicts(*job)
+    result = await (pool or shared_pool()).acall(_worker_verdicts, *_for_worker(job))
     why = missing(result)
     return _timed_out(why) if why is not None else result
 
 
-def strict_verdicts(jobs: Sequence[StrictJob], pool: ScoringPool | None = None) -> list[Verdict]:
-    """The strict verdicts of many replies, scored in parallel (pooled kinds in the workers)."""
+def verdict_pairs(jobs: Sequence[VerdictsJob], pool: ScoringPool | None = None) -> list[Verdicts]:
+    """The verdicts of many replies, scored in parallel (in the workers where they need one)."""
     pooled = [i for i, job in enumerate(jobs) if _needs_pool(job)]
-    verdicts: dict[int, Verdict] = {}
+    pairs: dict[int, Verdicts] = {}
     if pooled:
-        results = (pool or shared_pool()).map(strict_verdict, [jobs[i] for i in pooled])
+        shipped = [_for_worker(jobs[i]) for i in pooled]
+        results = (pool or shared_pool()).map(_worker_verdicts, shipped)
         for i, result in zip(pooled, results, strict=True):
             why = missing(result)
-            verdicts[i] = _timed_out(why) if why is not None else result
-    return [verdicts[i] if i in verdicts else strict_verdict(*job) for i, job in enumerate(jobs)]
+            pairs[i] = _timed_out(why) if why is not None else result
+    return [pairs[i] if i in pairs else both_verdicts(*job) for i, job in enumerate(jobs)]

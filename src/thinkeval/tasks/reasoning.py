@@ -46,10 +46,12 @@ def reasoning_spec(
     file: DataFile,
     sample: SampleBuilder,
     aisbench_names: tuple[str, ...],
+    lenient: str,
     ids_from_data: bool = False,
 ) -> TaskSpec:
-    """The spec of a reasoning benchmark: the math answer kind (Math-Verify), the lenient `math`
-    rule, the budgets and sampling above, the simulator's math flavour, the `math` suite."""
+    """The spec of a reasoning benchmark: the math answer kind (Math-Verify), the budgets and
+    sampling above, the simulator's math flavour, the `math` suite; `lenient` is the AISBench
+    post-processor its dataset config uses (`aime` for AIME, `math` for MATH-500)."""
     return TaskSpec(
         name=name,
         version="1",
@@ -57,7 +59,7 @@ def reasoning_spec(
         files=(file,),
         sample=sample,
         answer=MathKind(),
-        lenient="math",
+        lenient=lenient,
         budgets=BUDGETS,
         generation=SAMPLING,
         ids_from_data=ids_from_data,

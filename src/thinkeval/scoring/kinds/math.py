@@ -10,7 +10,6 @@ the event loop. Math-Verify is imported on first use, so a run without maths nev
 
 from __future__ import annotations
 
-import logging
 import re
 import signal
 import threading
@@ -24,9 +23,11 @@ from thinkeval.scoring.kinds.base import Found
 from thinkeval.scoring.latex import final_answer
 
 _INTEGER = re.compile(r"[-+]?\d+")
-# Seconds one `matches` may take when it runs in a main thread (where a timer signal can stop
-# it); past that it raises TimeoutError, which the strict scorer turns into `no_answer`.
+# CPU seconds one `matches` may take; past that it raises TimeoutError, which the strict scorer
+# turns into `no_answer`. Math-Verify's own per-step limits (whole seconds, wall clock) are set
+# above it, so that ours decides; the scoring pool's hard limit covers what no signal can stop.
 MATCH_TIME_LIMIT_S = 5.0
+_INNER_TIMEOUT_S = 30
 
 
 class _Expired(BaseException):
@@ -88,13 +89,25 @@ def quick_match(answer: str, gold: str) -> bool | None:
 
 
 def equivalent(answer: str, gold: str) -> bool:
-    """Math-Verify's verdict on `answer` against `gold` (see `MathKind.matches`)."""
+    """Math-Verify's verdict on `answer` against `gold` (see `MathKind.matches`).
+
+    Math-Verify times its steps with `signal.alarm`, which works only in a process's main
+    thread (elsewhere it would fail quietly and read nothing), so other threads are refused:
+    they score through `scoring.pool`. Past `MATCH_TIME_LIMIT_S` of CPU time, TimeoutError.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError(
+            "Math-Verify runs only in a process's main thread; score maths through "
+            "thinkeval.scoring.pool"
+        )
     verify = _math_verify().verify
     try:
-        with _time_limit(MATCH_TIME_LIMIT_S):
+        with _cpu_limit(MATCH_TIME_LIMIT_S):
             expected, given = parsed(gold), parsed(answer)
             return bool(
-                expected and given and verify(list(expected), list(given), timeout_seconds=None)
+                expected
+                and given
+                and verify(list(expected), list(given), timeout_seconds=_INNER_TIMEOUT_S)
             )
     except _Expired:
         raise TimeoutError(f"Math-Verify gave no verdict within {MATCH_TIME_LIMIT_S:g} s") from None
@@ -102,11 +115,8 @@ def equivalent(answer: str, gold: str) -> bool:
 
 @cache
 def _math_verify() -> Any:
-    import math_verify
+    import math_verify  # type: ignore[import-untyped]
 
-    # thinkeval bounds every check itself (`_time_limit`, the pool's hard limit), so
-    # Math-Verify's note that its own timeout is off is noise.
-    logging.getLogger("math_verify").setLevel(logging.ERROR)
     return math_verify
 
 
@@ -124,29 +134,23 @@ def parsed(text: str) -> tuple[Any, ...]:
     stay part of the answer.
     """
     module = _math_verify()
-    try:
-        result = module.parse(
-            f"\\boxed{{{text}}}", _extraction(), parsing_timeout=None, raise_on_error=True
-        )
-    except Exception:
-        return ()
-    return tuple(result)
+    return tuple(
+        module.parse(f"\\boxed{{{text}}}", _extraction(), parsing_timeout=_INNER_TIMEOUT_S)
+    )
 
 
 @contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise `_Expired` after `seconds` of wall time; only possible in the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+def _cpu_limit(seconds: float) -> Iterator[None]:
+    """Raise `_Expired` once this process has spent `seconds` more CPU time. A CPU timer
+    (SIGPROF), because Math-Verify's own wall-clock alarms (SIGALRM) come and go inside."""
 
     def expire(signum: int, frame: object) -> None:
         raise _Expired
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)

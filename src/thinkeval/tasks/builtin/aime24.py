@@ -11,7 +11,7 @@ from thinkeval.tasks.spec import DataFile, HubSplit, Row
 def aime24_sample(row: Row) -> Sample:
     """A row `{"id", "problem", "answer", ...}`; the id is the row's own (`aime24/60`) and the
     gold the answer as written, leading zeros kept (`"025"`: equivalence reads it as 25)."""
-    problem, answer = nonempty_field(row, "problem"), nonempty_field(row, "answer")
+    problem, answer = nonempty_field(row, "problem"), key_field(row, "answer")
     return reasoning.reasoning_sample("aime24", key_field(row, "id"), problem, answer)
 
 
@@ -21,5 +21,6 @@ SPEC = reasoning.reasoning_spec(
     file=DataFile("aime24/test.jsonl", hub=HubSplit("HuggingFaceH4/aime_2024", None, "train")),
     sample=aime24_sample,
     aisbench_names=("aime2024",),
+    lenient="aime",
     ids_from_data=True,
 )

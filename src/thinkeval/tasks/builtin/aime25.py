@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from thinkeval.records import Sample
 from thinkeval.tasks import reasoning
-from thinkeval.tasks.rows import nonempty_field
+from thinkeval.tasks.rows import key_field, nonempty_field
 from thinkeval.tasks.spec import DataFile, HubSplit, Row
 
 
@@ -12,7 +12,7 @@ def aime25_sample(row: Row) -> Sample:
     """A row `{"problem", "answer"}`; the id is the row's position (`aime25/0` is I-1,
     `aime25/15` is II-1) and the gold the answer as written."""
     return reasoning.reasoning_sample(
-        "aime25", str(row.index), nonempty_field(row, "problem"), nonempty_field(row, "answer")
+        "aime25", str(row.index), nonempty_field(row, "problem"), key_field(row, "answer")
     )
 
 
@@ -22,4 +22,5 @@ SPEC = reasoning.reasoning_spec(
     file=DataFile("aime25/test.jsonl", hub=HubSplit("yentinglin/aime_2025", "default", "train")),
     sample=aime25_sample,
     aisbench_names=("aime2025",),
+    lenient="aime",
 )

@@ -31,5 +31,6 @@ SPEC = reasoning.reasoning_spec(
     file=DataFile("math500/test.jsonl", hub=HubSplit("HuggingFaceH4/MATH-500", None, "test")),
     sample=math500_sample,
     aisbench_names=("math_prm800k_500", "math500"),
+    lenient="math",
     ids_from_data=True,
 )

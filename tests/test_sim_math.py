@@ -78,7 +78,7 @@ def test_math_reasoning_is_several_times_longer(math_samples: list[Sample]) -> N
         key = answer_key_from_samples([sample])
         math_lengths.append(plan_for(config, prompt_key(text), text, key).reasoning_len or 0)
         other = f"{i}: " + last_user_text(number.messages)
-        plan = plan_for(config, prompt_key(other), other, {prompt_key(other): ("number", "4")})
+        plan = plan_for(config, prompt_key(other), other, {prompt_key(other): ("number", "4", "")})
         number_lengths.append(plan.reasoning_len or 0)
     ratio = statistics.median(math_lengths) / statistics.median(number_lengths)
     assert 5 < ratio < 12

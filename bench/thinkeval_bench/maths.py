@@ -145,15 +145,15 @@ def drive(config_path: str, out_path: str) -> None:
 
     summary_at: list[float] = []
     requests_at: list[float] = []
-    write_summary, run_models = runner.write_summary, runner._run_models
+    write_summary, run_models = runner.write_summary, runner.run_models
 
     def timed_summary(run_dir: Path) -> Any:
         summary_at.append(time.monotonic())
         return write_summary(run_dir)
 
-    async def timed_models(*args: Any) -> bool:
+    async def timed_models(*args: Any, **kwargs: Any) -> Any:
         requests_at.append(time.monotonic())
-        return await run_models(*args)
+        return await run_models(*args, **kwargs)
 
     # (when, how late the tick woke, CPU the loop's thread spent meanwhile): lateness with
     # little CPU behind it is the machine's other load, not work holding the loop.
@@ -175,7 +175,7 @@ def drive(config_path: str, out_path: str) -> None:
     # The loop is measured while requests are in flight: from the models' start (the samples
     # are written before) to the summary's.
     with (
-        mock.patch.object(runner, "_run_models", timed_models),
+        mock.patch.object(runner, "run_models", timed_models),
         mock.patch.object(runner, "write_summary", timed_summary),
     ):
         asyncio.run(main())

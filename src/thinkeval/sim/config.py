@@ -53,7 +53,7 @@ class SimConfig:
     # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.
     short_tokens: tuple[int, int] = (150, 1500)
     long_tokens: tuple[int, int] = (2100, 7500)
-    # Per-task p_long and short_tokens instead of the two above (gsm8k, boolq, ceval, generic).
+    # Per-task p_long and short_tokens instead of the two above, by the answer key's task names.
     task_shapes: tuple[TaskShape, ...] = ()
     # Latency model.
     ttft_s: float = 0.0

@@ -10,6 +10,13 @@ takes its place, while the other workers go on undisturbed.
 The event loop only hands calls to a small thread pool (`acall`), which sends them to a worker
 and waits; sending a reply and receiving a verdict are a pickle of a few kilobytes. Summaries
 scoring many replies after a run use `map`, which keeps every worker busy.
+
+Why not a library pool: `concurrent.futures.ProcessPoolExecutor` cannot stop one call (a hung
+worker breaks the whole pool), and pools built on `multiprocessing` (pebble's, with per-task
+timeouts) start workers that import the parent's `__main__` again: a user's script that calls
+`thinkeval.evaluate` without an `if __name__ == "__main__":` guard would run again in every
+worker. The workers here are fresh interpreters (`scoring/worker.py`) that import only thinkeval,
+talking over `multiprocessing.connection`.
 """
 
 from __future__ import annotations

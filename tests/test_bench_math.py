@@ -7,8 +7,8 @@ import pytest
 from thinkeval_bench.maths import RunFigures, Timing, math_tasks, per_request_ms, render
 
 
-def _run(name: str, requests: int, cpu: float, own: float) -> RunFigures:
-    return RunFigures(name, requests, 1.0, cpu, own, 12.0, 3.0, 2.0, 0.1)
+def _run(name: str, requests: int, cpu: float, own: float, asking: float = 0.0) -> RunFigures:
+    return RunFigures(name, requests, 1.0, cpu, own, asking, 12.0, 3.0, 2.0, 0.1)
 
 
 def test_per_request_cpu_is_the_difference_of_two_sizes() -> None:
@@ -25,12 +25,17 @@ def test_timings_and_the_rendered_ratios() -> None:
     number = {**figures, "median_ms": 0.5}
     scoring = {"math": figures, "math_verify_only": figures, "number": number,
                "pool_round_trip": figures, "math_quick_share": 0.75}  # fmt: skip
-    runs = [_run("math-74", 74, 1.5, 0.5), _run("math-740", 740, 2.832, 1.166),
-            _run("gsm8k-74", 74, 0.3, 0.3), _run("gsm8k-740", 740, 0.633, 0.6)]  # fmt: skip
+    runs = [
+        _run("math-74", 74, 1.5, 0.5, 0.1),
+        _run("math-740", 740, 2.832, 1.166, 0.6995),
+        _run("gsm8k-74", 74, 0.3, 0.3, 0.05),
+        _run("gsm8k-740", 740, 0.633, 0.6, 0.2498),
+    ]
     text = render(scoring, runs)
     assert "math / number, median: 4.0x; decided without Math-Verify: 75%" in text
     assert "math 2.00 ms (the run's own process 1.00 ms, scoring workers 1.00 ms)" in text
     assert "gsm8k 0.50 ms; math / gsm8k 4.0x" in text
+    assert "without start-up and the summary): math 0.90 ms, gsm8k 0.30 ms" in text
 
 
 def test_the_math_workload_sizes() -> None:

@@ -19,9 +19,9 @@ import yaml
 
 from fakehub import FakeHub, hub_layout
 from thinkeval.records import Sample
+from thinkeval.sim.app import serve
 from thinkeval.sim.behaviour import AnswerEntry, answer_key_from_samples
 from thinkeval.sim.config import SimConfig
-from thinkeval.sim.server import serve
 from thinkeval.tasks import default_tasks, load_samples, resolve_data_dir
 
 

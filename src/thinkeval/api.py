@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
 
 from thinkeval.records import Verdict
 from thinkeval.scoring.scorers import ReplyText, get_scorer
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from thinkeval.config import RunConfig
     from thinkeval.results.loaded import RunResults
 
-    ConfigLike = RunConfig | Mapping[str, Any] | str | Path
+    ConfigLike: TypeAlias = RunConfig | Mapping[str, Any] | str | Path
 
 
 def score(

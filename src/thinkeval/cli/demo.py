@@ -26,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo; 0 when it finished."""
+    from pathlib import Path
+
     from thinkeval.ops.demo import run_demo
 
-    return run_demo(args)
+    return run_demo(Path(args.output), args.data_dir, args.limit)

@@ -8,7 +8,6 @@ show the protocol at work, not the quality of any real LLM, and every output say
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import socket
@@ -121,22 +120,23 @@ def simulators(models: tuple[SimulatedModel, ...], data_dir: Path) -> Iterator[d
                 process.kill()
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def run_demo(output: Path, data_dir_given: str | None = None, limit: int | None = None) -> int:
+    """Run the full protocol against the simulated models into `output`; 0 when finished."""
     console = Console(stderr=True, highlight=False)
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = resolve_data_dir(data_dir_given)
     if data_dir is None:
         raise ThinkevalError(
             "the demo reads the real datasets from a data directory: pass --data-dir DIR or set "
             "THINKEVAL_DATA_DIR (the layout of shared/datasets)"
         )
-    run_dir = Path(args.output)
+    run_dir = Path(output)
     console.print(f"[bold yellow]{BANNER}[/]")
     console.print(f"starting {len(DEMO_MODELS)} simulated vLLM servers on 127.0.0.1 …")
     with simulators(DEMO_MODELS, data_dir) as urls:
         tasks: list[dict[str, object]] = [{"name": spec.name} for spec in default_tasks()]
         tasks.append(DEMO_REPEATED)
-        if args.limit:
-            tasks = [{**task, "limit": args.limit} for task in tasks]
+        if limit:
+            tasks = [{**task, "limit": limit} for task in tasks]
         config = parse_config(
             {
                 "run": run_dir.name or "demo",

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from thinkeval.client.dispatch import Dispatcher, Outcome
+from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, TaskSettings
-from thinkeval.records import Attempt, Reply, Sample, StoredVerdict
+from thinkeval.records import Attempt, Sample
+from thinkeval.run.attempts import Unit, attempt_from
 from thinkeval.run.counted import (
     RETRY_CANDIDATE,
     UNJUDGED,
@@ -36,13 +37,11 @@ from thinkeval.run.counted import (
 )
 from thinkeval.run.identity import model_refused
 from thinkeval.run.journal import Journal
-from thinkeval.run.judge import recorded_verdicts, retry_due
+from thinkeval.run.judge import retry_due
 from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
 from thinkeval.run.rundir import SamplesFile
 from thinkeval.run.shard import Shard
-from thinkeval.scoring.pool import pooled_verdicts
-from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, Scorer
-from thinkeval.scoring.state import RETRY_STATES, reply_state
+from thinkeval.scoring.state import RETRY_STATES
 from thinkeval.tasks.spec import TaskSpec
 
 
@@ -251,72 +250,12 @@ class ModelRun:
                 retried = await dispatcher.chat(body)
                 retried.tries += outcome.tries
                 outcome = retried
-        return await self._attempt(item, body, max_tokens, clamped_from, outcome)
-
-    async def _verdicts(self, spec: TaskSpec, reply: Reply, gold: str) -> dict[str, StoredVerdict]:
-        text = ReplyText(reply.content, reply.reasoning, reply.finish_reason)
-        verdicts = recorded_verdicts(spec, text, gold, skip_pooled=True)
-        if spec.answer.pooled:
-            # Symbolic checks can take long or hang: a worker process with a time limit does
-            # them, never the event loop.
-            pair = await pooled_verdicts(spec.answer, spec.lenient, text, gold)
-            scorers: tuple[Scorer, Scorer] = (STRICT, LENIENT)
-            for scorer, verdict in zip(scorers, pair, strict=True):
-                verdicts[scorer.name] = StoredVerdict(
-                    status=verdict.status,
-                    answer=verdict.answer,
-                    rule=verdict.rule,
-                    version=scorer.version_for(spec),
-                )
-        return verdicts
-
-    async def _attempt(
-        self,
-        item: WorkItem,
-        body: dict[str, Any],
-        max_tokens: int,
-        clamped_from: int | None,
-        outcome: Outcome,
-    ) -> Attempt:
         sample = self._sample(item)
-        request = {k: v for k, v in body.items() if k != "messages"}
-        common: dict[str, Any] = {
-            "model": self.model.name,
-            "task": sample.task,
-            "sample_id": sample.id,
-            "repeat": item.repeat,
-            "phase": item.phase,
-            "budget": item.budget,
-            "max_tokens": max_tokens,
-            "clamped_from": clamped_from,
-            "request": request,
-            "endpoint": outcome.endpoint,
-            "tries": outcome.tries,
-            "started_at": outcome.started_at,
-            "shard": self.shard.writer if self.shard else None,
-        }
-        if outcome.timed is None:
-            assert outcome.failure is not None
-            return Attempt(
-                **common,
-                http_status=outcome.failure.http_status,
-                error=outcome.failure.message,
-                error_kind=outcome.failure.kind,
-            )
-        reply = outcome.timed.reply
-        spec = self.tasks[item.task].spec
-        return Attempt(
-            **common,
-            content=reply.content,
-            reasoning=reply.reasoning,
-            finish_reason=reply.finish_reason,
-            usage=reply.usage,
-            http_status=reply.http_status,
-            latency_s=outcome.timed.latency_s,
-            ttft_s=outcome.timed.ttft_s,
-            state=reply_state(reply.content, reply.finish_reason).state,
-            gold=sample.gold,
-            verdicts=await self._verdicts(spec, reply, sample.gold),
+        unit = Unit(sample, item.repeat, item.phase, item.budget)
+        shard = self.shard.writer if self.shard else None
+        return await attempt_from(
+            self.model.name, self.tasks[item.task].spec, unit, body, max_tokens, clamped_from,
+            outcome, shard,
         )
 
     async def _next_item(self) -> WorkItem | None:

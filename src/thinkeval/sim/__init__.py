@@ -14,10 +14,11 @@ several server eras (`vllm-0.10`, `vllm-0.13`, `vllm-latest`, `sglang`, `openai`
 'sim-qwen3'
 """
 
+from thinkeval.sim.app import SIMULATOR_KEY, build_app, serve
 from thinkeval.sim.behaviour import Plan, answer_key_from_samples, plan_for, prompt_key
 from thinkeval.sim.cli import add_arguments, run
 from thinkeval.sim.config import PROFILES, SimConfig
-from thinkeval.sim.server import SIMULATOR_KEY, Simulator, build_app, serve
+from thinkeval.sim.server import Simulator
 
 __all__ = [
     "PROFILES",

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any, Literal
 
+import thinkeval.sim.maths as maths
 from thinkeval.records import Sample
-from thinkeval.sim import maths
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.text import (
     EOS,

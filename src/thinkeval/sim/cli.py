@@ -15,9 +15,9 @@ from dataclasses import fields
 
 from aiohttp import web
 
+from thinkeval.sim.app import build_app, make_runner
 from thinkeval.sim.behaviour import AnswerEntry, answer_key_from_samples
 from thinkeval.sim.config import PROFILES, SimConfig, parse_task_shape, parse_token_range
-from thinkeval.sim.server import build_app, make_runner
 
 _HELP: dict[str, str] = {
     "host": "interface to listen on",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from thinkeval.sim import maths
+import thinkeval.sim.maths as maths
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"

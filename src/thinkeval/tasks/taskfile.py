@@ -16,14 +16,9 @@ from typing import Annotated, Any
 
 import msgspec
 
-from thinkeval.config import (
-    Problem,
-    Section,
-    budget_problems,
-    convert_checked,
-    generation_problems,
-)
 from thinkeval.errors import ConfigError
+from thinkeval.sections import Problem, Section, convert_checked
+from thinkeval.settings import budget_problems, generation_problems
 
 KIND_NAMES = ("number", "choice", "boolean", "math", "exact", "regex")
 FORMATS = ("jsonl", "csv", "parquet")

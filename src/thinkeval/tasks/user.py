@@ -16,10 +16,10 @@ from typing import Any
 
 import msgspec
 
-from thinkeval.config import read_yaml
 from thinkeval.errors import ConfigError, DatasetError
 from thinkeval.records import Sample, Verdict
 from thinkeval.scoring.kinds import AnswerKind, KindError, make_kind
+from thinkeval.sections import read_yaml
 from thinkeval.tasks.registry import register
 from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
 from thinkeval.tasks.taskfile import TaskFile, parse_task

@@ -1,0 +1,197 @@
+"""The run configuration: YAML (or flags) in, validated frozen structs out.
+
+msgspec checks keys and types (the first wrong one); `problems()` then checks what types cannot
+say, and lists every such problem at once. Each is reported as a `ConfigError` that names the
+file and the key path (`models[1].concurrency`), never as a traceback. The sections live in
+`config/tasks.py` (task entries) and `config/models.py` (models and endpoints); the reading
+machinery in `sections.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from thinkeval.client.profiles import get_profile
+from thinkeval.config.models import (
+    EndpointConfig,
+    ModelConfig,
+    base_url_problem,
+    read_api_key,
+)
+from thinkeval.config.tasks import TaskSelection, TaskSettings
+from thinkeval.errors import ConfigError
+from thinkeval.sections import (
+    Problem,
+    Section,
+    convert_checked,
+    describe_conversion_error,
+    read_yaml,
+)
+from thinkeval.settings import RESERVED_GENERATION_KEYS, budget_problems, generation_problems
+from thinkeval.urls import endpoint_key, redact_url
+
+__all__ = [
+    "RESERVED_GENERATION_KEYS",
+    "EndpointConfig",
+    "ModelConfig",
+    "Problem",
+    "RunConfig",
+    "Section",
+    "TaskSelection",
+    "TaskSettings",
+    "base_url_problem",
+    "budget_problems",
+    "convert_checked",
+    "describe_conversion_error",
+    "generation_problems",
+    "load_config",
+    "parse_config",
+    "read_api_key",
+    "read_yaml",
+    "redact_url",
+]
+
+# The run name becomes a directory: it must not be able to escape the output folder.
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def _default_tasks() -> list[TaskSelection]:
+    from thinkeval.tasks import default_tasks
+
+    return [TaskSelection(name=spec.name) for spec in default_tasks()]
+
+
+class RunConfig(Section, kw_only=True, frozen=True):
+    """A whole evaluation: which models, which tasks, which budgets.
+
+    `budgets`, when given, is every task's budget pair unless the task sets its own; when left
+    out, each task uses its default (2048 → 8192 for the seed's benchmarks).
+    """
+
+    run: str
+    data_dir: str | None = None
+    budgets: tuple[int, int] | None = None
+    tasks: list[TaskSelection] = msgspec.field(default_factory=_default_tasks)
+    models: list[ModelConfig]
+    endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
+
+    def problems(self) -> Iterator[Problem]:
+        """Every mistake the types cannot express, each with the key path it is about."""
+        # The run name becomes a directory: it must not be able to escape the output folder.
+        if not _RUN_NAME.match(self.run) or self.run in (".", ".."):
+            yield "run", (
+                f"run name {self.run!r} must start with a letter or digit and use only letters, "
+                "digits, '.', '_' and '-'"
+            )
+        if self.budgets is not None:
+            yield from (("budgets", message) for message in budget_problems(self.budgets))
+        for key, items in (("tasks", self.tasks), ("models", self.models)):
+            if not items:
+                yield key, f"list at least one {key[:-1]}"
+            names = [item.name for item in items]
+            for name in sorted({n for n in names if names.count(n) > 1}):
+                yield key, f"{key[:-1]} {name!r} is listed twice"
+            for index, item in enumerate(items):
+                for where, message in item.problems():
+                    yield f"{key}[{index}]" + (f".{where}" if where else ""), message
+        # A task's generation settings reach every model: each model's API must accept them.
+        for index, selection in enumerate(self.tasks):
+            if not selection.generation:
+                continue
+            for model in self.models:
+                for message in get_profile(model.api).generation_problems(selection.generation):
+                    yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
+        yield from self._endpoint_problems()
+
+    def _endpoint_problems(self) -> Iterator[Problem]:
+
+        used = {endpoint_key(url) for model in self.models for url in model.base_urls}
+        seen: set[str] = set()
+        for index, endpoint in enumerate(self.endpoints):
+            key = endpoint_key(endpoint.base_url)
+            if key not in used:
+                yield f"endpoints[{index}].base_url", (
+                    f"{redact_url(endpoint.base_url)!r} is not the base_url of any model"
+                )
+            elif key in seen:
+                yield f"endpoints[{index}].base_url", (
+                    f"{redact_url(endpoint.base_url)!r} is listed twice"
+                )
+            seen.add(key)
+
+    def endpoint_caps(self) -> dict[str, int]:
+        """The `max_in_flight` the config sets per base URL."""
+        return {endpoint.base_url: endpoint.max_in_flight for endpoint in self.endpoints}
+
+    def settings(self, task: str) -> TaskSettings:
+        """The budgets, repeats and generation `task` runs with: the task entry's, else the
+        config's budgets, else the task spec's defaults."""
+        from thinkeval.tasks import get_task
+
+        selection = next(t for t in self.tasks if t.name == task)
+        spec = get_task(task)
+        return TaskSettings(
+            name=task,
+            budgets=selection.budgets or self.budgets or spec.budgets,
+            repeats=selection.repeats or spec.repeats,
+            recommended=dict(spec.generation),
+            generation=dict(selection.generation),
+        )
+
+    def model_named(self, name: str) -> ModelConfig:
+        for model in self.models:
+            if model.name == name:
+                return model
+        raise ConfigError(
+            f"no model named {name!r} in the config; models: "
+            f"{', '.join(m.name for m in self.models)}"
+        )
+
+    def public_dict(self) -> dict[str, Any]:
+        """The resolved config as stored in the run directory: no secrets, URLs redacted."""
+        # Through JSON, so it compares equal to what config.json holds (tuples become lists).
+        data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(self))
+        for model in data["models"]:
+            urls = model["base_url"]
+            model["base_url"] = (
+                redact_url(urls) if isinstance(urls, str) else [redact_url(u) for u in urls]
+            )
+        for endpoint in data["endpoints"]:
+            endpoint["base_url"] = redact_url(endpoint["base_url"])
+        return data
+
+
+def parse_config(data: Any, source: str = "<config>") -> RunConfig:
+    """Validate an already-parsed YAML document; every problem names `file: key.path`."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the config must be a YAML mapping of keys to values")
+    tasks = data.get("tasks")
+    if isinstance(tasks, list):  # `tasks: [gsm8k, {name: boolq, limit: 5}]`
+        from thinkeval.tasks.user import register_entry
+
+        entries = [{"name": t} if isinstance(t, str) else t for t in tasks]
+        base = Path(source).parent if source != "<config>" else Path.cwd()
+        data = {
+            **data,
+            "tasks": [
+                register_entry(entry, base, f"{source}: tasks[{i}]") if isinstance(entry, dict)
+                else entry
+                for i, entry in enumerate(entries)
+            ],
+        }
+    return convert_checked(data, RunConfig, source)
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and validate a YAML run config.
+
+    >>> load_config("examples/compare.yaml").budgets
+    (2048, 8192)
+    """
+    path = Path(path)
+    return parse_config(read_yaml(path, "config"), str(path))

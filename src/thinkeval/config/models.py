@@ -1,0 +1,106 @@
+"""A config's models: how to reach each server, and the in-flight caps of shared servers."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
+from thinkeval.errors import ConfigError
+from thinkeval.sections import Problem, Section
+from thinkeval.settings import generation_problems
+from thinkeval.urls import redact_url, url_problem
+
+# Model names become file names in the run directory.
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class ModelConfig(Section, kw_only=True, frozen=True):
+    """One model under evaluation and how to reach it."""
+
+    name: str
+    base_url: str | list[str]
+    model: str | None = None
+    api_key_env: str | None = None
+    concurrency: Annotated[int, msgspec.Meta(gt=0, le=100_000)] = 64
+    request_rate: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
+    max_retries: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 10
+    retry_backoff_s: Annotated[float, msgspec.Meta(ge=0)] = 1.0
+    retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
+    stream: bool = False
+    # Stop the model when every request has failed with a connection error this long.
+    unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
+    generation: dict[str, Any] = msgspec.field(default_factory=dict)
+    api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
+
+    def problems(self) -> Iterator[Problem]:
+        if not _RUN_NAME.match(self.name):
+            yield "name", (
+                f"model name {self.name!r} must start with a letter or digit and use only "
+                "letters, digits, '.', '_' and '-' (it names files in the run directory)"
+            )
+        if not self.base_urls:
+            yield "base_url", "base_url needs at least one URL"
+        for url in self.base_urls:
+            problem = base_url_problem(url)
+            if problem is not None:
+                yield "base_url", problem
+        yield from (("generation", message) for message in generation_problems(self.generation))
+        for message in get_profile(self.api).generation_problems(self.generation):
+            yield "generation", message
+        if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
+            yield "", (
+                "base_url carries credentials and api_key_env is set: only one Authorization "
+                "header can be sent; keep one of them"
+            )
+
+    @property
+    def served_model(self) -> str:
+        """The model id sent in requests."""
+        return self.model or self.name
+
+    @property
+    def base_urls(self) -> list[str]:
+        return [self.base_url] if isinstance(self.base_url, str) else list(self.base_url)
+
+    def api_key(self) -> str | None:
+        """Read the API key from the environment; it is never stored."""
+        if self.api_key_env is None:
+            return None
+        return read_api_key(
+            self.api_key_env,
+            f"model {self.name!r}: environment variable {self.api_key_env} (api_key_env)",
+        )
+
+
+def base_url_problem(url: str) -> str | None:
+    """`base_url 'URL' has no scheme: ...`: what is wrong with a server URL; None if usable."""
+    problem = url_problem(url)
+    return None if problem is None else f"base_url {redact_url(url)!r} {problem}"
+
+
+def read_api_key(variable: str, named: str) -> str:
+    """The API key held by environment `variable`; `named` says where it was asked for."""
+    # Surrounding whitespace is a copy-paste slip (a key read from a file keeps its newline).
+    key = os.environ.get(variable, "").strip()
+    if not key:
+        raise ConfigError(f"{named} is not set")
+    if not key.isascii() or not key.isprintable() or " " in key:
+        # It goes into an HTTP header, where a line break would add headers of its own.
+        raise ConfigError(
+            f"{named} holds spaces, line breaks or non-ASCII characters; an API key cannot"
+        )
+    return key
+
+
+class EndpointConfig(Section, kw_only=True, frozen=True):
+    """A server several models share, and the most requests it may have in flight from all."""
+
+    base_url: str
+    max_in_flight: Annotated[int, msgspec.Meta(gt=0, le=100_000)]

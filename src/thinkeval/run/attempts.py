@@ -1,0 +1,95 @@
+"""The journal line a request becomes: the unit asked, the request as sent (without the prompt),
+the normalised reply or the failure, timings, and the verdicts of every recording scorer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from thinkeval.client.dispatch import Outcome
+from thinkeval.records import Attempt, Phase, Reply, Sample, StoredVerdict
+from thinkeval.run.judge import recorded_verdicts
+from thinkeval.scoring.pool import pooled_verdicts
+from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, Scorer
+from thinkeval.scoring.state import reply_state
+from thinkeval.tasks.spec import TaskSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """What one request asked: a sample, which repeat of it, in which phase, at which budget."""
+
+    sample: Sample
+    repeat: int
+    phase: Phase
+    budget: int
+
+
+async def verdicts_for(spec: TaskSpec, reply: Reply, gold: str) -> dict[str, StoredVerdict]:
+    """The recording scorers' verdicts on `reply`, as an attempt stores them."""
+    text = ReplyText(reply.content, reply.reasoning, reply.finish_reason)
+    verdicts = recorded_verdicts(spec, text, gold, skip_pooled=True)
+    if spec.answer.pooled:
+        # Symbolic checks can take long or hang: a worker process with a time limit does them,
+        # never the event loop.
+        pair = await pooled_verdicts(spec.answer, spec.lenient, text, gold)
+        scorers: tuple[Scorer, Scorer] = (STRICT, LENIENT)
+        for scorer, verdict in zip(scorers, pair, strict=True):
+            verdicts[scorer.name] = StoredVerdict(
+                status=verdict.status,
+                answer=verdict.answer,
+                rule=verdict.rule,
+                version=scorer.version_for(spec),
+            )
+    return verdicts
+
+
+async def attempt_from(
+    model: str,
+    spec: TaskSpec,
+    unit: Unit,
+    body: dict[str, Any],
+    max_tokens: int,
+    clamped_from: int | None,
+    outcome: Outcome,
+    shard: str | None,
+) -> Attempt:
+    """The attempt `outcome` of the request `body` stands for (an error attempt for a failure)."""
+    sample = unit.sample
+    common: dict[str, Any] = {
+        "model": model,
+        "task": sample.task,
+        "sample_id": sample.id,
+        "repeat": unit.repeat,
+        "phase": unit.phase,
+        "budget": unit.budget,
+        "max_tokens": max_tokens,
+        "clamped_from": clamped_from,
+        "request": {k: v for k, v in body.items() if k != "messages"},
+        "endpoint": outcome.endpoint,
+        "tries": outcome.tries,
+        "started_at": outcome.started_at,
+        "shard": shard,
+    }
+    if outcome.timed is None:
+        assert outcome.failure is not None
+        return Attempt(
+            **common,
+            http_status=outcome.failure.http_status,
+            error=outcome.failure.message,
+            error_kind=outcome.failure.kind,
+        )
+    reply = outcome.timed.reply
+    return Attempt(
+        **common,
+        content=reply.content,
+        reasoning=reply.reasoning,
+        finish_reason=reply.finish_reason,
+        usage=reply.usage,
+        http_status=reply.http_status,
+        latency_s=outcome.timed.latency_s,
+        ttft_s=outcome.timed.ttft_s,
+        state=reply_state(reply.content, reply.finish_reason).state,
+        gold=sample.gold,
+        verdicts=await verdicts_for(spec, reply, sample.gold),
+    )

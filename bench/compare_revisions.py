@@ -26,6 +26,9 @@ from thinkeval_bench.workload import gsm8k_source
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the revision to compare with (git rev)")
+    parser.add_argument(
+        "--new", default="WORKTREE", help="the revision to measure (default: the working tree)"
+    )
     parser.add_argument("--requests", type=int, default=1000, help="GSM8K rows per run")
     parser.add_argument("--memory-rows", type=int, default=100_000, help="rows of the memory run")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
@@ -38,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="thinkeval-compare-") as tmp:
         revisions = compare(
             args.base,
+            new_revision=args.new,
             work=Path(tmp),
             data_source=gsm8k_source(args.data_dir),
             requests=args.requests,

@@ -1,9 +1,9 @@
 """Two revisions of thinkeval side by side: the same workload, interleaved runs, ratios.
 
 `python bench/compare_revisions.py --base f7da732` runs thinkeval from a `git archive` of each
-revision (the base, and the working tree) against a fresh simulator for every run, alternating
-base and new so that load on a shared machine hits both alike, and prints the medians and the
-new/base ratios of:
+revision (the base, and the working tree or `--new REV`) against a fresh simulator for every
+run, alternating base and new so that load on a shared machine hits both alike, and prints the
+medians and the new/base ratios of:
 
 * CPU seconds per 1000 requests (a zero-latency GSM8K run of `--requests` rows, 64 in flight),
 * start-up: CPU seconds of a 20-request run (import, config, samples, identity check),
@@ -103,6 +103,7 @@ def one_run(
 def compare(
     base: str,
     *,
+    new_revision: str = "WORKTREE",
     work: Path,
     data_source: Path,
     requests: int,
@@ -112,7 +113,10 @@ def compare(
     log: Callable[[str], None],
 ) -> list[Revision]:
     """Measure both revisions `rounds` times, interleaved; return their samples."""
-    new = Revision("new", archive("WORKTREE", work / "new"))
+    new_name = "new" if new_revision == "WORKTREE" else f"new {new_revision}"
+    new = Revision(new_name, archive(new_revision, work / "new"))
+    if new_revision != "WORKTREE":
+        take_snapshot(work / "simulator")  # the simulator is the working tree's, as always
     old = Revision(f"base {base}", archive(base, work / "base"))
     rows = write_first_rows(data_source, work / "rows", requests)
     synthetic = work / "synthetic"

@@ -7,6 +7,7 @@ import inspect
 import itertools
 import math
 import time
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -167,11 +168,23 @@ def test_bootstrap_is_deterministic_for_a_seed() -> None:
     assert paired_bootstrap(a, b, seed=8) != first
 
 
-def test_bootstrap_does_not_depend_on_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    a, b = _correlated_pair(300, seed=2)
-    reference = paired_bootstrap(a, b, resamples=1001, seed=3)
-    monkeypatch.setattr(stats, "_CHUNK_ELEMENTS", 1000)  # 3 rows per chunk, a ragged last one
-    assert paired_bootstrap(a, b, resamples=1001, seed=3) == reference
+def test_bootstrap_draws_exactly_the_distribution_of_resampled_samples() -> None:
+    # The resampled sums come from a multinomial draw over the outcome classes; resampling the
+    # samples themselves gives this exact distribution, enumerated here over all 6**6 index
+    # tuples of a 6-sample comparison (2 both right, 2 only A, 1 only B, 1 neither).
+    d = np.array([0, 0, 1, 1, -1, 0])
+    exact: Counter[int] = Counter(
+        int(sum(d[i] for i in row)) for row in itertools.product(range(6), repeat=6)
+    )
+    draws = 200_000
+    sums = stats._resampled_sums(d, draws, seed=3)
+    assert sums.dtype == np.int64 and sums.shape == (draws,)
+    found = Counter(sums.tolist())
+    assert set(found) <= set(exact)
+    for total, ways in exact.items():
+        p = ways / 6**6
+        sigma = math.sqrt(draws * p * (1 - p))
+        assert abs(found[total] - draws * p) <= 5 * sigma + 1, (total, found[total], draws * p)
 
 
 def test_bootstrap_counts_and_accuracies() -> None:
@@ -211,22 +224,12 @@ def test_bootstrap_width_matches_analytic_paired_se() -> None:
     assert (c.ci_high - c.ci_low) == pytest.approx(analytic, rel=0.10)
 
 
-def test_bootstrap_matches_pure_python_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Same generator, same index draws, but sums and percentiles computed by hand.
-    monkeypatch.setattr(stats, "_CHUNK_ELEMENTS", 100)  # force several chunks and a ragged last one
+def test_bootstrap_interval_is_the_linear_quantile_of_the_resampled_means() -> None:
+    # The interval computed by hand from the same resampled sums.
     n, resamples, seed, confidence = 23, 301, 5, 0.9
     a, b = _correlated_pair(n, seed=4)
-    d = [int(x) - int(y) for x, y in zip(a, b, strict=True)]
-
-    rng = np.random.default_rng(seed)
-    rows_per_chunk = max(1, 100 // n)
-    means: list[float] = []
-    while len(means) < resamples:
-        rows = min(rows_per_chunk, resamples - len(means))
-        for row in rng.integers(0, n, size=(rows, n)).tolist():
-            means.append(sum(d[i] for i in row) / n)
-
-    assert np.array_equal(stats._resampled_sums(np.asarray(d), resamples, seed) / n, means)
+    d = np.array([int(x) - int(y) for x, y in zip(a, b, strict=True)])
+    means = (stats._resampled_sums(d, resamples, seed) / n).tolist()
 
     def linear_quantile(values: list[float], q: float) -> float:
         ordered = sorted(values)
@@ -239,6 +242,22 @@ def test_bootstrap_matches_pure_python_reference(monkeypatch: pytest.MonkeyPatch
     assert c.ci_low == pytest.approx(linear_quantile(means, 0.05), abs=1e-12)
     assert c.ci_high == pytest.approx(linear_quantile(means, 0.95), abs=1e-12)
     assert np.mean(means) == pytest.approx(c.difference, abs=0.02)
+
+
+def test_bootstrap_agrees_with_index_resampling_at_scale() -> None:
+    # The multinomial draw against the textbook one (indices drawn with replacement) on the
+    # same data: the same interval up to Monte Carlo error.
+    n = 5000
+    a, b = _correlated_pair(n, seed=8)
+    d = np.asarray(a, dtype=np.int64) - np.asarray(b, dtype=np.int64)
+    rng = np.random.default_rng(99)
+    by_index = np.concatenate(
+        [d[rng.integers(0, n, size=(500, n))].sum(axis=1) for _ in range(8)]
+    ) / n
+    c = paired_bootstrap(a, b, resamples=4000, seed=1)
+    low, high = np.quantile(by_index, [0.025, 0.975])
+    assert c.ci_low == pytest.approx(low, abs=0.002)
+    assert c.ci_high == pytest.approx(high, abs=0.002)
 
 
 @pytest.mark.parametrize("confidence", [0.9, 0.95])

@@ -18,8 +18,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-# The paired bootstrap draws its index matrix in chunks of about this many entries, so memory
-# stays near 16 MiB (int64 indices) whatever the sample count or number of resamples.
+# The clustered bootstrap draws its index matrix in chunks of about this many entries, so memory
+# stays near 16 MiB whatever the question count or number of resamples.
 _CHUNK_ELEMENTS = 1 << 21
 
 
@@ -197,19 +197,21 @@ class PairedComparison:
 
 
 def _resampled_sums(d: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Sum of `d` over each of `resamples` bootstrap resamples of its indices (int64).
+    """Sum of `d` (values in {-1, 0, 1}) over each of `resamples` bootstrap resamples (int64).
 
-    Integer sums, rather than float means, make the result exactly reproducible.
+    A resample draws `n` samples with replacement, and the sum only depends on how many of the
+    draws fall in each outcome class (both right or neither: 0, only A: +1, only B: -1). Those
+    counts are multinomial with the classes' shares as probabilities, so drawing them directly
+    gives exactly the distribution of resampling indices, in O(resamples) instead of
+    O(resamples * n) (at n = 100,000: milliseconds instead of seconds). Integer sums keep the
+    result exactly reproducible.
     """
     n = d.shape[0]
-    rng = np.random.default_rng(seed)
-    rows_per_chunk = max(1, _CHUNK_ELEMENTS // n)
-    sums = np.empty(resamples, dtype=np.int64)
-    for start in range(0, resamples, rows_per_chunk):
-        rows = min(rows_per_chunk, resamples - start)
-        idx = rng.integers(0, n, size=(rows, n))
-        sums[start : start + rows] = d[idx].sum(axis=1, dtype=np.int64)
-    return sums
+    classes = np.array(
+        [np.count_nonzero(d == 1), np.count_nonzero(d == -1), np.count_nonzero(d == 0)]
+    )
+    draws = np.random.default_rng(seed).multinomial(n, classes / n, size=resamples)
+    return (draws[:, 0] - draws[:, 1]).astype(np.int64)
 
 
 def paired_bootstrap(

@@ -139,6 +139,14 @@ def viewing(*run_dirs: Path) -> Iterator[str]:
         process.wait(timeout=10)
 
 
+def file_or_served(request: pytest.FixtureRequest, report_file: Path) -> str:
+    """The URL of the page for a test parametrized over "file" (report.html opened from disk)
+    and "served" (the module's `served` fixture: `thinkeval view` on the same run)."""
+    if request.param == "file":
+        return report_file.as_uri()
+    return str(request.getfixturevalue("served"))
+
+
 def open_samples(browser: Browser, url: str, width: int = 1400) -> Page:
     """A new page at `url`, once the sample browser has drawn."""
     page = browser.new_page(viewport={"width": width, "height": 1000}, accept_downloads=True)

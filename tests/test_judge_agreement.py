@@ -252,14 +252,14 @@ def test_every_reader_agrees_with_the_judge(lines: list[dict[str, Any]], repeats
                 assert row.total == sum(u.candidate for u in units)
                 assert row.pending == sum(u.retry_state == "missing" for u in units)
 
-        if repeats == 1:  # the report reads runs without repeats for now
-            with collect([root]) as collection:
-                for model in MODELS:
-                    cell = collection.cells[model, "gsm8k"]
-                    for sample in range(4):
-                        unit = inside[model, sample, 0]
-                        position = cell.samples.position[f"gsm8k/{sample}"]
-                        result = next(cell.results([position]))
+        with collect([root]) as collection:
+            for model in MODELS:
+                cell = collection.cells[model, "gsm8k"]
+                for sample in range(4):
+                    position = cell.samples.position[f"gsm8k/{sample}"]
+                    for repeat in range(repeats):
+                        unit = inside[model, sample, repeat]
+                        result = next(cell.results([position * repeats + repeat]))
                         assert (result is not None) == (unit.fixed is not None)
                         if result is not None:
                             assert result.candidate == unit.candidate

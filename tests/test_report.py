@@ -321,7 +321,7 @@ def test_budget_curve_from_recorded_completion_tokens(tmp_path: Path) -> None:
 
     report = build_report([run])
 
-    assert report.curve_budgets == [512, 1024, 2048, 4096, 8192]
+    assert report.curve_budgets == {"gsm8k": [512, 1024, 2048, 4096, 8192]}
     curve = _row(report.curves, model="m", task="gsm8k")
     assert curve.correct_at == [0, 1, 2, 2, 3]
     assert curve.total == 5
@@ -353,7 +353,7 @@ def test_curve_budgets_add_b1_and_b2_and_stop_at_b2(tmp_path: Path) -> None:
         budgets=(3000, 6000),
     )
     report = build_report([run])
-    assert report.curve_budgets == [512, 1024, 2048, 3000, 4096, 6000]
+    assert report.curve_budgets == {"gsm8k": [512, 1024, 2048, 3000, 4096, 6000]}
     assert report.curves[0].correct_at == [0, 1, 1, 1, 1, 1]
 
 
@@ -406,7 +406,7 @@ def test_token_and_time_statistics(tmp_path: Path) -> None:
     assert not [r for r in report.usage if r.phase == "retry"]  # no retry: no row
     markdown = render_markdown(report)
     # Means keep a decimal; percentiles of whole tokens print whole.
-    assert "| m | gsm8k | 4 | 250.0 | 250 | 370 | 200.0 | 200 | 320 | 12.21% |" in markdown
+    assert "| m | gsm8k | 2048 | 4 | 250.0 | 250 | 370 | 200.0 | 200 | 320 | 12.21% |" in markdown
     assert "not streamed" in markdown
 
 
@@ -535,7 +535,8 @@ def test_json_carries_every_number_but_no_sample_texts(tmp_path: Path) -> None:
     report = build_report([run], resamples=2000)
     data = json.loads(render_json(report))
     assert "browser" not in data
-    assert data["budgets"] == [B1, B2]
+    assert data["budgets"] == {"boolq": [B1, B2]}
+    assert data["repeats"] == {"boolq": 1}
     assert data["pairs"][0]["sentence"] == report.pairs[0].sentence
     assert data["pairs"][0]["ci_low"] == report.pairs[0].ci_low
     assert data["curves"][0]["correct_at"] == report.curves[0].correct_at

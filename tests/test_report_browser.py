@@ -17,7 +17,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from browsing import ROWS, browse_run, browser, card_ids, open_samples, settle, viewing
+from browsing import (
+    ROWS,
+    browse_run,
+    browser,
+    card_ids,
+    file_or_served,
+    open_samples,
+    settle,
+    viewing,
+)
 from thinkeval.report import build_report, render_html
 from thinkeval.report.viewer.export import CSV_COLUMNS
 
@@ -44,9 +53,7 @@ def served(run: Path) -> Iterator[str]:
 
 @pytest.fixture(params=["file", "served"])
 def url(request: pytest.FixtureRequest, report_file: Path) -> str:
-    if request.param == "file":
-        return report_file.as_uri()
-    return str(request.getfixturevalue("served"))
+    return file_or_served(request, report_file)
 
 
 def choose(page: Page, **values: str) -> str:

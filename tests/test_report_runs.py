@@ -173,15 +173,18 @@ def reply(
     latency_s: float | None = 1.0,
     ttft_s: float | None = None,
     content: str | None = None,
+    repeat: int = 0,
+    budgets: tuple[int, int] = (B1, B2),
 ) -> Attempt:
     """One attempt whose strict verdict is `status` ("error": a transport failure)."""
-    budget = B1 if phase == "fixed" else B2
+    budget = budgets[0] if phase == "fixed" else budgets[1]
     if tokens is None:
         tokens = budget if status in ("empty", "unfinished") else 300
     common = {
         "model": model,
         "task": sample.task,
         "sample_id": sample.id,
+        "repeat": repeat,
         "phase": phase,
         "budget": budget,
         "max_tokens": budget,
@@ -215,15 +218,17 @@ def make_run(
     models: Sequence[str],
     budgets: tuple[int, int] = (B1, B2),
     name: str | None = None,
+    tasks: dict[str, dict[str, object]] | None = None,
 ) -> Path:
-    """Write a run directory: config.json, samples/<task>.jsonl and one journal."""
+    """Write a run directory: config.json, samples/<task>.jsonl and one journal; `tasks` adds
+    settings to a task's entry (its own `budgets`, `repeats`)."""
     write_json(
         run_dir / "config.json",
         {
             "run": name or run_dir.name,
             "budgets": list(budgets),
             "models": [{"name": m, "base_url": "http://127.0.0.1:9/v1"} for m in models],
-            "tasks": [{"name": t} for t in samples],
+            "tasks": [{"name": t, **(tasks or {}).get(t, {})} for t in samples],
         },
     )
     for task, items in samples.items():

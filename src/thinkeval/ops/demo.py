@@ -164,12 +164,7 @@ def run_demo(output: Path, data_dir_given: str | None = None, limit: int | None 
     if repeated is not None:
         stdout_console().print(repeated)
     console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
-    try:
-        report = build_report([run_dir])
-    except ThinkevalError as exc:
-        # The report does not cover runs with repeats or several budget pairs yet.
-        console.print(f"report: not written ({exc})", soft_wrap=True)
-        return 0
+    report = build_report([run_dir])
     (run_dir / "report.md").write_text(render_markdown(report), encoding="utf-8")
     (run_dir / "report.html").write_text(render_html(report), encoding="utf-8")
     console.print(f"report: {run_dir / 'report.html'} (open in a browser), {run_dir / 'report.md'}")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from thinkeval.report._collect import Collection, ModelTask, RunData, collect
+from thinkeval.report._cells import Collection, ModelTask, RunData
+from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._context import run_context
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
@@ -22,6 +23,7 @@ from thinkeval.report._model import (
     RunInfo,
 )
 from thinkeval.report._pairs import pairs
+from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_rows
 from thinkeval.report._samples import Catalog
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
@@ -56,37 +58,44 @@ def report_of(
     """The report of an open collection (see `build_report`)."""
     counts = {(mt.model, mt.task): _count(mt) for mt in data.ordered()}
     pair_rows, pair_notes = pairs(catalog, seed, resamples)
+    repeats = details(data)
+    repeated_pairs, repeat_notes = repeat_pairs(data, repeats)
     contexts = [run_context(run) for run in data.runs]
-    table = curve_budgets(data.budgets)
+    tables = {task: curve_budgets(data.budgets[task]) for task in data.tasks}
     return Report(
         thinkeval_version=__version__,
         runs=[_run_info(run, counts) for run in data.runs],
         budgets=data.budgets,
+        repeats=data.repeats,
         models=data.models,
         tasks=data.tasks,
         complete=all(c.complete for c in counts.values()),
         simulated=[m.model for context in contexts for m in context.models if m.simulated],
         seed=seed,
         resamples=resamples,
-        notes=_sample_set_notes(data) + _missing_notes(data, counts) + pair_notes,
+        notes=_sample_set_notes(data) + _missing_notes(data, counts) + pair_notes + repeat_notes,
         headline=[_headline(mt, counts[(mt.model, mt.task)]) for mt in data.ordered()],
-        breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts, data)],
+        repeated=repeat_rows(data, repeats, counts),
+        breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts)],
         best_of=_best_of(data, counts),
         lenient=[_lenient(mt, counts[(mt.model, mt.task)]) for mt in data.ordered()],
+        judge=judge_rows(data),
         pairs=pair_rows,
-        curve_budgets=table,
-        curves=[curve(mt, data.budgets, table) for mt in data.ordered()],
+        repeat_pairs=repeated_pairs,
+        curve_budgets=tables,
+        curves=[curve(mt, tables[mt.task]) for mt in data.ordered()],
         usage=usage(data),
-        histograms=[histogram(mt, data.budgets) for mt in data.ordered()],
+        histograms=[histogram(mt) for mt in data.ordered()],
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
     )
 
 
 def _count(mt: ModelTask, positions: Sequence[int] | None = None) -> Counts:
-    """The counts `summary.json` holds, from the same `Tally`."""
-    tally = Tally(mt.run.budgets)
-    for result in mt.results(positions):
+    """The counts `summary.json` holds (of the samples at `positions`, every repeat), from the
+    same `Tally`."""
+    tally = Tally(mt.budgets)
+    for result in mt.results(None if positions is None else mt.units_of(positions)):
         tally.add(result)
     return tally.counts()
 
@@ -97,6 +106,7 @@ def _run_info(run: RunData, counts: dict[tuple[str, str], Counts]) -> RunInfo:
         name=run.name,
         path=str(run.path),
         budgets=run.budgets,
+        repeats=run.repeats,
         models=list(run.models),
         tasks=list(run.tasks),
         complete=all(c.complete for c in mine),
@@ -133,9 +143,10 @@ def _missing_notes(data: Collection, counts: dict[tuple[str, str], Counts]) -> l
         if c.complete:
             continue
         fixed, retry = c.fixed, c.retry
+        asked = "replies" if mt.k > 1 else "samples"
         parts = [
             f"{fixed.error} of {c.total} fixed replies failed" if fixed.error else "",
-            f"{fixed.pending} of {c.total} samples not asked yet" if fixed.pending else "",
+            f"{fixed.pending} of {c.total} {asked} not asked yet" if fixed.pending else "",
             f"{retry.error} of {retry.candidates} retries failed" if retry.error else "",
             f"{retry.pending} of {retry.candidates} retries not asked yet" if retry.pending else "",
         ]
@@ -154,6 +165,8 @@ def _headline(mt: ModelTask, counts: Counts) -> HeadlineRow:
     return HeadlineRow(
         model=mt.model,
         task=mt.task,
+        questions=len(mt.samples),
+        repeats=mt.k,
         total=counts.total,
         fixed_correct=counts.fixed.correct,
         adaptive_correct=counts.adaptive.correct,
@@ -177,9 +190,7 @@ def _rates(counts: Counts) -> RetryRates:
     )
 
 
-def _breakdown(
-    mt: ModelTask, counts: dict[tuple[str, str], Counts], data: Collection
-) -> list[BreakdownRow]:
+def _breakdown(mt: ModelTask, counts: dict[tuple[str, str], Counts]) -> list[BreakdownRow]:
     whole = counts[(mt.model, mt.task)]
     rows = [
         BreakdownRow(model=mt.model, task=mt.task, subject=None, counts=whole, rates=_rates(whole))
@@ -226,7 +237,8 @@ def _best_of(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[Be
 
 
 def _lenient(mt: ModelTask, counts: Counts) -> LenientRow:
-    """Strict beside lenient; 'on cut': lenient correct although strictly empty or unfinished."""
+    """Strict beside lenient; 'on cut': lenient correct although strictly empty or unfinished
+    (units: with repeats, each (sample, repeat))."""
     cut_fixed = np.isin(mt.fixed.status, RETRY_CODES)  # strictly empty or unfinished
     adaptive = mt.adaptive_status()
     cut_adaptive = np.isin(adaptive, RETRY_CODES)

@@ -1,9 +1,9 @@
-"""The numbers the report keeps per sample: one row per phase, no text.
+"""The numbers the report keeps per unit (a sample, or a sample's repeat): one row per phase.
 
-A sample's outcome is a small integer (`STATUS_CODES`); `Replies` holds, per sample position,
-the counted reply's outcome, whether the judge calls for the retry (fixed phase), tokens,
-timings and journal reference; `Timing` sums every request of a model, task and phase
-(superseded errors included) for throughput.
+A unit's outcome is a small integer (`STATUS_CODES`); `Replies` holds, per unit (a sample, or
+a (sample, repeat) pair), the counted reply's outcome, whether the judge calls for the retry
+(fixed phase), tokens, timings, journal reference and how the judge scorer read it; `Timing`
+sums every request of a model, task and phase (superseded errors included) for throughput.
 """
 
 from __future__ import annotations
@@ -24,10 +24,13 @@ CODE = {status: code for code, status in enumerate(STATUS_CODES)}
 CORRECT, ERROR, PENDING = CODE["correct"], CODE["error"], CODE["pending"]
 RETRY_CODES = (CODE["empty"], CODE["unfinished"])
 NONE = -1  # an integer column's "not reported"
+# The judge scorer (`thinkeval judge`) on a counted reply: it reads only finished replies (NONE
+# for the others, and for runs not judged), and its verdict may not be there yet.
+JUDGE_MISSING, JUDGE_AGREES, JUDGE_DIFFERS = 0, 1, 2
 
 
 class Replies:
-    """One phase of one model on one task: per sample position, the counted reply's numbers."""
+    """One phase of one model on one task: per unit, the counted reply's numbers."""
 
     def __init__(self, size: int) -> None:
         self.status = np.full(size, PENDING, dtype=np.int8)
@@ -40,38 +43,34 @@ class Replies:
         self.ttft = np.full(size, np.nan)
         self.finish = np.full(size, NONE, dtype=np.int16)
         self.ref = np.zeros(size, dtype=np.uint64)
+        self.judge = np.full(size, NONE, dtype=np.int8)  # JUDGE_* codes
+        self.judge_by = np.zeros(size, dtype=np.int8)  # which of the run's judge models
 
     def set(
-        self, position: int, attempt: Attempt, outcome: Outcome, due: bool, finish: int, ref: int
+        self, unit: int, attempt: Attempt, outcome: Outcome, due: bool, finish: int, ref: int
     ) -> None:
         usage = attempt.usage
-        self.status[position] = CODE[outcome.status]
-        self.lenient[position] = outcome.lenient_correct
-        self.due[position] = due
-        self.completion[position] = (
-            NONE if usage.completion_tokens is None else usage.completion_tokens
-        )
-        self.reasoning[position] = (
-            NONE if usage.reasoning_tokens is None else usage.reasoning_tokens
-        )
-        self.budget[position] = attempt.budget
-        self.latency[position] = np.nan if attempt.latency_s is None else attempt.latency_s
-        self.ttft[position] = np.nan if attempt.ttft_s is None else attempt.ttft_s
-        self.finish[position] = finish
-        self.ref[position] = ref
+        self.status[unit] = CODE[outcome.status]
+        self.lenient[unit] = outcome.lenient_correct
+        self.due[unit] = due
+        self.completion[unit] = NONE if usage.completion_tokens is None else usage.completion_tokens
+        self.reasoning[unit] = NONE if usage.reasoning_tokens is None else usage.reasoning_tokens
+        self.budget[unit] = attempt.budget
+        self.latency[unit] = np.nan if attempt.latency_s is None else attempt.latency_s
+        self.ttft[unit] = np.nan if attempt.ttft_s is None else attempt.ttft_s
+        self.finish[unit] = finish
+        self.ref[unit] = ref
 
-    def outcome(self, position: int) -> Outcome | None:
-        code = int(self.status[position])
+    def outcome(self, unit: int) -> Outcome | None:
+        code = int(self.status[unit])
         if code == PENDING:
             return None
-        tokens = int(self.completion[position])
-        return Outcome(
-            STATUS_CODES[code], bool(self.lenient[position]), None if tokens < 0 else tokens
-        )
+        tokens = int(self.completion[unit])
+        return Outcome(STATUS_CODES[code], bool(self.lenient[unit]), None if tokens < 0 else tokens)
 
     @property
     def ok(self) -> np.ndarray:
-        """Positions whose counted reply arrived (a verdict, not an error or nothing)."""
+        """Units whose counted reply arrived (a verdict, not an error or nothing)."""
         return self.status < ERROR
 
 

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from thinkeval.config import ModelConfig
 from thinkeval.errors import JournalError
-from thinkeval.report._collect import RunData
+from thinkeval.report._cells import RunData
 from thinkeval.report._model import ModelContext, RunContext, TaskContext
 from thinkeval.run.run_record import TaskRecord
 from thinkeval.run.rundir import MODELS_DIR, SAMPLES_DIR, read_json
@@ -112,6 +112,8 @@ def _task(run: RunData, task: TaskRecord) -> TaskContext:
     return TaskContext(
         task=task.name,
         samples=len(run.samples[task.name]),
+        budgets=run.budgets[task.name],
+        repeats=run.repeats[task.name],
         selection=_selection(task),
         generation={**task.recommended, **task.generation},
         samples_sha256=digest,
@@ -136,6 +138,7 @@ def run_context(run: RunData) -> RunContext:
         thinkeval_version=record.thinkeval_version or UNKNOWN,
         data_dir=record.data_dir,
         scorer_versions=sorted(run.scorer_versions),
+        judges=list(run.judge_models),
         models=[_model(run, model) for model in record.models],
         tasks=[_task(run, task) for task in record.tasks],
     )

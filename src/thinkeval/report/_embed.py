@@ -3,16 +3,19 @@
 A report of any size must stay a file one can mail and open, so the page embeds at most
 `EMBED_BUDGET_BYTES` of sample data, chosen in this order:
 
-1. the discordant samples of every pair of models (one right, the other wrong), fixed and
+1. the discordant samples of every pair of models (one right, the other wrong; for a task asked
+   k times per question, one solved it in more of its repeats than the other), fixed and
    adaptive, taking from every pair's lists in turn;
 2. the samples some model did not get right at the fixed budget (wrong, no answer, empty,
-   unfinished, an error, or nothing yet), taking from every model's and verdict's lists in turn;
-3. of the samples every model got right, up to `REST_PER_TASK` per task.
+   unfinished, an error, or nothing yet; in some repeat), taking from every model's and
+   verdict's lists in turn;
+3. of the samples every model got right (in every repeat), up to `REST_PER_TASK` per task.
 
 Within each list samples come in the order of a hash of their ids (a fixed pseudo-random order),
 so what is embedded is a spread, not the first few hundred. Filling stops at the first sample
-that does not fit. Every embedded sample carries all models' replies, so pairs and side-by-side
-views are whole. The page says how many of each kind it holds; `thinkeval view` serves them all.
+that does not fit. Every embedded sample carries all models' replies (every repeat), so pairs,
+side-by-side views and the per-question view are whole. The page says how many of each kind it
+holds; `thinkeval view` serves them all.
 """
 
 from __future__ import annotations
@@ -23,15 +26,16 @@ import itertools
 import msgspec
 import numpy as np
 
-from thinkeval.report._columns import CORRECT
-from thinkeval.report._model import Browser, EmbedPart, QuestionView, ReplyView, SampleIndex
-from thinkeval.report._samples import Catalog, Limits, discordant
+from thinkeval.report._columns import CORRECT, ERROR, STATUS_CODES
+from thinkeval.report._model_samples import Browser, EmbedPart, QuestionView, ReplyView, SampleIndex
+from thinkeval.report._samples import Catalog, Limits
 
 EMBED_BUDGET_BYTES = 7_000_000
 EMBED_LIMITS = Limits(reasoning=(1000, 500), content=(3000, 1000), prompt=(3000, 1000))
 REST_PER_TASK = 300
-# What one row adds to the index columns, roughly: a dozen small numbers.
-ROW_INDEX_BYTES = 64
+# What one row adds to the index columns, roughly: fourteen small numbers.
+ROW_INDEX_BYTES = 72
+ANSWERED = tuple(range(ERROR))  # the codes of a verdict (not an error, not pending)
 
 
 def _hash_order(catalog: Catalog, questions: np.ndarray) -> np.ndarray:
@@ -54,33 +58,40 @@ def _interleave(groups: list[np.ndarray]) -> list[int]:
 
 def _discordant_groups(catalog: Catalog) -> list[np.ndarray]:
     groups = []
+    asked = catalog.first_row >= 0
     for column in ("row_fixed", "row_final"):  # the fixed and the adaptive comparison
-        table = catalog.outcomes(column)
+        solved = catalog.count(column, (CORRECT,))
+        # Every repeat answered: with k = 1, the sample has a verdict.
+        answered = asked & (catalog.count(column, ANSWERED) == catalog.question_repeats)
         for a, b in itertools.combinations(range(len(catalog.models)), 2):
-            asked = (table[a] >= 0) & (table[b] >= 0)
-            a_only, b_only = discordant(table[a], table[b])
+            both = answered[a] & answered[b]
+            a_more, b_more = both & (solved[a] > solved[b]), both & (solved[b] > solved[a])
             for t in range(len(catalog.tasks)):
-                in_task = asked & (catalog.question_task == t)
-                for side in (a_only, b_only):
+                in_task = catalog.question_task == t
+                for side in (a_more, b_more):
                     groups.append(_hash_order(catalog, np.nonzero(in_task & side)[0]))
     return groups
 
 
 def _not_correct_groups(catalog: Catalog) -> list[np.ndarray]:
-    table = catalog.outcomes("row_fixed")
+    codes = [code for code in range(len(STATUS_CODES)) if code != CORRECT]
+    # Per code, (models, questions): the model's fixed verdict is that code in some repeat.
+    some = {code: catalog.count("row_fixed", (code,)) > 0 for code in codes}
     groups = []
     for m in range(len(catalog.models)):
         for t in range(len(catalog.tasks)):
             in_task = catalog.question_task == t
-            for code in sorted(set(table[m][in_task].tolist()) - {CORRECT, -1}):
-                groups.append(_hash_order(catalog, np.nonzero(in_task & (table[m] == code))[0]))
+            for code in codes:
+                found = np.nonzero(some[code][m] & in_task)[0]
+                if len(found):
+                    groups.append(_hash_order(catalog, found))
     return groups
 
 
 def _all_correct(catalog: Catalog) -> np.ndarray:
-    """Questions every model that was asked got right at the fixed budget."""
-    table = catalog.outcomes("row_fixed")
-    return ((table == CORRECT) | (table == -1)).all(axis=0)
+    """Questions every model that was asked got right at the fixed budget, in every repeat."""
+    solved = catalog.count("row_fixed", (CORRECT,))
+    return ((solved == catalog.question_repeats) | (catalog.first_row < 0)).all(axis=0)
 
 
 def _rest_groups(catalog: Catalog) -> list[np.ndarray]:
@@ -117,8 +128,8 @@ def embed(catalog: Catalog, budget: int = EMBED_BUDGET_BYTES) -> Browser:
             if question in chosen:
                 continue
             view, shots = catalog.question_view(question, limits)
-            rows = catalog.row_of[:, question]
-            replies = [catalog.reply_views(int(r), limits) for r in rows if r >= 0]
+            rows = catalog.rows_of_question(question)
+            replies = [catalog.reply_views(int(r), limits) for r in rows]
             size = _size(encoder.encode(view)) + _size(encoder.encode(replies))
             size += len(rows) * ROW_INDEX_BYTES + len(catalog.question_id[question]) + 32
             if shots is not None and shots[0] not in exemplars:
@@ -139,7 +150,9 @@ def embed(catalog: Catalog, budget: int = EMBED_BUDGET_BYTES) -> Browser:
             EmbedPart(kind=kind, total=len(members), embedded=len(members & chosen.keys()))
         )
     questions = sorted(chosen)
-    rows = np.sort(catalog.row_of[:, questions].T[catalog.row_of[:, questions].T >= 0])
+    rows = np.sort(
+        np.concatenate([catalog.rows_of_question(q) for q in questions] or [np.zeros(0, int)])
+    )
     fields = catalog.index(rows)
     index = SampleIndex(
         **{k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in fields.items()}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 DASH = "–"  # shown where a number does not exist (no candidates, nothing timed)
+SHOWN_IDS = 10  # sample ids listed under a comparison or a table; the browser has them all
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,14 @@ def table(
     return Table(columns, list(rows), numeric, warn, links or {}, wrap)
 
 
+def shown_ids(ids: list[str], most: int = SHOWN_IDS) -> str:
+    """The first ids, and how many more there are.
+
+    >>> shown_ids(["a", "b", "c"], 2)
+    'a, b … and 1 more'
+    """
+    more = len(ids) - most
+    return ", ".join(ids[:most]) + (f" … and {more} more" if more > 0 else "")
 
 
 def samples_link(**state: str) -> str:

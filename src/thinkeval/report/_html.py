@@ -24,13 +24,19 @@ import msgspec
 import orjson
 
 from thinkeval.report._format import Block, Section, Table
-from thinkeval.report._model import Browser, Report
-from thinkeval.report._plots import curve_plots, histogram_plots, outcome_plots
+from thinkeval.report._model import Report
+from thinkeval.report._model_samples import Browser
+from thinkeval.report._plots import curve_plots, histogram_plots, outcome_plots, solve_rate_plots
 from thinkeval.report._tables import header_lines, sections
 
 # The page's script, in reading order; joined into one function so they share its scope.
 SCRIPTS = ("page_state.js", "page_source.js", "page_cards.js", "page_export.js", "page.js")
-SAMPLES_TITLE = "9. Samples"
+PLOTS = {
+    "outcomes": outcome_plots,
+    "repeated": solve_rate_plots,
+    "curve": curve_plots,
+    "usage": histogram_plots,
+}
 
 
 def _asset(name: str) -> str:
@@ -125,13 +131,12 @@ def _cards(report: Report) -> str:
 
 
 def _section(section: Section, report: Report) -> str:
-    plots = {"outcomes": outcome_plots, "curve": curve_plots, "usage": histogram_plots}
     parts = [
         f'<section id="{section.key}"><h2>{escape(section.title)}</h2>',
         f'<p class="intro">{escape(section.intro)}</p>',
     ]
-    if section.key in plots:
-        parts.append(plots[section.key](report))
+    if section.key in PLOTS:
+        parts.append(PLOTS[section.key](report))
     parts.extend(_block(b) for b in section.blocks)
     if section.key == "context":
         parts.append(_cards(report))
@@ -178,7 +183,7 @@ def embedded_text(report: Report) -> str:
     )
 
 
-def _samples_section(report: Report, served: bool) -> str:
+def _samples_section(report: Report, served: bool, title: str) -> str:
     if served:
         held = (
             "Served by thinkeval view: every sample of the runs, each page read from the journal "
@@ -187,9 +192,7 @@ def _samples_section(report: Report, served: bool) -> str:
         )
     else:
         held = embedded_text(report)
-    return _asset("samples.html").replace("{title}", escape(SAMPLES_TITLE)).replace(
-        "{held}", escape(held)
-    )
+    return _asset("samples.html").replace("{title}", escape(title)).replace("{held}", escape(held))
 
 
 def render_html(report: Report, *, served: bool = False) -> str:
@@ -211,8 +214,9 @@ def render_html(report: Report, *, served: bool = False) -> str:
     )
     runs = ", ".join(run.name for run in report.runs)
     listed = sections(report)
+    samples_title = f"{len(listed) + 1}. Samples"
     toc = "".join(f'<a href="#{s.key}">{escape(s.title)}</a>' for s in listed)
-    toc += f'<a href="#samples">{escape(SAMPLES_TITLE)}</a>'
+    toc += f'<a href="#samples">{escape(samples_title)}</a>'
     notes = ""
     if report.notes:
         items = "".join(f"<li>{escape(n)}</li>" for n in report.notes)
@@ -238,7 +242,7 @@ def render_html(report: Report, *, served: bool = False) -> str:
         f"<style>{css}</style></head>\n<body>"
         f'<header><h1>thinkeval report</h1>{banner}<ul class="meta">{meta}</ul></header>'
         f"<nav>{toc}</nav>\n<main>{notes}{''.join(_section(s, report) for s in listed)}\n"
-        f"{_samples_section(report, served)}</main>\n"
+        f"{_samples_section(report, served, samples_title)}</main>\n"
         '<script type="application/json" id="thinkeval-samples">'
         f"{inert_json(data)}</script>\n"
         f"<script>{js}</script>\n</body></html>\n"
@@ -249,4 +253,3 @@ def _browser(report: Report) -> Browser:
     if report.browser is None:
         raise ValueError("this report was built without sample data (embed_bytes=None)")
     return report.browser
-

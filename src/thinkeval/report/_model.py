@@ -2,26 +2,28 @@
 
 The renderers only format these values, so Markdown, HTML and JSON cannot disagree. The JSON
 format is this object dumped whole, except `browser` (the per-sample texts, HTML only).
+
+Counts are over units: a sample, or a (sample, repeat) pair of a task asked k times per
+question (`repeats: k`), so a task's `total` is its questions times k and its accuracy is avg@k.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-import msgspec
-
+from thinkeval.report._frozen import Frozen as _Frozen
+from thinkeval.report._model_samples import Browser
+from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.summary import Counts
 
 # 2: pairs on the samples both answered (asked, n, left_out, discordant ids; sides count errors
 # and pending), completeness in runs and headline rows, the run context, simulated models.
-REPORT_SCHEMA_VERSION = 2
+# 3: budgets and repeats per task (a run's tasks may differ), repeated sampling (avg@k, pass@k,
+# maj@k, solve rates; comparisons over questions), strict vs the judge scorer.
+REPORT_SCHEMA_VERSION = 3
 
 # The accuracy a model is compared on: its fixed-budget reply, or its adaptive outcome.
 Comparison = Literal["fixed", "adaptive"]
-
-
-class _Frozen(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """An immutable part of the report."""
 
 
 class RunInfo(_Frozen, frozen=True):
@@ -29,21 +31,27 @@ class RunInfo(_Frozen, frozen=True):
 
     name: str
     path: str  # as given on the command line, so the output does not depend on the cwd
-    budgets: tuple[int, int]
+    budgets: dict[str, tuple[int, int]]  # per task: fixed, retry
+    repeats: dict[str, int]  # per task: replies per question
     models: list[str]
     tasks: list[str]
     # `Counts.complete` for every model and task: every sample has a successful fixed reply and
     # every retry candidate a successful retry (what `thinkeval verify` checks).
     complete: bool
-    errors: int  # samples whose counted reply (fixed, or retry of a candidate) is an error
-    pending: int  # samples with no reply yet in a phase they need
+    errors: int  # units whose counted reply (fixed, or retry of a candidate) is an error
+    pending: int  # units with no reply yet in a phase they need
 
 
 class HeadlineRow(_Frozen, frozen=True):
-    """One model on one task: fixed vs adaptive accuracy and the gain."""
+    """One model on one task: fixed vs adaptive accuracy and the gain.
+
+    With repeats the counts are over the `questions * repeats` replies, so the accuracy is
+    avg@k."""
 
     model: str
     task: str
+    questions: int
+    repeats: int
     total: int
     fixed_correct: int
     adaptive_correct: int
@@ -148,8 +156,8 @@ class CurveRow(_Frozen, frozen=True):
 
     model: str
     task: str
-    total: int
-    correct_at: list[int]  # aligned with Report.curve_budgets
+    total: int  # units: samples, or (sample, repeat) pairs
+    correct_at: list[int]  # aligned with Report.curve_budgets[task]
     grid: list[int]  # budgets for the plot, 0 .. B2
     grid_correct: list[int]
     unmeasured_correct: int  # correct replies without reported completion tokens: left out
@@ -170,7 +178,7 @@ class UsageRow(_Frozen, frozen=True):
     model: str
     task: str
     phase: Literal["fixed", "retry"]
-    budget: int
+    budget: int | None  # None: task "all" over tasks asked at different budgets
     replies: int  # counted replies without transport error
     completion: Distribution | None
     reasoning: Distribution | None  # None: the server did not report usage.reasoning_tokens
@@ -184,6 +192,74 @@ class UsageRow(_Frozen, frozen=True):
     ttft: dict[str, float | None] | None  # None: the run did not stream
 
 
+class RepeatRow(_Frozen, frozen=True):
+    """Repeated sampling of one model on one task: summary.json's `repeated` block."""
+
+    model: str
+    task: str
+    metrics: RepeatsBlock  # avg@k, pass@j, maj@k with intervals; solve rates; no vote, ties
+    complete: bool  # every (question, repeat) has its replies (else metrics are lower bounds)
+
+
+class RepeatSide(_Frozen, frozen=True):
+    """One model's side of a comparison over questions, on the compared questions only."""
+
+    model: str
+    solved: int  # correct replies over the compared questions' k repeats
+    replies: int  # compared questions times k
+    avg: float  # solved / replies: avg@k on the compared questions
+    # Units of the questions both were asked that have no answer (an error, or nothing yet).
+    errors: int
+    pending: int
+
+
+class RepeatPairRow(_Frozen, frozen=True):
+    """Model `a` against model `b` on a task asked k times per question: avg@k difference with a
+    paired bootstrap interval that resamples questions (`results.questions.compare_models`)."""
+
+    task: str
+    phase: Comparison
+    k: int
+    a: RepeatSide
+    b: RepeatSide
+    asked: int  # questions both were asked
+    n: int  # questions both answered in every repeat: the compared questions
+    left_out: int  # asked - n
+    difference: float  # avg@k of a - avg@k of b on the compared questions
+    ci_low: float
+    ci_high: float
+    # Questions one model solved in more of its k repeats than the other; with k = 1 these are
+    # McNemar's discordant samples, and the exact test on them is the sign test over questions.
+    a_more: int
+    b_more: int
+    a_more_ids: list[str]
+    b_more_ids: list[str]
+    p_value: float
+    significant: bool  # the interval excludes 0 and p < 0.05
+    sentence: str
+    resamples: int
+    seed: int
+    confidence: float
+
+
+class JudgeRow(_Frozen, frozen=True):
+    """Strict vs the judge scorer (`thinkeval judge`) on one model's finished replies to a task
+    (`results.judge.judge_agreement`); accuracies over all units, as summary.json's `judge`."""
+
+    model: str
+    task: str
+    judged: int  # finished replies with a judge verdict
+    agreed: int  # of those, read the same way (status and answer) by strict and the judge
+    disagreed: int
+    not_judged: int  # finished replies without a verdict yet
+    agreement: float | None  # agreed / judged
+    units: int
+    strict_correct: int  # adaptive outcome, strict
+    judge_correct: int  # adaptive outcome, judge
+    judge_fixed_correct: int
+    disagreeing_ids: list[str]  # in run order, each sample once
+
+
 class Histogram(_Frozen, frozen=True):
     """Completion-token counts of one model on one task, in equal bins over 0 .. B2."""
 
@@ -192,101 +268,6 @@ class Histogram(_Frozen, frozen=True):
     edges: list[int]  # len(fixed) + 1 bin edges
     fixed: list[int]
     retry: list[int]
-
-
-# A long text as the page shows it: whole, or (first part, characters left out, last part).
-Text = str | tuple[str, int, str]
-
-
-class Judgement(_Frozen, frozen=True, array_like=True):
-    """A scorer's verdict on one reply: status, extracted answer, the rule that matched."""
-
-    status: str
-    answer: str | None
-    rule: str | None
-
-
-class ReplyView(_Frozen, frozen=True, omit_defaults=True):
-    """One counted reply as the sample browser shows it (short keys: the page holds thousands)."""
-
-    phase: Literal["fixed", "retry"] = msgspec.field(name="ph")
-    budget: int = msgspec.field(name="b")
-    max_tokens: int = msgspec.field(name="mt")
-    finish_reason: str | None = msgspec.field(default=None, name="f")
-    completion_tokens: int | None = msgspec.field(default=None, name="ct")
-    reasoning_tokens: int | None = msgspec.field(default=None, name="rt")
-    latency_s: float | None = msgspec.field(default=None, name="lat")
-    ttft_s: float | None = msgspec.field(default=None, name="ttft")
-    error: str | None = msgspec.field(default=None, name="e")
-    strict: Judgement | None = msgspec.field(default=None, name="s")
-    lenient: Judgement | None = msgspec.field(default=None, name="n")
-    content: Text | None = msgspec.field(default=None, name="c")
-    reasoning: Text | None = msgspec.field(default=None, name="r")
-    reasoning_chars: int = msgspec.field(default=0, name="rl")  # before shortening
-
-
-class QuestionView(_Frozen, frozen=True, omit_defaults=True):
-    """What the browser shows of a sample beyond the index: the prompt and its exemplars."""
-
-    prompt: Text = msgspec.field(name="p")
-    exemplars: str | None = msgspec.field(default=None, name="x")  # key into `exemplars`
-
-
-class SampleIndex(_Frozen, frozen=True):
-    """The sample browser's columns: what it filters, sorts and pages on, without any text.
-
-    Questions are (task, sample) pairs; rows are one model's outcome on one question. Verdict
-    columns hold codes into `statuses` (a verdict, "error", or "pending"), finish reasons codes
-    into `finishes` (-1: none), subjects codes into `subjects` (-1: none). A row is keyed by its
-    model and question (a later repeat number would be a third key column).
-    """
-
-    models: list[str]
-    tasks: list[str]
-    subjects: list[str]
-    statuses: list[str]
-    finishes: list[str]
-    question_id: list[str]
-    question_task: list[int]
-    question_subject: list[int]
-    question_gold: list[str]
-    row_question: list[int]
-    row_model: list[int]
-    row_fixed: list[int]  # fixed verdict code
-    row_final: list[int]  # adaptive verdict code
-    row_fixed_finish: list[int]
-    row_retry_finish: list[int]  # -1: no retry reply
-    row_due: list[int]  # 1: the fixed reply called for the retry at B2 (the judge's word)
-    row_lenient: list[int]  # bit 1: lenient correct at the fixed budget; bit 2: adaptive
-    row_tokens: list[int]  # completion tokens of the counted replies, summed (-1: not reported)
-    row_latency_ms: list[int]  # their latency, summed, in milliseconds (-1: not timed)
-
-
-class EmbedPart(_Frozen, frozen=True):
-    """One kind of sample the HTML file embeds: how many there are and how many it holds."""
-
-    kind: str
-    total: int
-    embedded: int
-
-
-class Browser(_Frozen, frozen=True):
-    """The per-sample data the HTML file embeds: an index of the chosen rows and their texts."""
-
-    index: SampleIndex
-    questions: list[QuestionView]  # aligned with index.question_id
-    rows: list[list[ReplyView]]  # aligned with index.row_question: the counted replies
-    exemplars: dict[str, list[dict[str, str]]]
-    parts: list[EmbedPart]  # what was chosen, in order of priority
-    total_questions: int
-    total_rows: int
-    budget_bytes: int
-    limits: dict[str, tuple[int, int]]  # text kind -> (first, last) characters kept
-
-    @property
-    def complete(self) -> bool:
-        """Every sample of the runs is embedded."""
-        return len(self.index.row_question) == self.total_rows
 
 
 class ModelContext(_Frozen, frozen=True):
@@ -306,6 +287,8 @@ class TaskContext(_Frozen, frozen=True):
 
     task: str
     samples: int
+    budgets: tuple[int, int]
+    repeats: int
     selection: str  # "all", "limit 500", "range 1000:1500"
     generation: dict[str, Any]  # the task's own sampling settings and the config's for it
     samples_sha256: str  # of samples/<task>.jsonl: exactly what was asked
@@ -326,6 +309,7 @@ class RunContext(_Frozen, frozen=True):
     thinkeval_version: str  # that wrote config.json; "unknown" where it did not say
     data_dir: str | None
     scorer_versions: list[str]  # recorded with the replies' verdicts ("strict 1/number-1")
+    judges: list[str]  # judge models whose verdicts the report reads (`thinkeval judge`)
     models: list[ModelContext]
     tasks: list[TaskContext]
 
@@ -336,7 +320,8 @@ class Report(_Frozen, frozen=True, kw_only=True):
     schema_version: int = REPORT_SCHEMA_VERSION
     thinkeval_version: str
     runs: list[RunInfo]
-    budgets: tuple[int, int]
+    budgets: dict[str, tuple[int, int]]  # per task: fixed, retry
+    repeats: dict[str, int]  # per task: replies per question (1: asked once)
     models: list[str]
     tasks: list[str]
     complete: bool
@@ -345,11 +330,14 @@ class Report(_Frozen, frozen=True, kw_only=True):
     resamples: int
     notes: list[str]  # sample-set differences and other caveats, in plain sentences
     headline: list[HeadlineRow]
+    repeated: list[RepeatRow]  # tasks asked more than once per question
     breakdown: list[BreakdownRow]
     best_of: list[BestOf]
     lenient: list[LenientRow]
-    pairs: list[PairRow]
-    curve_budgets: list[int]
+    judge: list[JudgeRow]  # runs judged by `thinkeval judge`
+    pairs: list[PairRow]  # tasks asked once per question
+    repeat_pairs: list[RepeatPairRow]  # tasks asked more than once: compared over questions
+    curve_budgets: dict[str, list[int]]  # per task
     curves: list[CurveRow]
     usage: list[UsageRow]
     histograms: list[Histogram]

@@ -23,12 +23,15 @@ PHASE_COLUMNS: dict[Comparison, str] = {"fixed": "row_fixed", "adaptive": "row_f
 
 
 def pairs(catalog: Catalog, seed: int, resamples: int) -> tuple[list[PairRow], list[str]]:
-    """Every pair of models per task, fixed and adaptive; notes on pairs not compared."""
+    """Every pair of models per task asked once per question, fixed and adaptive; notes on pairs
+    not compared (tasks asked more than once are compared over questions: `_repeats`)."""
     rows: list[PairRow] = []
     notes: list[str] = []
     tables = {phase: catalog.outcomes(column) for phase, column in PHASE_COLUMNS.items()}
     models = catalog.models
     for t, task in enumerate(catalog.tasks):
+        if catalog.task_repeats[t] > 1:
+            continue
         in_task = catalog.question_task == t
         sizes = (catalog.position[:, in_task] >= 0).sum(axis=1)
         for phase, table in tables.items():

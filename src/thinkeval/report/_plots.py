@@ -1,4 +1,5 @@
-"""The report's plots as inline SVG figures: outcome bars, budget curves, token histograms."""
+"""The report's plots as inline SVG figures: outcome bars, solve rates, budget curves, token
+histograms."""
 
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ MODEL_COLORS = (
 PHASE_COLORS = {"fixed": "#4e79a7", "retry": "#f28e2b"}
 
 
-
 def _figure(caption: str, svg: str) -> str:
     return f"<figure><figcaption>{escape(caption)}</figcaption>{svg}</figure>"
 
@@ -55,10 +55,31 @@ def outcome_plots(report: Report) -> str:
     return f'<div class="plots">{"".join(figures)}</div>'
 
 
+def solve_rate_plots(report: Report) -> str:
+    """Per model and task asked more than once: how many questions were solved 0 .. k times,
+    fixed and adaptive side by side."""
+    figures = []
+    for row in report.repeated:
+        metrics = row.metrics
+        series = [
+            _svg.Series("fixed", PHASE_COLORS["fixed"], metrics.fixed.solved),
+            _svg.Series("adaptive", PHASE_COLORS["retry"], metrics.adaptive.solved),
+        ]
+        svg = _svg.grouped_bars(
+            f"Questions of {row.task} solved 0 to {metrics.k} times by {row.model}",
+            [str(c) for c in range(metrics.k + 1)],
+            series,
+            x_label=f"times solved of {metrics.k}",
+            y_label="questions",
+        )
+        figures.append(_figure(f"{row.model} · {row.task}", svg))
+    return f'<div class="plots">{"".join(figures)}</div>'
+
+
 def curve_plots(report: Report) -> str:
-    b1, b2 = report.budgets
     figures = []
     for task in report.tasks:
+        b1, b2 = report.budgets[task]
         curves = [c for c in report.curves if c.task == task]
         if not curves:
             continue
@@ -84,9 +105,9 @@ def curve_plots(report: Report) -> str:
 
 
 def histogram_plots(report: Report) -> str:
-    b1, b2 = report.budgets
     figures = []
     for h in report.histograms:
+        b1, b2 = report.budgets[h.task]
         layers = [
             _svg.Series("fixed", PHASE_COLORS["fixed"], h.fixed),
             _svg.Series("retry", PHASE_COLORS["retry"], h.retry),

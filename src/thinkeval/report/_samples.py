@@ -1,9 +1,11 @@
 """The sample browser's data: every question and row as columns, and each row's texts on demand.
 
 A question is one sample of one task (every sample any combined run asked, in the first run's
-order); a row is one model's outcome on one question. The `Catalog` holds the rows as numpy
-columns, a few dozen bytes each, so the viewer can index a 100,000-sample run; a row's texts are
-read back from the journal (and re-scored, for the verdicts' answers and rules) only when shown.
+order); a row is one model's outcome on one question and repeat (a task asked k times per
+question has k rows per model and question, consecutive, repeat 0 first). The `Catalog` holds
+the rows as numpy columns, a few dozen bytes each, so the viewer can index a 100,000-sample run;
+a row's texts are read back from the journal (and re-scored, for the verdicts' answers and
+rules) only when shown.
 """
 
 from __future__ import annotations
@@ -12,13 +14,22 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 import orjson
 
-from thinkeval.records import Attempt, Verdict
-from thinkeval.report._collect import Collection, ModelTask, RunData
-from thinkeval.report._columns import CORRECT, ERROR, NONE, PENDING, STATUS_CODES
-from thinkeval.report._model import Judgement, QuestionView, ReplyView, SampleIndex, Text
+from thinkeval.records import Attempt, Phase, Verdict
+from thinkeval.report._cells import Collection, ModelTask, RunData
+from thinkeval.report._columns import (
+    CORRECT,
+    ERROR,
+    JUDGE_DIFFERS,
+    JUDGE_MISSING,
+    NONE,
+    PENDING,
+    STATUS_CODES,
+)
+from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
 from thinkeval.run.judge import score_attempt
 from thinkeval.run.rundir import SamplesFile
 from thinkeval.tasks import get_task
@@ -116,29 +127,46 @@ class Catalog:
             [subject_code[s] if s else NONE for s in subject_names], dtype=np.int32
         )
         self.question_task = np.concatenate(task_of) if task_of else np.zeros(0, np.int32)
+        self.task_repeats = [data.repeats[task] for task in data.tasks]
+        # k per question: the replies each model gave it (its task's repeats)
+        self.question_repeats = np.array(self.task_repeats, dtype=np.int32)[self.question_task]
         # position[m, q]: where question q sits in model m's samples of its task (-1: not asked)
         self.position = np.concatenate(where, axis=1) if where else np.zeros((0, 0), np.int32)
-        rows_q, rows_m = np.nonzero(self.position.T >= 0)  # question-major, models in order
-        self.row_question = rows_q.astype(np.int32)
-        self.row_model = rows_m.astype(np.int32)
-        self.row_of = np.full(self.position.shape, -1, dtype=np.int32)
-        self.row_of[self.row_model, self.row_question] = np.arange(len(self.row_question))
+        asked_q, asked_m = np.nonzero(self.position.T >= 0)  # question-major, models in order
+        per = self.question_repeats[asked_q]
+        starts = np.cumsum(per) - per
+        self.row_question = np.repeat(asked_q, per).astype(np.int32)
+        self.row_model = np.repeat(asked_m, per).astype(np.int32)
+        self.row_repeat = (np.arange(int(per.sum())) - np.repeat(starts, per)).astype(np.int32)
+        # first_row[m, q]: the row of model m's repeat 0 on question q (-1: not asked); its
+        # other repeats follow it
+        self.first_row = np.full(self.position.shape, -1, dtype=np.int32)
+        self.first_row[asked_m, asked_q] = starts
         self.columns = self._columns()
         self._samples_files: dict[tuple[int, str], SamplesFile] = {}
 
     def __len__(self) -> int:
         return len(self.row_question)
 
+    def rows_of_question(self, question: int) -> np.ndarray:
+        """Every row of a question: each model's, each repeat, in row order."""
+        firsts = self.first_row[:, question]
+        firsts = firsts[firsts >= 0]
+        k = int(self.question_repeats[question])
+        return (firsts[:, None] + np.arange(k)).ravel()
+
     def cell(self, row: int) -> tuple[ModelTask, int]:
-        """The row's model and task columns, and its sample's position in them."""
+        """The row's model and task columns, and the unit it is in them."""
         model, question = int(self.row_model[row]), int(self.row_question[row])
         task = self.tasks[int(self.question_task[question])]
-        return self.data.cells[(self.models[model], task)], int(self.position[model, question])
+        cell = self.data.cells[(self.models[model], task)]
+        return cell, int(self.position[model, question]) * cell.k + int(self.row_repeat[row])
 
     def _columns(self) -> dict[str, np.ndarray]:
         size = len(self.row_question)
         columns = {name: np.full(size, NONE, dtype=np.int32) for name in ROW_COLUMNS}
         columns["row_question"], columns["row_model"] = self.row_question, self.row_model
+        columns["row_repeat"] = self.row_repeat
         row_task = self.question_task[self.row_question]
         for m, model in enumerate(self.models):
             for t, task in enumerate(self.tasks):
@@ -146,7 +174,7 @@ class Catalog:
                 if not len(rows):
                     continue
                 cell = self.data.cells[(model, task)]
-                at = self.position[m, self.row_question[rows]]
+                at = self.position[m, self.row_question[rows]] * cell.k + self.row_repeat[rows]
                 fixed, retry = cell.fixed, cell.retry
                 final = cell.adaptive_status()[at]
                 columns["row_fixed"][rows] = fixed.status[at]
@@ -157,6 +185,11 @@ class Catalog:
                 lenient_final = cell.adaptive_lenient()[at] & (final != PENDING)
                 columns["row_lenient"][rows] = fixed.lenient[at] * 1 + lenient_final * 2
                 retried = cell.candidate[at]
+                # The judge reads finished replies only, so at most one of the two is judged.
+                judged = fixed.judge[at]
+                columns["row_judge"][rows] = np.where(
+                    judged != NONE, judged, np.where(retried, retry.judge[at], NONE)
+                )
                 tokens = [fixed.completion[at], np.where(retried, retry.completion[at], NONE)]
                 known = (tokens[0] >= 0) | (tokens[1] >= 0)
                 columns["row_tokens"][rows] = np.where(
@@ -170,10 +203,20 @@ class Catalog:
                 columns["row_latency_ms"][rows] = np.where(timed, np.rint(total * 1000), NONE)
         return columns
 
+    def count(self, column: str, codes: tuple[int, ...]) -> np.ndarray:
+        """(models, questions): how many of each model's rows on a question (its repeats) have
+        one of `codes` in `column`; 0 where a model was not asked."""
+        table = np.zeros(self.first_row.shape, dtype=np.int32)
+        hit = np.isin(self.columns[column], codes)
+        np.add.at(table, (self.row_model[hit], self.row_question[hit]), 1)
+        return table
+
     def outcomes(self, column: str) -> np.ndarray:
-        """(models, questions) codes from a row column; -1 where a model was not asked."""
-        table = np.full(self.row_of.shape, -1, dtype=np.int32)
-        table[self.row_model, self.row_question] = self.columns[column]
+        """(models, questions) codes from a row column, of repeat 0 (a question's only row in a
+        task asked once); -1 where a model was not asked."""
+        table = np.full(self.first_row.shape, -1, dtype=np.int32)
+        first = self.row_repeat == 0
+        table[self.row_model[first], self.row_question[first]] = self.columns[column][first]
         return table
 
     def index(self, rows: np.ndarray | None = None) -> dict[str, Any]:
@@ -191,6 +234,8 @@ class Catalog:
             "subjects": self.subjects,
             "statuses": list(STATUS_CODES),
             "finishes": self.data.finishes,
+            "task_repeats": self.task_repeats,
+            "judged": self.data.judged,
             "question_id": [self.question_id[q] for q in questions],
             "question_task": self.question_task[questions],
             "question_subject": self.question_subject[questions],
@@ -239,13 +284,17 @@ class Catalog:
 
     def reply_views(self, row: int, limits: Limits) -> list[ReplyView]:
         """The row's counted replies (fixed, and the retry of a candidate) with their texts."""
-        cell, position = self.cell(row)
-        gold = cell.samples.golds[position]
+        cell, unit = self.cell(row)
+        gold = cell.samples.golds[unit // cell.k]
         views = []
         for replies in (cell.fixed, cell.retry):
-            ref = int(replies.ref[position])
+            ref = int(replies.ref[unit])
             if ref:
-                views.append(_reply_view(cell.run.read(ref), gold, limits))
+                attempt = cell.run.read(ref)
+                judged = score_attempt(attempt, get_task(attempt.task), gold)
+                view = _reply_view(attempt, judged.strict, judged.lenient, limits)
+                judge = _judge_view(cell, attempt.phase, unit, judged.strict)
+                views.append(view if judge is None else msgspec.structs.replace(view, judge=judge))
         return views
 
 
@@ -253,8 +302,27 @@ def _judgement(verdict: Verdict | None) -> Judgement | None:
     return None if verdict is None else Judgement(verdict.status, verdict.answer, verdict.rule)
 
 
-def _reply_view(attempt: Attempt, gold: str, limits: Limits) -> ReplyView:
-    judged = score_attempt(attempt, get_task(attempt.task), gold)
+def _judge_view(
+    cell: ModelTask, phase: Phase, unit: int, strict: Verdict | None
+) -> Judgement | None:
+    """The judge scorer's reading of a reply, its model id as the rule; None where it reads
+    nothing (not a finished reply, or a run not judged); status `pending` until it has read."""
+    replies = cell.replies(phase)
+    code = int(replies.judge[unit])
+    if code == NONE or strict is None:
+        return None
+    if code == JUDGE_MISSING:
+        return Judgement("pending", None, None)
+    by = cell.run.judge_models[int(replies.judge_by[unit])]
+    if code == JUDGE_DIFFERS:
+        status, answer = cell.judge_reads[(phase, unit)]
+        return Judgement(status, answer, by)
+    return Judgement(strict.status, strict.answer, by)
+
+
+def _reply_view(
+    attempt: Attempt, strict: Verdict | None, lenient: Verdict | None, limits: Limits
+) -> ReplyView:
     return ReplyView(
         phase=attempt.phase,
         budget=attempt.budget,
@@ -265,8 +333,8 @@ def _reply_view(attempt: Attempt, gold: str, limits: Limits) -> ReplyView:
         latency_s=attempt.latency_s,
         ttft_s=attempt.ttft_s,
         error=attempt.error,
-        strict=_judgement(judged.strict),
-        lenient=_judgement(judged.lenient),
+        strict=_judgement(strict),
+        lenient=_judgement(lenient),
         content=None if attempt.content is None else shorten(attempt.content, limits.content),
         reasoning=None
         if attempt.reasoning is None

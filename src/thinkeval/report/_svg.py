@@ -241,3 +241,47 @@ def histogram(
     parts += _legend_row(layers, float(_MARGIN_LEFT), legend_y)
     parts.append("</svg>")
     return "".join(parts)
+
+
+def grouped_bars(
+    title: str,
+    categories: Sequence[str],
+    series: Sequence[Series],
+    x_label: str,
+    y_label: str,
+    width: int = 420,
+    height: int = 220,
+) -> str:
+    """Vertical bars: one group per category, one bar per series side by side; y is the count.
+
+    Many categories (k = 64 repeats gives 65) thin the bars and label every n-th category.
+    """
+    plot_w = width - _MARGIN_LEFT - _MARGIN_RIGHT
+    plot_h = height - _MARGIN_TOP - _MARGIN_BOTTOM - FONT - 6
+    y_max = max((v for item in series for v in item.values), default=0) or 1
+    group = plot_w / max(len(categories), 1)
+    bar = max((group - 2) / max(len(series), 1), 0.5)
+    every = max(1, round(len(categories) * CHAR_WIDTH * 3 / plot_w))
+    parts = [_open(width, height, title)]
+    parts += _axes(plot_w, plot_h)
+    parts.append(_text(_MARGIN_LEFT - 6, _MARGIN_TOP + 4, f"{y_max:g}", anchor="end"))
+    parts.append(_text(_MARGIN_LEFT - 6, _MARGIN_TOP + plot_h + 4, "0", anchor="end"))
+    for i, category in enumerate(categories):
+        left = _MARGIN_LEFT + group * i + 1
+        for j, item in enumerate(series):
+            value = item.values[i]
+            if not value:
+                continue
+            h = plot_h * value / y_max
+            parts.append(
+                f'<rect x="{_f(left + bar * j)}" y="{_f(_MARGIN_TOP + plot_h - h)}" '
+                f'width="{_f(bar)}" height="{_f(h)}" fill="{item.color}"><title>'
+                f"{escape(x_label)} {escape(category)}, {escape(item.name)}: {value:g} "
+                f"{escape(y_label)}</title></rect>"
+            )
+        if i % every == 0:
+            parts.append(_text(left + group / 2 - 1, _MARGIN_TOP + plot_h + 16, category))
+    parts.append(_text(_MARGIN_LEFT + plot_w / 2, _MARGIN_TOP + plot_h + 30, x_label))
+    parts += _legend_row(series, float(_MARGIN_LEFT), height - FONT - 4)
+    parts.append("</svg>")
+    return "".join(parts)

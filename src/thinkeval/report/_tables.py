@@ -1,15 +1,19 @@
 """The report's header and its first sections as titled tables of text.
 
-The numbers are formatted in `_format`; the later sections are in `_tables_pairs`,
-`_tables_usage` and `_tables_context`.
+The numbers are formatted in `_format`; the later sections are in `_tables_repeats`,
+`_tables_pairs`, `_tables_usage` and `_tables_context`. Sections are numbered in reading order;
+those with nothing to show (no task asked more than once, no judge verdicts) are left out.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from thinkeval.report._format import Block, Section, percent, points, table
 from thinkeval.report._model import BreakdownRow, Report
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_pairs import pairs_section
+from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
 from thinkeval.report._tables_usage import curve_section, usage_section
 from thinkeval.results.summary import Counts
 from thinkeval.ui.tables import ERRORS_EXPLAINED, missing
@@ -32,9 +36,27 @@ def simulated_line(report: Report) -> str | None:
     )
 
 
+def budgets_line(report: Report) -> str:
+    """The budgets: one pair for all tasks, or each task's."""
+    pairs = set(report.budgets.values())
+    if len(pairs) == 1:
+        b1, b2 = pairs.pop()
+        return f"Budgets: fixed max_tokens {b1}, retry {b2}"
+    each = ", ".join(f"{task} {b[0]}→{b[1]}" for task, b in report.budgets.items())
+    return f"Budgets (fixed→retry max_tokens), per task: {each}"
+
+
+def tasks_line(report: Report) -> str:
+    """The tasks, with the repeats of those asked more than once per question."""
+    named = [
+        f"{task} ({k} replies per question)" if k > 1 else task
+        for task, k in report.repeats.items()
+    ]
+    return f"Tasks: {', '.join(named)}"
+
+
 def header_lines(report: Report) -> list[str]:
     """Which runs, budgets and settings the report covers, one bullet each."""
-    b1, b2 = report.budgets
     lines = []
     simulated = simulated_line(report)
     if simulated:
@@ -48,8 +70,8 @@ def header_lines(report: Report) -> list[str]:
         started, ended = dates.get(run.path, (None, None))
         when = f"; ran {started} to {ended}" if started and ended else ""
         lines.append(f"Run {run.name} ({run.path}, {state}): {', '.join(run.models)}{when}")
-    lines.append(f"Budgets: fixed max_tokens {b1}, retry {b2}")
-    lines.append(f"Tasks: {', '.join(report.tasks)}")
+    lines.append(budgets_line(report))
+    lines.append(tasks_line(report))
     lines.append(
         f"Bootstrap: {report.resamples} resamples, seed {report.seed}; "
         f"thinkeval {report.thinkeval_version}"
@@ -58,27 +80,37 @@ def header_lines(report: Report) -> list[str]:
 
 
 def sections(report: Report) -> list[Section]:
-    """Every section of the report, in reading order."""
-    return [
+    """Every section of the report that has something to show, numbered in reading order."""
+    found = [
         _headline(report),
+        repeated_section(report),
         _outcomes(report),
         _best_of(report),
         _lenient(report),
+        judge_section(report),
         pairs_section(report),
         curve_section(report),
         usage_section(report),
         context_section(report),
     ]
+    shown = [section for section in found if section is not None]
+    return [
+        dataclasses.replace(section, title=f"{number}. {section.title}")
+        for number, section in enumerate(shown, 1)
+    ]
 
 
 def _headline(report: Report) -> Section:
-    b1, b2 = report.budgets
     blocks = []
     for task in report.tasks:
+        b1, b2 = report.budgets[task]
         chosen = [r for r in report.headline if r.task == task]
         rows = [(r.model, r.fixed_cell, r.adaptive_cell, r.gain) for r in chosen]
         warn = frozenset(i for i, r in enumerate(chosen) if not r.complete)
         blocks.append(Block(heading=task))
+        note = units_note(report, task)
+        if note:
+            blocks.append(Block(text=note))
         blocks.append(
             Block(
                 table=table(
@@ -90,10 +122,11 @@ def _headline(report: Report) -> Section:
         blocks.append(Block(text=INCOMPLETE_EXPLAINED))
     return Section(
         "headline",
-        "1. Headline",
-        f"Strict accuracy with one reply per sample at max_tokens={b1} (fixed), and after the "
-        f"single retry at {b2} of the samples whose fixed reply was empty or unfinished "
-        "(adaptive). Gain is adaptive minus fixed, in percentage points.",
+        "Headline",
+        "Strict accuracy with one reply per sample at the task's fixed budget B1 (fixed), and "
+        "after the single retry at its B2 of the samples whose fixed reply was empty or "
+        "unfinished (adaptive); each table names its task's budgets. Gain is adaptive minus "
+        "fixed, in percentage points.",
         blocks,
     )
 
@@ -131,19 +164,22 @@ def _retry_cells(row: BreakdownRow) -> tuple[str, ...]:
 
 
 def _outcomes(report: Report) -> Section:
-    b1, b2 = report.budgets
     blocks = []
     for task in report.tasks:
+        b1, b2 = report.budgets[task]
         rows = [r for r in report.breakdown if r.task == task]
         whole = [r for r in rows if r.subject is None]
         blocks.append(Block(heading=task))
+        note = units_note(report, task)
+        if note:
+            blocks.append(Block(text=note))
         blocks.append(Block(text=f"Fixed phase at {b1} (strict verdicts):"))
         blocks.append(
             Block(
                 table=table(
                     (
                         "model",
-                        "samples",
+                        "samples" if report.repeats[task] == 1 else "replies",
                         "correct",
                         "wrong",
                         "no_answer",
@@ -215,7 +251,7 @@ def _outcomes(report: Report) -> Section:
             )
     return Section(
         "outcomes",
-        "2. Outcomes",
+        "Outcomes",
         "Every sample's strict verdict: correct, wrong (a final answer that does not match), "
         "no_answer (finished without a legal final answer), empty (no content), unfinished (cut "
         "off by max_tokens); error counts transport failures left after the client's retries, "
@@ -259,8 +295,9 @@ def _best_of(report: Report) -> Section:
     warn = frozenset(i for i, best in enumerate(report.best_of) if not best.complete)
     return Section(
         "best",
-        "3. Best model per task",
-        "The model with the highest strict accuracy per task, fixed and adaptive. Models with "
+        "Best model per task",
+        "The model with the highest strict accuracy per task, fixed and adaptive (for a task "
+        "asked k times per question, avg@k). Models with "
         "exactly the same accuracy are listed together. Being best is not being significantly "
         "better: see the pairwise comparisons.",
         [
@@ -291,12 +328,12 @@ def _lenient(report: Report) -> Section:
     ]
     return Section(
         "lenient",
-        "4. Strict vs lenient",
+        "Strict vs lenient",
         "The lenient scorer is what AISBench/OpenCompass report by default: it reads the "
         "reasoning as well as the content and ignores the finish reason, so it can find a "
         "'correct' number or letter in a reply the model never finished. 'Lenient on cut' counts "
         "samples the lenient scorer marks correct although the strict verdict is empty or "
-        "unfinished.",
+        "unfinished (with repeats, (question, repeat) replies).",
         [
             Block(
                 table=table(

@@ -1,4 +1,4 @@
-"""Section 8 as tables: how each run was made (settings, endpoints, cards, dates, data)."""
+"""The run context as tables: how each run was made (settings, endpoints, cards, dates, data)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _model_row(model: ModelContext) -> tuple[str, ...]:
 
 def _run_blocks(context: RunContext) -> list[Block]:
     versions = ", ".join(context.scorer_versions) or "none recorded"
-    facts = (
+    facts: tuple[str, ...] = (
         f"Ran from {context.started or 'unknown'} to {context.ended or 'unknown'} (the journal's "
         "first request sent and last reply received).",
         f"thinkeval that started the run: {context.thinkeval_version}; scorer versions "
@@ -46,6 +46,11 @@ def _run_blocks(context: RunContext) -> list[Block]:
         "scores with (the task table's last but one column) are reused; others are scored again.",
         f"Data directory: {context.data_dir or 'unknown (the hub, or not recorded)'}.",
     )
+    if context.judges:
+        facts += (
+            f"Judge scorer (thinkeval judge): verdicts of {', '.join(context.judges)} in "
+            "verdicts/judge.jsonl.",
+        )
     return [
         Block(heading=f"Run {context.name} ({context.path})"),
         Block(bullets=facts),
@@ -70,6 +75,8 @@ def _run_blocks(context: RunContext) -> list[Block]:
                 (
                     "task",
                     "samples",
+                    "budgets",
+                    "repeats",
                     "selection",
                     "generation",
                     "source",
@@ -83,6 +90,8 @@ def _run_blocks(context: RunContext) -> list[Block]:
                     (
                         t.task,
                         str(t.samples),
+                        f"{t.budgets[0]}→{t.budgets[1]}",
+                        str(t.repeats),
                         t.selection,
                         compact_json(t.generation),
                         t.source,
@@ -94,7 +103,7 @@ def _run_blocks(context: RunContext) -> list[Block]:
                     )
                     for t in context.tasks
                 ],
-                text_columns=10,
+                text_columns=12,
                 wrap=True,
             )
         ),
@@ -105,11 +114,12 @@ def context_section(report: Report) -> Section:
     blocks = [b for context in report.context for b in _run_blocks(context)]
     return Section(
         "context",
-        "8. Run context",
+        "Run context",
         "How each run was made, read from its directory: the generation settings sent with "
         "every request, the endpoints (credentials removed), each model's /v1/models card as "
         "the run saw it at the start, when the run sent its first request and received its "
-        "last reply, and the samples asked: the task's version and scoring, where its data came "
+        "last reply, and the samples asked: the budgets and repeats of each task, its version "
+        "and scoring, where its data came "
         "from, the digest of its prompts, and the SHA-256 of samples/<task>.jsonl, which "
         "identifies exactly what was asked ('unknown' where the run did not record it). A model "
         "is marked simulated when its card says it was served by "

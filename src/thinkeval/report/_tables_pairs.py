@@ -1,4 +1,5 @@
-"""Section 5 as tables: every pair of models, its sentence and the samples behind it."""
+"""The pairwise comparisons as tables: every pair of models, its sentence and the samples behind
+it; tasks asked more than once per question are compared over questions (`_tables_repeats`)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from thinkeval.report._format import (
     percent,
     points,
     samples_link,
+    shown_ids,
     signed,
     table,
 )
-from thinkeval.report._model import PairRow, PairSide, Report
+from thinkeval.report._model import Comparison, PairRow, PairSide, Report
+from thinkeval.report._tables_repeats import repeat_pair_blocks
 
-SHOWN_IDS = 10  # discordant ids listed per side under a comparison; the browser has them all
 # The columns that open the discordant lists in the page's sample browser.
 A_ONLY_COLUMN, B_ONLY_COLUMN = 8, 9
 
@@ -49,22 +51,25 @@ def discordant_link(p: PairRow, side: str) -> str:
 
 
 def _ids(p: PairRow) -> str:
-    def shown(ids: list[str]) -> str:
-        more = len(ids) - SHOWN_IDS
-        return ", ".join(ids[:SHOWN_IDS]) + (f" … and {more} more" if more > 0 else "")
-
     parts = [
-        f"{p.a.model} right, {p.b.model} wrong ({p.a_only}): {shown(p.a_only_ids) or 'none'}",
-        f"{p.b.model} right, {p.a.model} wrong ({p.b_only}): {shown(p.b_only_ids) or 'none'}",
+        f"{p.a.model} right, {p.b.model} wrong ({p.a_only}): {shown_ids(p.a_only_ids) or 'none'}",
+        f"{p.b.model} right, {p.a.model} wrong ({p.b_only}): {shown_ids(p.b_only_ids) or 'none'}",
     ]
     return "Discordant samples: " + "; ".join(parts) + "."
 
 
 def pairs_section(report: Report) -> Section:
-    b1, b2 = report.budgets
     blocks = []
     for task in report.tasks:
-        for phase, label in (("fixed", f"fixed {b1}"), ("adaptive", f"adaptive {b1}→{b2}")):
+        b1, b2 = report.budgets[task]
+        phases: tuple[tuple[Comparison, str], ...] = (
+            ("fixed", f"fixed {b1}"),
+            ("adaptive", f"adaptive {b1}→{b2}"),
+        )
+        for phase, label in phases:
+            if report.repeats[task] > 1:
+                blocks += repeat_pair_blocks(report, task, phase, label)
+                continue
             rows = [p for p in report.pairs if p.task == task and p.phase == phase]
             if not rows:
                 continue
@@ -104,7 +109,7 @@ def pairs_section(report: Report) -> Section:
             blocks.append(Block(bullets=tuple(bullets)))
     return Section(
         "pairs",
-        "5. Pairwise comparisons",
+        "Pairwise comparisons",
         f"Every pair of models on the samples both were asked and both answered: a sample with "
         f"a transport error or no reply yet on either side is left out (a failed request says "
         f"nothing about the model), and the sentence says how many and how to re-ask them. "
@@ -112,6 +117,10 @@ def pairs_section(report: Report) -> Section:
         f"({report.resamples} resamples of the samples, seed {report.seed}); McNemar's exact "
         "test uses only the discordant samples (A only: A right and B wrong; B only: the "
         "reverse), listed under each sentence and opened side by side in the sample browser. "
-        "'One question' is how many points a single sample moves the accuracy (100 / n).",
+        "'One question' is how many points a single sample moves the accuracy (100 / n). A task "
+        "asked k times per question is compared on avg@k over the questions both answered in "
+        "every repeat: the interval resamples questions (10,000 resamples, seed 0, as "
+        "summary.json), and the sign test (McNemar's exact test on questions) counts the "
+        "questions each model solved in more of its repeats.",
         blocks,
     )

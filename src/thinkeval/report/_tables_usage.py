@@ -1,4 +1,4 @@
-"""Sections 6 and 7 as tables: accuracy by budget, and tokens and time."""
+"""Accuracy by budget, and tokens and time, as tables: each task read against its own budgets."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from thinkeval.report._model import Report, UsageRow
 
 
 def curve_section(report: Report) -> Section:
-    b1, b2 = report.budgets
     blocks = []
     for task in report.tasks:
+        b1, b2 = report.budgets[task]
         rows = []
         for c in report.curves:
             if c.task != task:
@@ -23,8 +23,13 @@ def curve_section(report: Report) -> Section:
                     ),
                 )
             )
-        blocks.append(Block(heading=task))
-        blocks.append(Block(table=table(("model", *(str(b) for b in report.curve_budgets)), rows)))
+        blocks.append(Block(heading=f"{task} (B1 {b1}, B2 {b2})"))
+        if report.repeats[task] > 1:
+            blocks.append(
+                Block(text=f"Each of the {report.repeats[task]} replies to a question counts.")
+            )
+        columns = ("model", *(str(b) for b in report.curve_budgets[task]))
+        blocks.append(Block(table=table(columns, rows)))
         for c in report.curves:
             if c.task == task and c.unmeasured_correct:
                 blocks.append(
@@ -37,15 +42,19 @@ def curve_section(report: Report) -> Section:
                 )
     return Section(
         "curve",
-        "6. Accuracy by budget",
-        f"How many samples each model would have answered correctly at each max_tokens up to "
-        f"{b2}, read from the completion tokens of the recorded replies (the fixed reply at {b1} "
-        f"and the retry at {b2}): a sample counts at budget b when a strictly correct reply "
+        "Accuracy by budget",
+        "How many samples each model would have answered correctly at each max_tokens up to "
+        "the task's B2, read from the completion tokens of the recorded replies (the fixed reply "
+        "at B1 and the retry at B2): a sample counts at budget b when a strictly correct reply "
         "finished within b completion tokens. This assumes deterministic decoding: a smaller "
         "budget repeats the same prefix, so a reply that finished in t tokens would also have "
         "finished, identically, under any budget of at least t. With sampling it is an estimate.",
         blocks,
     )
+
+
+def _budget(row: UsageRow) -> str:
+    return "mixed" if row.budget is None else str(row.budget)
 
 
 def _dist_cells(row: UsageRow) -> tuple[str, ...]:
@@ -59,6 +68,7 @@ def _dist_cells(row: UsageRow) -> tuple[str, ...]:
     return (
         row.model,
         row.task,
+        _budget(row),
         str(row.replies),
         *completion,
         *reasoning,
@@ -91,14 +101,14 @@ def usage_section(report: Report) -> Section:
         rows = [r for r in report.usage if r.phase == phase]
         if not rows:
             continue
-        budget = rows[0].budget
-        blocks.append(Block(heading=f"{phase} phase (max_tokens {budget})"))
+        blocks.append(Block(heading=f"{phase} phase"))
         blocks.append(
             Block(
                 table=table(
                     (
                         "model",
                         "task",
+                        "max_tokens",
                         "replies",
                         "completion mean",
                         "completion p50",
@@ -109,7 +119,7 @@ def usage_section(report: Report) -> Section:
                         "share of budget",
                     ),
                     [_dist_cells(r) for r in rows],
-                    text_columns=2,
+                    text_columns=3,
                 )
             )
         )
@@ -138,12 +148,14 @@ def usage_section(report: Report) -> Section:
         )
     return Section(
         "usage",
-        "7. Tokens and time",
-        "Token statistics are over the replies that count (one per sample and phase, without "
-        "transport errors); reasoning tokens only where the server reported "
-        "usage.reasoning_tokens. Share of budget is the mean of completion tokens / max_tokens. "
-        "Time counts every recorded request: wall time runs from the first request sent to the "
-        "last reply (started_at + latency_s), requests/s and output tokens/s divide by it. "
+        "Tokens and time",
+        "Token statistics are over the replies that count (one per sample, or (sample, repeat), "
+        "and phase, without transport errors), each task at its own max_tokens ('mixed' for "
+        "task 'all' over tasks asked at different budgets); reasoning tokens only where the "
+        "server reported usage.reasoning_tokens. Share of budget is the mean of completion "
+        "tokens / max_tokens. Time counts every recorded request: wall time runs from the first "
+        "request sent to the last reply (started_at + latency_s), requests/s and output "
+        "tokens/s divide by it. "
         "Task 'all' is the model's whole phase; tasks that ran concurrently overlap in time. "
         "TTFT (time to first token) exists only for streamed runs.",
         blocks,

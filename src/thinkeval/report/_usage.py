@@ -1,11 +1,15 @@
-"""Accuracy by budget, tokens and time, and token histograms, from the report's columns."""
+"""Accuracy by budget, tokens and time, and token histograms, from the report's columns.
+
+Each task has its own budgets, so each is read against its own; with repeats, every (sample,
+repeat) is one reply among the task's units.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from thinkeval.records import PHASES, Phase
-from thinkeval.report._collect import Collection, ModelTask
+from thinkeval.report._cells import Collection, ModelTask
 from thinkeval.report._columns import CORRECT, ERROR, Replies, Timing
 from thinkeval.report._model import CurveRow, Distribution, Histogram, UsageRow
 from thinkeval.results.stats import budget_curve, percentiles
@@ -27,24 +31,24 @@ def _tokens(replies: Replies, position: int) -> int | None:
     return None if tokens < 0 else tokens
 
 
-def curve(mt: ModelTask, budgets: tuple[int, int], table: list[int]) -> CurveRow:
-    """Per budget, the samples with a strictly correct counted reply within that many tokens."""
+def curve(mt: ModelTask, table: list[int]) -> CurveRow:
+    """Per budget, the units with a strictly correct counted reply within that many tokens."""
     candidate = mt.candidate
     per_sample: list[list[tuple[bool, int | None]]] = []
-    for position in range(len(mt.samples)):
-        replies = [(mt.fixed, position)] if mt.fixed.status[position] < ERROR else []
-        if candidate[position] and mt.retry.status[position] < ERROR:
-            replies.append((mt.retry, position))
-        per_sample.append([(bool(r.status[p] == CORRECT), _tokens(r, p)) for r, p in replies])
+    for unit in range(mt.units):
+        replies = [mt.fixed] if mt.fixed.status[unit] < ERROR else []
+        if candidate[unit] and mt.retry.status[unit] < ERROR:
+            replies.append(mt.retry)
+        per_sample.append([(bool(r.status[unit] == CORRECT), _tokens(r, unit)) for r in replies])
     unmeasured = sum(1 for pairs in per_sample for ok, tokens in pairs if ok and tokens is None)
-    b2 = budgets[1]
+    b2 = mt.budgets[1]
     grid = sorted(
         {round(b2 * i / CURVE_GRID_STEPS) for i in range(CURVE_GRID_STEPS + 1)} | set(table)
     )
     return CurveRow(
         model=mt.model,
         task=mt.task,
-        total=len(mt.samples),
+        total=mt.units,
         correct_at=budget_curve(per_sample, table),
         grid=grid,
         grid_correct=budget_curve(per_sample, grid),
@@ -71,15 +75,13 @@ def usage(data: Collection) -> list[UsageRow]:
         cells = [data.cells[(model, task)] for task in data.tasks]
         for phase in PHASES:
             for task, chosen in [(mt.task, [mt]) for mt in cells] + [(ALL_TASKS, cells)]:
-                row = _usage_row(model, task, phase, chosen, data.budgets)
+                row = _usage_row(model, task, phase, chosen)
                 if row.requests:
                     rows.append(row)
     return rows
 
 
-def _usage_row(
-    model: str, task: str, phase: Phase, cells: list[ModelTask], budgets: tuple[int, int]
-) -> UsageRow:
+def _usage_row(model: str, task: str, phase: Phase, cells: list[ModelTask]) -> UsageRow:
     parts = [mt.replies(phase) for mt in cells]
     ok = [r.status < ERROR for r in parts]  # counted replies without transport error
     completion = np.concatenate([r.completion[m] for r, m in zip(parts, ok, strict=True)])
@@ -92,11 +94,12 @@ def _usage_row(
     timing = Timing.combined(mt.timing[phase] for mt in cells)
     wall = timing.wall_s
     latency, ttft = latency[~np.isnan(latency)], ttft[~np.isnan(ttft)]
+    budgets = {mt.budgets[0 if phase == "fixed" else 1] for mt in cells}
     return UsageRow(
         model=model,
         task=task,
         phase=phase,
-        budget=budgets[0] if phase == "fixed" else budgets[1],
+        budget=budgets.pop() if len(budgets) == 1 else None,
         replies=int(sum(int(m.sum()) for m in ok)),
         completion=_distribution(completion[completion >= 0]),
         reasoning=_distribution(reasoning[reasoning >= 0]),
@@ -111,9 +114,9 @@ def _usage_row(
     )
 
 
-def histogram(mt: ModelTask, budgets: tuple[int, int]) -> Histogram:
+def histogram(mt: ModelTask) -> Histogram:
     """Completion tokens of the counted replies, fixed and retry, in equal bins over 0 .. B2."""
-    b2 = budgets[1]
+    b2 = mt.budgets[1]
     edges = [round(b2 * i / HISTOGRAM_BINS) for i in range(HISTOGRAM_BINS + 1)]
     bins = {}
     for phase in PHASES:

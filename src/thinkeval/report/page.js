@@ -4,7 +4,9 @@ var catalog = null;
 var state = stateFromHash(location.hash) || emptyState();
 var searches = { needle: null, hits: null };
 var drawn = 0;  // the latest render; an older one whose texts arrive late is dropped
-var matched = [];  // the rows the filters select (both models' rows in the side-by-side view)
+var matched = [];  // the rows the filters select (every row of each card listed)
+// The judge filter's values: the row_judge codes they select.
+var JUDGE_CODES = { unjudged: 0, agree: 1, disagree: 2 };
 
 // The code of a named value; -2 for a name this report does not have (matches nothing).
 function codeOf(list, name) {
@@ -18,13 +20,17 @@ function rowFilter(st, anyModel) {
   var want = {
     model: anyModel ? -1 : codeOf(index.models, st.model), task: codeOf(index.tasks, st.task),
     subject: codeOf(index.subjects, st.subject), fixed: codeOf(index.statuses, st.fixed),
-    final: codeOf(index.statuses, st.final), finish: codeOf(index.finishes, st.finish)
+    final: codeOf(index.statuses, st.final), finish: codeOf(index.finishes, st.finish),
+    repeat: st.repeat === "" ? -1 : parseInt(st.repeat, 10),
+    judge: st.judge in JUDGE_CODES ? JUDGE_CODES[st.judge] : -1
   };
   return function (r) {
     var q = index.row_question[r];
     if (want.model !== -1 && index.row_model[r] !== want.model) { return false; }
     if (want.task !== -1 && index.question_task[q] !== want.task) { return false; }
     if (want.subject !== -1 && index.question_subject[q] !== want.subject) { return false; }
+    if (want.repeat !== -1 && index.row_repeat[r] !== want.repeat) { return false; }
+    if (want.judge !== -1 && index.row_judge[r] !== want.judge) { return false; }
     if (want.fixed !== -1 && index.row_fixed[r] !== want.fixed) { return false; }
     if (want.final !== -1 && index.row_final[r] !== want.final) { return false; }
     if (want.finish !== -1 && index.row_fixed_finish[r] !== want.finish &&
@@ -60,26 +66,62 @@ function listView(st) {
   return { items: rows, rowsOf: function (r) { return [r]; } };
 }
 
+// One card per model and question: listed when one of its rows (repeats) matches, and the
+// rows shown are those that match.
+function questionView(st) {
+  var index = catalog.index;
+  var keep = rowFilter(st, false);
+  var items = [], cards = {};
+  for (var r = 0; r < catalog.rows; r += 1) {
+    if (index.row_repeat[r] !== 0) { continue; }
+    var rows = catalog.rowsOf(index.row_model[r], index.row_question[r]).filter(keep);
+    if (rows.length) { cards[r] = rows; items.push(r); }
+  }
+  if (st.sort !== "order") { items.sort(sortKey(st)); }
+  return { items: items, rowsOf: function (r) { return cards[r]; }, cards: cards };
+}
+
+// How many of the rows are correct in a phase's column; -1 unless every one has a verdict.
+function solvedOf(rows, column) {
+  var solved = 0;
+  for (var i = 0; i < rows.length; i += 1) {
+    if (!catalog.answered(column[rows[i]])) { return -1; }
+    solved += column[rows[i]] === CORRECT ? 1 : 0;
+  }
+  return solved;
+}
+
+// Two models on each question: their rows (every repeat, or the one the repeat filter names)
+// side by side. Discordant: one right and the other wrong, both answered; with repeats, one
+// solved the question in more of its repeats than the other, both answered every repeat.
 function pairView(st) {
   var index = catalog.index;
   var a = codeOf(index.models, st.a), b = codeOf(index.models, st.b);
   var column = st.phase === "adaptive" ? index.row_final : index.row_fixed;
   var keep = rowFilter(st, true);
+  var repeat = st.repeat === "" ? -1 : parseInt(st.repeat, 10);
   var items = [], sides = {};
   for (var q = 0; q < catalog.questions && a >= 0 && b >= 0; q += 1) {
-    var ra = catalog.row(a, q), rb = catalog.row(b, q);
-    if (ra < 0 || rb < 0 || !(keep(ra) || keep(rb))) { continue; }
+    var ra = catalog.rowsOf(a, q), rb = catalog.rowsOf(b, q);
+    if (!ra.length || !rb.length || !(ra.some(keep) || rb.some(keep))) { continue; }
     if (st.disc) {
-      var sa = column[ra], sb = column[rb];
-      if (!catalog.answered(sa) || !catalog.answered(sb)) { continue; }
-      var right = st.disc === "a" ? sa === CORRECT && sb !== CORRECT : sb === CORRECT && sa !== CORRECT;
-      if (!right) { continue; }
+      var sa = solvedOf(ra, column), sb = solvedOf(rb, column);
+      if (sa < 0 || sb < 0 || (st.disc === "a" ? sa <= sb : sb <= sa)) { continue; }
     }
-    sides[ra] = [ra, rb];
-    items.push(ra);
+    if (repeat !== -1) {
+      var chosen = function (r) { return index.row_repeat[r] === repeat; };
+      ra = ra.filter(chosen);
+      rb = rb.filter(chosen);
+    }
+    sides[ra[0]] = [ra, rb];
+    items.push(ra[0]);
   }
   if (st.sort !== "order") { items.sort(sortKey(st)); }
-  return { items: items, rowsOf: function (r) { return sides[r]; } };
+  return {
+    items: items,
+    rowsOf: function (r) { return sides[r][0].concat(sides[r][1]); },
+    sides: sides
+  };
 }
 
 // The rows behind listed items (one per card, two per side-by-side card), in a loop: spreading
@@ -96,10 +138,15 @@ function countText(st, view, page, pages) {
   var index = catalog.index;
   var n = view.items.length;
   var what = n + " of " + catalog.rows + " model replies match";
+  if (st.view === "question") {
+    what = n + " model and question cards match (" + matched.length + " replies)";
+  }
   if (st.view === "pair") {
     var right = st.disc === "a" ? st.a : st.b, wrong = st.disc === "a" ? st.b : st.a;
+    var more = catalog.repeated ? " (on a task with repeats: in more of them)" : "";
     what = st.disc
-      ? n + " samples answered by both where " + right + " is right and " + wrong + " wrong match"
+      ? n + " samples answered by both where " + right + " is right and " + wrong + " wrong" +
+        more + " match"
       : n + " samples asked of both " + st.a + " and " + st.b + " match";
   }
   var errors = matched.filter(function (r) {
@@ -129,7 +176,8 @@ function render() {
     }, showError);
     return;
   }
-  var view = st.view === "pair" ? pairView(st) : listView(st);
+  var views = { pair: pairView, question: questionView };
+  var view = (views[st.view] || listView)(st);
   matched = rowsOfItems(view, view.items);
   var size = Math.max(1, Math.min(500, parseInt(st.size, 10) || 20));
   var pages = Math.max(1, Math.ceil(view.items.length / size));
@@ -146,9 +194,14 @@ function render() {
     if (token !== drawn) { return; }
     while (list.firstChild) { list.removeChild(list.firstChild); }
     shown.forEach(function (r) {
-      list.appendChild(st.view === "pair"
-        ? pairCard(catalog, catalog.index.row_question[r], view.rowsOf(r), details)
-        : rowCard(catalog, r, details));
+      var q = catalog.index.row_question[r];
+      if (st.view === "pair") {
+        list.appendChild(pairCard(catalog, q, view.sides[r], details));
+      } else if (st.view === "question") {
+        list.appendChild(questionCard(catalog, view.cards[r], details));
+      } else {
+        list.appendChild(rowCard(catalog, r, details));
+      }
     });
     if (!shown.length) { list.appendChild(el("p", "empty-list", "No sample matches.")); }
     busy(false);
@@ -179,7 +232,15 @@ function fillControls(index) {
     addOption(control("final"), name, name);
   });
   index.finishes.forEach(function (name) { addOption(control("finish"), name, name); });
-  if (index.models.length < 2) { control("view").disabled = true; }
+  var most = Math.max.apply(null, index.task_repeats.concat([1]));
+  for (var repeat = 0; repeat < most; repeat += 1) {
+    addOption(control("repeat"), String(repeat), "repeat " + repeat);
+  }
+  byId("repeat-filter").hidden = most < 2;
+  byId("judge-filter").hidden = !index.judged;
+  if (index.models.length < 2) {
+    control("view").querySelector("option[value=pair]").disabled = true;
+  }
 }
 
 function withPairDefaults(st) {

@@ -1,4 +1,5 @@
-// thinkeval report, sample browser 3/5: one card per reply, or two models side by side.
+// thinkeval report, sample browser 3/5: one card per reply, one card per question and model (its
+// k replies), or two models side by side.
 // Model output is data, never markup: every text goes onto the page through textContent, so a
 // reply containing HTML or script stays inert text.
 function el(tag, className, text) {
@@ -31,6 +32,15 @@ function verdictText(verdict) {
 
 function missing(value, text) { return value === null || value === undefined ? text : value; }
 
+// The judge scorer's reading: [status, answer, judge model]; status "pending": not read yet.
+function judgeText(verdict) {
+  if (verdict[0] === "pending") { return "not judged yet"; }
+  var parts = [verdict[0]];
+  if (verdict[1] !== null) { parts.push("answer " + verdict[1]); }
+  if (verdict[2] !== null) { parts.push("by " + verdict[2]); }
+  return parts.join(" · ");
+}
+
 function replyBox(a) {
   var box = el("div", "attempt" + (a.e != null ? " error" : ""));
   var budget = "max_tokens " + a.mt + (a.mt !== a.b ? " (budget " + a.b + ")" : "");
@@ -55,6 +65,14 @@ function replyBox(a) {
     item.appendChild(document.createTextNode(" " + verdictText(pair[1])));
     verdicts.appendChild(item);
   });
+  if (a.j) {
+    var differs = a.j[0] !== "pending" && a.s && (a.j[0] !== a.s[0] || a.j[1] !== a.s[1]);
+    var judged = el("div", differs ? "judge differs" : "judge");
+    judged.appendChild(el("span", "badge " + a.j[0], "judge"));
+    judged.appendChild(document.createTextNode(" " + judgeText(a.j) +
+      (differs ? " · reads the reply differently from strict" : "")));
+    verdicts.appendChild(judged);
+  }
   box.appendChild(verdicts);
   if (a.r != null) {
     var details = el("details");
@@ -79,6 +97,9 @@ function badges(catalog, r, into) {
   var lenient = (index.row_lenient[r] & 2) !== 0;
   into.appendChild(el("span", "badge " + (lenient ? "correct" : "pending"),
     "lenient: " + (lenient ? "correct" : "not correct")));
+  if (index.row_judge[r] === 2) {
+    into.appendChild(el("span", "badge disagree", "strict and judge disagree"));
+  }
 }
 
 function questionBlock(catalog, q, details) {
@@ -109,6 +130,7 @@ function sampleLink(catalog, q) {
   var state = emptyState();
   state.id = catalog.index.question_id[q];
   state.task = catalog.index.tasks[catalog.index.question_task[q]];
+  if (catalog.k(q) > 1) { state.view = "question"; }
   var link = el("a", "permalink", "link");
   link.href = hashFromState(state);  // never empty: it names the sample
   link.title = "every model's reply to this sample";
@@ -127,13 +149,86 @@ function rowCard(catalog, r, details) {
   var failed = index.row_fixed[r] === catalog.errorCode || index.row_final[r] === catalog.errorCode;
   var node = el("article", "sample" + (failed ? " error" : ""));
   var title = el("div", "title");
-  title.appendChild(el("span", "id", index.question_id[q]));
+  title.appendChild(el("span", "id", catalog.label(r)));
   title.appendChild(el("span", "model", index.models[index.row_model[r]]));
   badges(catalog, r, title);
   title.appendChild(sampleLink(catalog, q));
   node.appendChild(title);
   node.appendChild(questionBlock(catalog, q, details));
   replies(catalog, r, details, node);
+  return node;
+}
+
+function answerOf(reply) {
+  if (!reply) { return "—"; }
+  if (reply.e != null) { return "transport error"; }
+  return reply.s ? reply.s[0] + (reply.s[1] !== null ? " · " + reply.s[1] : "") : "—";
+}
+
+// A model's k replies to one question: how often it solved it, a line per repeat (fixed and
+// adaptive verdict with the answer found, the judge's reading), each reply folded below.
+function repeatsBlock(catalog, rows, details, into) {
+  var index = catalog.index;
+  var q = index.row_question[rows[0]];
+  var k = catalog.k(q);
+  if (k > 1) {
+    var solved = rows.filter(function (r) { return index.row_fixed[r] === CORRECT; }).length;
+    var after = rows.filter(function (r) { return index.row_final[r] === CORRECT; }).length;
+    var shown = rows.length < k ? " of the " + rows.length + " repeats shown (" + k + " in all)"
+      : " of its " + k + " repeats";
+    into.appendChild(el("div", "facts", "correct in " + solved + shown + " at the fixed budget, " +
+      after + " after the retries"));
+    var table = el("table", "repeats");
+    var head = el("tr");
+    var names = ["repeat", "fixed reply", "retry", "adaptive", "tokens"];
+    if (index.judged) { names.push("judge"); }
+    names.forEach(function (name) { head.appendChild(el("th", null, name)); });
+    table.appendChild(head);
+    rows.forEach(function (r) {
+      var list = details.rows[r] || [];
+      var retry = list.filter(function (a) { return a.ph === "retry"; })[0];
+      var judged = list.filter(function (a) { return a.j; })[0];
+      var line = el("tr", index.row_judge[r] === 2 ? "differs" : null);
+      line.appendChild(el("td", null, "#" + index.row_repeat[r]));
+      line.appendChild(el("td", null, answerOf(list[0])));
+      line.appendChild(el("td", null, retry ? answerOf(retry) : "not retried"));
+      var final = el("td");
+      final.appendChild(el("span", "badge " + index.statuses[index.row_final[r]],
+        index.statuses[index.row_final[r]]));
+      line.appendChild(final);
+      line.appendChild(el("td", null, index.row_tokens[r] < 0 ? "—" : index.row_tokens[r]));
+      if (index.judged) { line.appendChild(el("td", null, judged ? judgeText(judged.j) : "—")); }
+      table.appendChild(line);
+    });
+    var scroll = el("div", "scroll");
+    scroll.appendChild(table);
+    into.appendChild(scroll);
+  }
+  rows.forEach(function (r) {
+    if (k === 1) { replies(catalog, r, details, into); return; }
+    var folded = el("details");
+    folded.appendChild(el("summary", null, "repeat #" + index.row_repeat[r] + ": fixed " +
+      index.statuses[index.row_fixed[r]] + ", adaptive " + index.statuses[index.row_final[r]]));
+    replies(catalog, r, details, folded);
+    into.appendChild(folded);
+  });
+}
+
+function questionCard(catalog, rows, details) {
+  var index = catalog.index;
+  var r = rows[0];
+  var q = index.row_question[r];
+  var node = el("article", "sample question-card");
+  var title = el("div", "title");
+  title.appendChild(el("span", "id", index.question_id[q]));
+  title.appendChild(el("span", "model", index.models[index.row_model[r]]));
+  if (rows.some(function (row) { return index.row_judge[row] === 2; })) {
+    title.appendChild(el("span", "badge disagree", "strict and judge disagree"));
+  }
+  title.appendChild(sampleLink(catalog, q));
+  node.appendChild(title);
+  node.appendChild(questionBlock(catalog, q, details));
+  repeatsBlock(catalog, rows, details, node);
   return node;
 }
 
@@ -146,13 +241,20 @@ function pairCard(catalog, q, sides, details) {
   node.appendChild(title);
   node.appendChild(questionBlock(catalog, q, details));
   var columns = el("div", "side-by-side");
-  sides.forEach(function (r) {
+  sides.forEach(function (rows) {
     var column = el("div", "side");
     var head = el("div", "title");
-    head.appendChild(el("span", "model", index.models[index.row_model[r]]));
-    badges(catalog, r, head);
+    head.appendChild(el("span", "model", index.models[index.row_model[rows[0]]]));
+    if (rows.length === 1) {
+      if (catalog.k(q) > 1) { head.appendChild(el("span", "id", "#" + index.row_repeat[rows[0]])); }
+      badges(catalog, rows[0], head);
+    }
     column.appendChild(head);
-    replies(catalog, r, details, column);
+    if (rows.length === 1) {
+      replies(catalog, rows[0], details, column);
+    } else {
+      repeatsBlock(catalog, rows, details, column);
+    }
     columns.appendChild(column);
   });
   node.appendChild(columns);

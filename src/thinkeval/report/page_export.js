@@ -1,14 +1,20 @@
 // thinkeval report, sample browser 4/5: export the filtered samples as JSONL or CSV.
 // One record per model reply, the same fields `thinkeval view` writes (report/viewer/export.py):
 // in this file long texts are the shortened ones, marked "shortened": true.
-var CSV_COLUMNS = ["model", "task", "sample_id", "subject", "gold", "fixed_verdict",
+var CSV_COLUMNS = ["model", "task", "sample_id", "repeat", "subject", "gold", "fixed_verdict",
   "adaptive_verdict", "lenient_adaptive_correct", "fixed_answer", "fixed_finish_reason",
-  "fixed_completion_tokens", "fixed_latency_s", "fixed_error", "retry_verdict", "retry_answer",
-  "retry_finish_reason", "retry_completion_tokens", "retry_latency_s", "retry_error",
-  "fixed_content", "retry_content"];
+  "fixed_completion_tokens", "fixed_latency_s", "fixed_error", "fixed_judge_verdict",
+  "fixed_judge_answer", "retry_verdict", "retry_answer", "retry_finish_reason",
+  "retry_completion_tokens", "retry_latency_s", "retry_error", "retry_judge_verdict",
+  "retry_judge_answer", "fixed_content", "retry_content"];
 
 function judgement(verdict) {
   return verdict ? { status: verdict[0], answer: verdict[1], rule: verdict[2] } : null;
+}
+
+// The judge scorer's reading; its third part is the judge's model id.
+function judgeRecord(verdict) {
+  return verdict ? { status: verdict[0], answer: verdict[1], model: verdict[2] } : null;
 }
 
 function exportRecord(catalog, r, details) {
@@ -27,13 +33,15 @@ function exportRecord(catalog, r, details) {
       phase: a.ph, max_tokens: a.mt, finish_reason: missing(a.f, null),
       completion_tokens: missing(a.ct, null), reasoning_tokens: missing(a.rt, null),
       latency_s: missing(a.lat, null), ttft_s: missing(a.ttft, null), error: missing(a.e, null),
-      strict: judgement(a.s), lenient: judgement(a.n), content: text(a.c), reasoning: text(a.r)
+      strict: judgement(a.s), lenient: judgement(a.n), judge: judgeRecord(a.j),
+      content: text(a.c), reasoning: text(a.r)
     };
   });
   var subject = index.question_subject[q];
   return {
     model: index.models[index.row_model[r]], task: index.tasks[index.question_task[q]],
-    sample_id: index.question_id[q], subject: subject >= 0 ? index.subjects[subject] : null,
+    sample_id: index.question_id[q], repeat: index.row_repeat[r],
+    subject: subject >= 0 ? index.subjects[subject] : null,
     gold: index.question_gold[q], fixed_verdict: index.statuses[index.row_fixed[r]],
     adaptive_verdict: index.statuses[index.row_final[r]],
     lenient_adaptive_correct: (index.row_lenient[r] & 2) !== 0,
@@ -43,8 +51,7 @@ function exportRecord(catalog, r, details) {
 
 function flatRecord(record) {
   var flat = {};
-  ["model", "task", "sample_id", "subject", "gold", "fixed_verdict", "adaptive_verdict",
-    "lenient_adaptive_correct"].forEach(function (key) { flat[key] = record[key]; });
+  CSV_COLUMNS.slice(0, 9).forEach(function (key) { flat[key] = record[key]; });
   ["fixed", "retry"].forEach(function (phase) {
     var reply = record.replies.filter(function (a) { return a.phase === phase; })[0] || null;
     var verdict = reply && reply.strict;
@@ -54,6 +61,9 @@ function flatRecord(record) {
     flat[phase + "_completion_tokens"] = reply ? reply.completion_tokens : null;
     flat[phase + "_latency_s"] = reply && reply.latency_s !== null ? reply.latency_s.toFixed(3) : null;
     flat[phase + "_error"] = reply ? reply.error : null;
+    var judge = reply && reply.judge;
+    flat[phase + "_judge_verdict"] = judge ? judge.status : null;
+    flat[phase + "_judge_answer"] = judge ? judge.answer : null;
     flat[phase + "_content"] = reply ? reply.content : null;
   });
   return flat;

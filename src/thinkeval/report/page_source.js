@@ -5,21 +5,46 @@
 // which rows a full-text search matches.
 var CORRECT = 0;
 
-// Rows and questions in a shape the filters use; rowOf[model * questions + q] is a row or -1.
+// Rows and questions in a shape the filters use. A task asked k times per question has k rows
+// per model and question, repeat 0 first and the others right after it: rowOf[model *
+// questions + q] is the first of them, or -1.
 function Catalog(index) {
   this.index = index;
   this.rows = index.row_question.length;
   this.questions = index.question_id.length;
   this.errorCode = index.statuses.indexOf("error");
   this.pendingCode = index.statuses.indexOf("pending");
+  this.repeated = index.task_repeats.some(function (k) { return k > 1; });
   this.rowOf = new Int32Array(index.models.length * this.questions).fill(-1);
   for (var r = 0; r < this.rows; r += 1) {
-    this.rowOf[index.row_model[r] * this.questions + index.row_question[r]] = r;
+    if (index.row_repeat[r] === 0) {
+      this.rowOf[index.row_model[r] * this.questions + index.row_question[r]] = r;
+    }
   }
 }
 
+// The first row of a model's replies to a question (-1: not asked).
 Catalog.prototype.row = function (model, question) {
   return this.rowOf[model * this.questions + question];
+};
+
+// Replies per question of the question's task.
+Catalog.prototype.k = function (question) {
+  return this.index.task_repeats[this.index.question_task[question]];
+};
+
+// All of a model's rows on a question, one per repeat (none when it was not asked).
+Catalog.prototype.rowsOf = function (model, question) {
+  var first = this.row(model, question), rows = [];
+  for (var i = 0; first >= 0 && i < this.k(question); i += 1) { rows.push(first + i); }
+  return rows;
+};
+
+// The sample's id, with the repeat for a task asked more than once ("aime25/3#2").
+Catalog.prototype.label = function (r) {
+  var q = this.index.row_question[r];
+  var id = this.index.question_id[q];
+  return this.k(q) > 1 ? id + "#" + this.index.row_repeat[r] : id;
 };
 
 Catalog.prototype.answered = function (code) { return code < this.errorCode; };
@@ -78,12 +103,31 @@ function getJson(url) {
   });
 }
 
+// The server answers at most this many rows a request: a page of question cards with many
+// repeats is fetched in parts.
+var ROWS_PER_REQUEST = 500;
+
 function servedSource() {
   var searches = new Map();
+  function details(rows) {
+    var parts = [];
+    for (var i = 0; i < rows.length; i += ROWS_PER_REQUEST) {
+      parts.push(getJson("api/rows?r=" + rows.slice(i, i + ROWS_PER_REQUEST).join(",")));
+    }
+    return Promise.all(parts).then(function (found) {
+      var merged = { rows: {}, questions: {}, exemplars: {} };
+      found.forEach(function (part) {
+        ["rows", "questions", "exemplars"].forEach(function (key) {
+          Object.assign(merged[key], part[key]);
+        });
+      });
+      return merged;
+    });
+  }
   return {
     mode: "served",
     index: function () { return getJson("api/index"); },
-    details: function (rows) { return getJson("api/rows?r=" + rows.join(",")); },
+    details: details,
     search: function (needle) {
       if (!searches.has(needle)) {
         searches.set(needle, getJson("api/search?q=" + encodeURIComponent(needle))

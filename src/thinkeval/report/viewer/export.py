@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from thinkeval.report._model import Judgement, ReplyView, Text
+from thinkeval.report._model_samples import Judgement, ReplyView, Text
 from thinkeval.report._samples import Catalog, Limits
 
 WHOLE = Limits(reasoning=None, content=None, prompt=None)
@@ -22,6 +22,7 @@ CSV_COLUMNS = (
     "model",
     "task",
     "sample_id",
+    "repeat",
     "subject",
     "gold",
     "fixed_verdict",
@@ -32,12 +33,16 @@ CSV_COLUMNS = (
     "fixed_completion_tokens",
     "fixed_latency_s",
     "fixed_error",
+    "fixed_judge_verdict",
+    "fixed_judge_answer",
     "retry_verdict",
     "retry_answer",
     "retry_finish_reason",
     "retry_completion_tokens",
     "retry_latency_s",
     "retry_error",
+    "retry_judge_verdict",
+    "retry_judge_answer",
     "fixed_content",
     "retry_content",
 )
@@ -56,6 +61,13 @@ def _judgement(verdict: Judgement | None) -> dict[str, Any] | None:
     return {"status": verdict.status, "answer": verdict.answer, "rule": verdict.rule}
 
 
+def _judge(verdict: Judgement | None) -> dict[str, Any] | None:
+    """The judge scorer's reading; its rule is the judge's model id."""
+    if verdict is None:
+        return None
+    return {"status": verdict.status, "answer": verdict.answer, "model": verdict.rule}
+
+
 def _reply(view: ReplyView) -> dict[str, Any]:
     return {
         "phase": view.phase,
@@ -68,6 +80,7 @@ def _reply(view: ReplyView) -> dict[str, Any]:
         "error": view.error,
         "strict": _judgement(view.strict),
         "lenient": _judgement(view.lenient),
+        "judge": _judge(view.judge),
         "content": _text(view.content),
         "reasoning": _text(view.reasoning),
     }
@@ -83,6 +96,7 @@ def record(catalog: Catalog, row: int) -> dict[str, Any]:
         "model": catalog.models[int(catalog.row_model[row])],
         "task": catalog.tasks[int(catalog.question_task[question])],
         "sample_id": catalog.question_id[question],
+        "repeat": int(catalog.row_repeat[row]),
         "subject": catalog.subjects[subject] if subject >= 0 else None,
         "gold": catalog.question_gold[question],
         "fixed_verdict": catalog.statuses[int(columns["row_fixed"][row])],
@@ -96,7 +110,7 @@ def record(catalog: Catalog, row: int) -> dict[str, Any]:
 
 def flat(entry: dict[str, Any]) -> dict[str, Any]:
     """A record as one CSV line's values (the reasoning and the prompt stay out)."""
-    out = {key: entry[key] for key in CSV_COLUMNS[:8]}
+    out = {key: entry[key] for key in CSV_COLUMNS[:9]}
     for phase in ("fixed", "retry"):
         reply = next((r for r in entry["replies"] if r["phase"] == phase), None)
         verdict = reply["strict"] if reply else None
@@ -107,6 +121,9 @@ def flat(entry: dict[str, Any]) -> dict[str, Any]:
         out[f"{phase}_completion_tokens"] = reply["completion_tokens"] if reply else None
         out[f"{phase}_latency_s"] = f"{latency:.3f}" if latency is not None else None
         out[f"{phase}_error"] = reply["error"] if reply else None
+        judge = reply["judge"] if reply else None
+        out[f"{phase}_judge_verdict"] = judge["status"] if judge else None
+        out[f"{phase}_judge_answer"] = judge["answer"] if judge else None
         out[f"{phase}_content"] = reply["content"] if reply else None
     return out
 

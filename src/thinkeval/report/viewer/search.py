@@ -2,7 +2,8 @@
 
 The match is the page's own (report/page_source.js): case-insensitive (`str.lower`, as
 JavaScript's `toLowerCase`), over the prompt (the last user message), the gold answer and the
-content of the replies that count. Nothing is indexed in advance: each search reads the samples
+content of the replies that count (a question's text matches every model's row and repeat; a
+reply's, its own row). Nothing is indexed in advance: each search reads the samples
 files and the journals once, line by line, and decodes only the lines whose raw JSON contains
 the text (JSON escapes it the same way in the line and in the needle), so memory stays flat
 whatever the run's size.
@@ -18,7 +19,7 @@ import numpy as np
 import orjson
 
 from thinkeval.records import Attempt
-from thinkeval.report._collect import RunData
+from thinkeval.report._cells import RunData
 from thinkeval.report._samples import Catalog
 from thinkeval.run.rundir import SAMPLES_DIR
 
@@ -98,8 +99,7 @@ class Searcher:
                 "",
             )
             if wanted in prompt.lower() or wanted in sample.gold.lower():
-                rows = self.catalog.row_of[:, self._question(run, task, position)]
-                hits[rows[rows >= 0]] = True
+                hits[self.catalog.rows_of_question(self._question(run, task, position))] = True
 
     def _search_journal(self, run: RunData, wanted: str, raw: str, hits: np.ndarray) -> None:
         catalog = self.catalog
@@ -118,12 +118,14 @@ class Searcher:
                 if cell is None or cell.run is not run:
                     continue
                 position = cell.samples.position.get(attempt.sample_id)
-                if position is None:
+                if position is None or not 0 <= attempt.repeat < cell.k:
                     continue
-                ref = int(cell.replies(attempt.phase).ref[position])
+                unit = position * cell.k + attempt.repeat
+                ref = int(cell.replies(attempt.phase).ref[unit])
                 # The line matched; the reply that counts for this sample and phase must too
                 # (it is usually this very line, but a superseded reply does not count).
                 if not ref or wanted not in (run.read(ref).content or "").lower():
                     continue
                 question = self._question(run, attempt.task, position)
-                hits[catalog.row_of[self._models[attempt.model], question]] = True
+                first = catalog.first_row[self._models[attempt.model], question]
+                hits[first + attempt.repeat] = True

@@ -1,0 +1,176 @@
+"""The report's data: per model and task, columns over the run's units, and the runs behind them.
+
+A report of a 100,000-sample run cannot hold every reply's text. Per model, task and phase it
+keeps one row of numbers per unit (a sample, or a (sample, repeat) pair of a task asked `k`
+times: unit `position * k + repeat`): verdict, tokens, timings, the judge scorer's reading and
+where the counted attempt lies in the journal; the texts are read back by that reference when a
+sample is shown (`_collect` reads run directories into these).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from thinkeval.records import PHASES, Attempt, Phase
+from thinkeval.report._columns import Replies, Timing
+from thinkeval.results.summary import SampleResult
+from thinkeval.run.counted import Journals
+from thinkeval.run.run_record import RunRecord
+
+
+@dataclass
+class TaskSamples:
+    """One task's samples as a run recorded them (no prompts: those are read back by offset)."""
+
+    ids: list[str] = field(default_factory=list)
+    golds: list[str] = field(default_factory=list)
+    subsets: list[str | None] = field(default_factory=list)
+    offsets: array[int] = field(default_factory=lambda: array("Q"))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """Sample id -> its position in this list."""
+        return {sample_id: i for i, sample_id in enumerate(self.ids)}
+
+
+@dataclass(eq=False)  # compared and hashed by identity: one object per run directory
+class RunData:
+    """One run directory: its record, samples and what its journal says about time and scorers."""
+
+    path: Path
+    name: str
+    budgets: dict[str, tuple[int, int]]  # per task: (fixed, retry)
+    repeats: dict[str, int]  # per task: replies per question
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    samples: dict[str, TaskSamples]
+    record: RunRecord  # config.json, typed
+    first_start: float = math.inf  # earliest started_at in the journal
+    last_end: float = -math.inf  # latest started_at + latency_s
+    scorer_versions: set[str] = field(default_factory=set)
+    judged: bool = False  # the run has judge verdicts (verdicts/judge.jsonl)
+    judge_models: list[str] = field(default_factory=list)  # judges whose verdicts were read
+    journals: Journals | None = None  # open while the collection is
+
+    def read(self, ref: int) -> Attempt:
+        """The journalled attempt at `ref` (a reference from the columns)."""
+        assert self.journals is not None, "read attempts inside `with collect(...)`"
+        return self.journals.read(ref)
+
+
+@dataclass
+class ModelTask:
+    """Everything one model did on one task, as columns over the run's units of that task."""
+
+    model: str
+    task: str
+    run: RunData
+    fixed: Replies
+    retry: Replies
+    timing: dict[Phase, Timing] = field(default_factory=lambda: {p: Timing() for p in PHASES})
+    # The judge scorer's reading (status, answer) of the replies it reads differently from
+    # strict, by phase and unit; where it agrees, its reading is strict's.
+    judge_reads: dict[tuple[Phase, int], tuple[str, str | None]] = field(default_factory=dict)
+
+    @property
+    def samples(self) -> TaskSamples:
+        return self.run.samples[self.task]
+
+    @property
+    def k(self) -> int:
+        """Replies per question (the task's repeats)."""
+        return self.run.repeats[self.task]
+
+    @property
+    def budgets(self) -> tuple[int, int]:
+        return self.run.budgets[self.task]
+
+    @property
+    def units(self) -> int:
+        return len(self.samples) * self.k
+
+    def units_of(self, positions: Iterable[int]) -> Iterator[int]:
+        """Every unit (each repeat) of the samples at `positions`."""
+        k = self.k
+        for position in positions:
+            yield from range(position * k, position * k + k)
+
+    def replies(self, phase: Phase) -> Replies:
+        return self.fixed if phase == "fixed" else self.retry
+
+    @property
+    def candidate(self) -> np.ndarray:
+        """Units whose fixed reply calls for the retry at B2 (the judge's `retry_due`)."""
+        return self.fixed.due
+
+    def adaptive_status(self) -> np.ndarray:
+        """Per unit the adaptive outcome: the retry's for candidates, else the fixed one's."""
+        return np.where(self.candidate, self.retry.status, self.fixed.status)
+
+    def adaptive_lenient(self) -> np.ndarray:
+        return np.where(self.candidate, self.retry.lenient, self.fixed.lenient)
+
+    def status(self, phase: str) -> np.ndarray:
+        """The fixed or the adaptive outcome codes."""
+        return self.fixed.status if phase == "fixed" else self.adaptive_status()
+
+    def results(self, units: Iterable[int] | None = None) -> Iterator[SampleResult | None]:
+        """Per unit (all unless given), the `SampleResult` the summary counts; None: pending."""
+        chosen = range(self.units) if units is None else units
+        for unit in chosen:
+            fixed = self.fixed.outcome(unit)
+            if fixed is None:
+                yield None
+                continue
+            result = SampleResult(fixed=fixed, due=bool(self.fixed.due[unit]))
+            if result.candidate:
+                result.retry = self.retry.outcome(unit)
+            yield result
+
+
+@dataclass
+class Collection:
+    """The combined runs: one ModelTask per model and task, in a stable order.
+
+    Use it as a context manager: the journals stay open so that texts can be read back.
+    """
+
+    runs: list[RunData]
+    budgets: dict[str, tuple[int, int]]  # per task, equal in every run
+    repeats: dict[str, int]  # per task, equal in every run
+    models: list[str]
+    tasks: list[str]
+    cells: dict[tuple[str, str], ModelTask]
+    finishes: list[str]  # finish reasons seen, in order of first appearance: the column's codes
+    resources: ExitStack = field(default_factory=ExitStack, repr=False)
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.resources.close()
+        for run in self.runs:
+            run.journals = None
+
+    def ordered(self) -> list[ModelTask]:
+        """Cells task by task, models in the order given: the order of every per-task table."""
+        return [self.cells[(m, t)] for t in self.tasks for m in self.models]
+
+    @property
+    def judged(self) -> bool:
+        """Some run has judge verdicts (`thinkeval judge`)."""
+        return any(run.judged for run in self.runs)

@@ -15,7 +15,8 @@ For each run it measures, in fresh processes:
   resident memory (VmRSS) and peak (VmHWM).
 
 With `--baseline SRC` (e.g. /work/main/src: a checkout's source folder, imported read-only) it
-also builds the demo's report.html with that code, side by side.
+also builds both runs' report.html with that code, side by side (where that code can report
+them).
 
 Usage (from the repository root, inside thinkeval's virtualenv)::
 
@@ -187,6 +188,22 @@ def measure(
     return figures
 
 
+def baseline(source: Path, run: Path, folder: Path, browser: Any) -> None:
+    """A run's report.html built by another checkout's code, side by side; a checkout that
+    cannot report the run (before reports of repeats, for one) says so and is skipped."""
+    env = dict(os.environ, PYTHONPATH=str(source), PYTHONDONTWRITEBYTECODE="1")
+    html = folder / f"baseline-{run.name}.html"
+    command = [sys.executable, "-m", "thinkeval", "report", str(run), "--format", "html"]
+    try:
+        wall, peak = run_measured([*command, "--out", str(html)], env)
+    except SystemExit as failed:
+        print(f"\n{run.name}, baseline report from {source}: not written ({failed})")
+        return
+    figures = {"report_s": wall, "report_peak_mib": peak, "html_mb": html.stat().st_size / 1e6}
+    figures.update({f"file_{k}": v for k, v in open_file(browser, html).items()})
+    print_figures(f"{run.name}, baseline report from {source}", figures)
+
+
 def print_figures(name: str, figures: dict[str, float]) -> None:
     print(f"\n{name}")
     for key, value in figures.items():
@@ -199,7 +216,9 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=100_000, help="generated run size")
     parser.add_argument("--keep", type=Path, help="folder to keep the runs in (default: temp)")
     parser.add_argument("--demo", type=Path, help="an existing demo run (default: run the demo)")
-    parser.add_argument("--baseline", type=Path, help="another checkout's src/ for the demo")
+    parser.add_argument(
+        "--baseline", type=Path, help="another checkout's src/, to build both reports with too"
+    )
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="report-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -222,30 +241,10 @@ def main() -> int:
         print(f"chromium {browser.version}; load average {os.getloadavg()[0]:.2f}", flush=True)
         print_figures(f"demo ({demo})", measure(demo, folder, browser))
         if args.baseline:
-            env = dict(os.environ, PYTHONPATH=str(args.baseline), PYTHONDONTWRITEBYTECODE="1")
-            html = folder / "baseline-demo.html"
-            wall, peak = run_measured(
-                [
-                    sys.executable,
-                    "-m",
-                    "thinkeval",
-                    "report",
-                    str(demo),
-                    "--format",
-                    "html",
-                    "--out",
-                    str(html),
-                ],
-                env,
-            )
-            figures = {
-                "report_s": wall,
-                "report_peak_mib": peak,
-                "html_mb": html.stat().st_size / 1e6,
-            }
-            figures.update({f"file_{k}": v for k, v in open_file(browser, html).items()})
-            print_figures(f"demo, baseline report from {args.baseline}", figures)
+            baseline(args.baseline, demo, folder, browser)
         print_figures(f"generated ({generated})", measure(generated, folder, browser))
+        if args.baseline:
+            baseline(args.baseline, generated, folder, browser)
     if args.keep is None:
         shutil.rmtree(folder)
     print(

@@ -19,7 +19,10 @@ DESCRIPTION = textwrap.dedent(
     Read run directories (config, samples, journal; never the model) and report fixed vs
     adaptive accuracy, outcome breakdowns, strict vs lenient scoring, pairwise comparisons
     with paired bootstrap intervals and McNemar tests, accuracy by token budget, tokens and
-    time, and the run context. A run with errors or pending samples is marked incomplete
+    time, and the run context, each task at its own budgets. A task asked k times per
+    question gets avg@k, pass@k and maj@k with intervals over questions, and its models are
+    compared over questions; a run judged by `thinkeval judge` gets strict vs judge agreement
+    and its disagreeing replies. A run with errors or pending samples is marked incomplete
     wherever its numbers appear. The HTML page embeds a bounded choice of samples (at most
     about 7 MB: discordant samples first, then those not correct); `thinkeval view` serves
     them all. The same runs and --seed always give the same bytes."""
@@ -30,8 +33,9 @@ examples:
   thinkeval report runs/qwen3-compare --format html        # runs/qwen3-compare/report.html
   thinkeval report runs/w8a8 runs/bf16 --format json --out both.json   # combine two runs
 
-Runs can be combined when they share budgets and tasks and each model appears in one run
-only. See docs/reports.md for what each section means."""
+Runs can be combined when they cover the same tasks, each at the same budgets and repeats in
+every run, and each model appears in one run only. See docs/reports.md for what each section
+means."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -100,6 +100,11 @@ def sections(report: Report) -> list[Section]:
     ]
 
 
+def _repeated(report: Report) -> bool:
+    """Some task is asked more than once per question."""
+    return any(k > 1 for k in report.repeats.values())
+
+
 def _headline(report: Report) -> Section:
     blocks = []
     for task in report.tasks:
@@ -296,8 +301,9 @@ def _best_of(report: Report) -> Section:
     return Section(
         "best",
         "Best model per task",
-        "The model with the highest strict accuracy per task, fixed and adaptive (for a task "
-        "asked k times per question, avg@k). Models with "
+        "The model with the highest strict accuracy per task, fixed and adaptive"
+        + (" (for a task asked k times per question, avg@k)" if _repeated(report) else "")
+        + ". Models with "
         "exactly the same accuracy are listed together. Being best is not being significantly "
         "better: see the pairwise comparisons.",
         [
@@ -333,7 +339,8 @@ def _lenient(report: Report) -> Section:
         "reasoning as well as the content and ignores the finish reason, so it can find a "
         "'correct' number or letter in a reply the model never finished. 'Lenient on cut' counts "
         "samples the lenient scorer marks correct although the strict verdict is empty or "
-        "unfinished (with repeats, (question, repeat) replies).",
+        "unfinished"
+        + (" (with repeats, (question, repeat) replies)." if _repeated(report) else "."),
         [
             Block(
                 table=table(

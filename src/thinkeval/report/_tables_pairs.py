@@ -18,6 +18,13 @@ from thinkeval.report._format import (
 from thinkeval.report._model import Comparison, PairRow, PairSide, Report
 from thinkeval.report._tables_repeats import repeat_pair_blocks
 
+REPEATED_INTRO = (
+    " A task asked k times per question is compared on avg@k over the questions both answered "
+    "in every repeat: the interval resamples questions (10,000 resamples, seed 0, as "
+    "summary.json), and the sign test (McNemar's exact test on questions) counts the questions "
+    "each model solved in more of its repeats."
+)
+
 # The columns that open the discordant lists in the page's sample browser.
 A_ONLY_COLUMN, B_ONLY_COLUMN = 8, 9
 
@@ -117,10 +124,7 @@ def pairs_section(report: Report) -> Section:
         f"({report.resamples} resamples of the samples, seed {report.seed}); McNemar's exact "
         "test uses only the discordant samples (A only: A right and B wrong; B only: the "
         "reverse), listed under each sentence and opened side by side in the sample browser. "
-        "'One question' is how many points a single sample moves the accuracy (100 / n). A task "
-        "asked k times per question is compared on avg@k over the questions both answered in "
-        "every repeat: the interval resamples questions (10,000 resamples, seed 0, as "
-        "summary.json), and the sign test (McNemar's exact test on questions) counts the "
-        "questions each model solved in more of its repeats.",
+        "'One question' is how many points a single sample moves the accuracy (100 / n)."
+        + (REPEATED_INTRO if any(k > 1 for k in report.repeats.values()) else ""),
         blocks,
     )

@@ -119,7 +119,7 @@ def usage_section(report: Report) -> Section:
                         "share of budget",
                     ),
                     [_dist_cells(r) for r in rows],
-                    text_columns=3,
+                    text_columns=2,
                 )
             )
         )

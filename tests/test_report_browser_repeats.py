@@ -84,6 +84,20 @@ def test_filter_by_repeat_and_one_card_per_question(browser: Browser, url: str) 
     assert page.evaluate("location.hash") == "#samples?task=aime25&view=question"
 
 
+def test_question_cards_sort_by_the_tokens_of_all_their_replies(
+    browser: Browser, url: str, report: Report
+) -> None:
+    assert report.browser is not None
+    index = report.browser.index
+    totals: dict[str, int] = {}
+    for r, q in enumerate(index.row_question):
+        if index.tasks[index.question_task[q]] == "aime25":
+            card = f"{index.question_id[q]} · {index.models[index.row_model[r]]}"
+            totals[card] = totals.get(card, 0) + max(index.row_tokens[r], 0)
+    page = open_samples(browser, url + "#samples?task=aime25&view=question&sort=tokens-desc")
+    assert card_ids(page)[:3] == sorted(totals, key=lambda card: -totals[card])[:3]
+
+
 def test_pairs_over_questions_open_side_by_side(browser: Browser, url: str, report: Report) -> None:
     row = next(p for p in report.repeat_pairs if p.phase == "fixed")
     page = open_samples(browser, url, width=1000)

@@ -47,12 +47,22 @@ function rowFilter(st, anyModel) {
   };
 }
 
-function sortKey(st) {
+// Order items by tokens or latency: a card's value sums its rows' (-1: none known, listed last).
+function sortKey(st, rowsOf) {
   var index = catalog.index;
   var column = st.sort.indexOf("tokens") === 0 ? index.row_tokens : index.row_latency_ms;
   var sign = st.sort.slice(-4) === "desc" ? -1 : 1;
+  var values = new Map();
+  function value(item) {
+    if (!values.has(item)) {
+      var known = rowsOf(item).map(function (r) { return column[r]; })
+        .filter(function (v) { return v >= 0; });
+      values.set(item, known.length ? known.reduce(function (x, y) { return x + y; }, 0) : -1);
+    }
+    return values.get(item);
+  }
   return function (a, b) {
-    var x = column[a], y = column[b];
+    var x = value(a), y = value(b);
     if (x < 0 || y < 0) { return (x < 0) - (y < 0) || a - b; }  // unknown values last
     return sign * (x - y) || a - b;
   };
@@ -62,8 +72,9 @@ function listView(st) {
   var keep = rowFilter(st, false);
   var rows = [];
   for (var r = 0; r < catalog.rows; r += 1) { if (keep(r)) { rows.push(r); } }
-  if (st.sort !== "order") { rows.sort(sortKey(st)); }
-  return { items: rows, rowsOf: function (r) { return [r]; } };
+  var rowsOf = function (r) { return [r]; };
+  if (st.sort !== "order") { rows.sort(sortKey(st, rowsOf)); }
+  return { items: rows, rowsOf: rowsOf };
 }
 
 // One card per model and question: listed when one of its rows (repeats) matches, and the
@@ -77,8 +88,9 @@ function questionView(st) {
     var rows = catalog.rowsOf(index.row_model[r], index.row_question[r]).filter(keep);
     if (rows.length) { cards[r] = rows; items.push(r); }
   }
-  if (st.sort !== "order") { items.sort(sortKey(st)); }
-  return { items: items, rowsOf: function (r) { return cards[r]; }, cards: cards };
+  var rowsOf = function (r) { return cards[r]; };
+  if (st.sort !== "order") { items.sort(sortKey(st, rowsOf)); }
+  return { items: items, rowsOf: rowsOf, cards: cards };
 }
 
 // How many of the rows are correct in a phase's column; -1 unless every one has a verdict.
@@ -116,12 +128,9 @@ function pairView(st) {
     sides[ra[0]] = [ra, rb];
     items.push(ra[0]);
   }
-  if (st.sort !== "order") { items.sort(sortKey(st)); }
-  return {
-    items: items,
-    rowsOf: function (r) { return sides[r][0].concat(sides[r][1]); },
-    sides: sides
-  };
+  var rowsOf = function (r) { return sides[r][0].concat(sides[r][1]); };
+  if (st.sort !== "order") { items.sort(sortKey(st, rowsOf)); }
+  return { items: items, rowsOf: rowsOf, sides: sides };
 }
 
 // The rows behind listed items (one per card, two per side-by-side card), in a loop: spreading
@@ -237,6 +246,10 @@ function fillControls(index) {
     addOption(control("repeat"), String(repeat), "repeat " + repeat);
   }
   byId("repeat-filter").hidden = most < 2;
+  if (most > 1) {
+    control("disc").options[1].textContent = "A right, B wrong (with repeats: A solved more)";
+    control("disc").options[2].textContent = "B right, A wrong (with repeats: B solved more)";
+  }
   byId("judge-filter").hidden = !index.judged;
   if (index.models.length < 2) {
     control("view").querySelector("option[value=pair]").disabled = true;

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from thinkeval.api import score
 from thinkeval.errors import ThinkevalError
-from thinkeval.records import Attempt, Sample, Verdict
 from thinkeval.version import __version__
 
 if TYPE_CHECKING:
-    from thinkeval.api import evaluate, evaluate_async
+    from thinkeval.api import evaluate, evaluate_async, score
+    from thinkeval.records import Attempt, Sample, Verdict
     from thinkeval.results.loaded import RunResults, SampleOutcome, load_run
 
 __all__ = [
@@ -36,8 +35,12 @@ __all__ = [
     "score",
 ]
 
-# Imported on first use: `thinkeval run` imports this package, and its start-up stays short.
+# Imported on first use: every command imports this package, and its start-up stays short.
 _LAZY = {
+    "Attempt": "thinkeval.records",
+    "Sample": "thinkeval.records",
+    "Verdict": "thinkeval.records",
+    "score": "thinkeval.api",
     "evaluate": "thinkeval.api",
     "evaluate_async": "thinkeval.api",
     "RunResults": "thinkeval.results.loaded",

@@ -108,9 +108,9 @@ def write_samples(
 ) -> tuple[int, str]:
     """Write the samples as they stream in; return how many were written and their digest.
 
-    The digest covers what is asked (ids, messages, golds, in order). When `expect_digest` is
-    given and the new samples differ, the file recorded before is kept and `PromptsChanged`
-    says where they first differ.
+    The digest is of the file's bytes, which hold exactly what is asked (ids, messages, golds,
+    in order). When `expect_digest` is given and the new samples differ, the file recorded
+    before is kept and `PromptsChanged` says where they first differ.
 
     Line 1 is `{"shared_messages": [...]}`: the first sample's leading messages (GSM8K's
     few-shot exemplars), stored once. A sample line holds only the messages after them, or all
@@ -125,18 +125,11 @@ def write_samples(
 
     def lines() -> Iterator[bytes]:
         nonlocal written
-        yield orjson.dumps({"shared_messages": list(prefix)}) + b"\n"
-        if first is None:
-            return
-        for sample in itertools.chain((first,), stream):
-            digest.update(sample_digest(sample))
-            row = sample_to_json(sample)
-            if sample.messages[: len(prefix)] == prefix:
-                row["messages"] = row["messages"][len(prefix) :]
-            else:
-                row["shared"] = False
+        for line in _sample_lines(first, stream, prefix):
+            digest.update(line)
             written += 1
-            yield orjson.dumps(row) + b"\n"
+            yield line
+        written -= 1  # the first line holds the shared messages
 
     def check(new_path: Path) -> None:
         if expect_digest is not None and digest.hexdigest()[:16] != expect_digest:
@@ -146,9 +139,19 @@ def write_samples(
     return written, digest.hexdigest()[:16]
 
 
-def sample_digest(sample: Sample) -> bytes:
-    """The bytes of one sample that the prompt digest covers."""
-    return orjson.dumps([sample.id, list(sample.messages), sample.gold]) + b"\n"
+def _sample_lines(
+    first: Sample | None, rest: Iterator[Sample], prefix: tuple[dict[str, str], ...]
+) -> Iterator[bytes]:
+    yield orjson.dumps({"shared_messages": list(prefix)}) + b"\n"
+    if first is None:
+        return
+    for sample in itertools.chain((first,), rest):
+        row = sample_to_json(sample)
+        if sample.messages[: len(prefix)] == prefix:
+            row["messages"] = row["messages"][len(prefix) :]
+        else:
+            row["shared"] = False
+        yield orjson.dumps(row) + b"\n"
 
 
 def _first_difference(old_path: Path, new_path: Path, new_count: int) -> str:

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real datasets, and simulators served over real HTTP on 127.0.0.1."""
+"""Shared fixtures: the datasets (the made-up fixture data, or the real data for the tests marked
+`real_data`), and simulators served over real HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -22,27 +23,98 @@ from thinkeval.records import Sample
 from thinkeval.sim.app import serve
 from thinkeval.sim.behaviour import AnswerEntry, answer_key_from_samples
 from thinkeval.sim.config import SimConfig
-from thinkeval.tasks import default_tasks, load_samples, resolve_data_dir
+from thinkeval.tasks import DATA_DIR_ENV, default_tasks, load_samples
+
+CHECKOUT = Path(__file__).parent.parent
+FIXTURE_DATA = CHECKOUT / "tests" / "fixtures" / "datasets"
+REAL_DATA = "real_data"  # the marker of the tests about the real datasets
+
+
+def _locate_real_data() -> Path | str:
+    """The real datasets (`THINKEVAL_DATA_DIR`, else `../shared/datasets` beside this checkout),
+    or why they are not there. Read once, before any test sets the variable."""
+    configured = os.environ.get(DATA_DIR_ENV, "")
+    where = Path(configured) if configured else CHECKOUT.parent / "shared" / "datasets"
+    if not (where / "gsm8k" / "test.jsonl").is_file():
+        return (
+            f"the real datasets are not at {where}: the tests marked {REAL_DATA} need them; put "
+            f"../shared/datasets beside the checkout or set {DATA_DIR_ENV}, or deselect those "
+            f"tests with -m 'not {REAL_DATA}'"
+        )
+    if where.resolve() == FIXTURE_DATA.resolve():
+        return f"{DATA_DIR_ENV} names the test fixture data, not the real datasets"
+    return where.resolve()
+
+
+_REAL_DATA = _locate_real_data()
+_ENVIRONMENT = pytest.StashKey[str | None]()
+
+
+@pytest.fixture(scope="session")
+def real_data_dir() -> Path:
+    """The real datasets; missing, a test that needs them fails, never skips."""
+    if isinstance(_REAL_DATA, str):
+        pytest.fail(_REAL_DATA, pytrace=False)
+    return _REAL_DATA
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    found = resolve_data_dir()
-    assert found is not None, (
-        "the real datasets are needed: run the tests from the repository root with "
-        "../shared/datasets beside it, or set THINKEVAL_DATA_DIR"
-    )
-    return found
+    """The small made-up datasets in tests/fixtures/datasets, in the layout of the real ones."""
+    return FIXTURE_DATA
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Whatever a test starts (a run, a simulator, a command in a subprocess, a module-level copy
+    of the environment) reads the fixture data unless the test is marked `real_data`."""
+    config.stash[_ENVIRONMENT] = os.environ.get(DATA_DIR_ENV)
+    os.environ[DATA_DIR_ENV] = str(FIXTURE_DATA)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    previous = config.stash.get(_ENVIRONMENT, None)
+    if previous is None:
+        os.environ.pop(DATA_DIR_ENV, None)
+    else:
+        os.environ[DATA_DIR_ENV] = previous
+
+
+@pytest.fixture(autouse=True)
+def _real_data_for_real_data_tests(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test marked `real_data` finds the real datasets through THINKEVAL_DATA_DIR, and fails
+    without them."""
+    if request.node.get_closest_marker(REAL_DATA) is not None:
+        monkeypatch.setenv(DATA_DIR_ENV, str(request.getfixturevalue("real_data_dir")))
+
+
+def _samples(directory: Path) -> dict[str, list[Sample]]:
+    return {spec.name: load_samples(spec, directory) for spec in default_tasks()}
 
 
 @pytest.fixture(scope="session")
 def all_samples(data_dir: Path) -> dict[str, list[Sample]]:
-    return {spec.name: load_samples(spec, data_dir) for spec in default_tasks()}
+    """The default tasks' samples of the fixture data."""
+    return _samples(data_dir)
+
+
+@pytest.fixture(scope="session")
+def real_samples(real_data_dir: Path) -> dict[str, list[Sample]]:
+    """The default tasks' samples of the real data."""
+    return _samples(real_data_dir)
 
 
 @pytest.fixture(scope="session")
 def answer_key(all_samples: dict[str, list[Sample]]) -> dict[str, AnswerEntry]:
+    """The simulator's answer key for the fixture data's default tasks."""
     return answer_key_from_samples(s for items in all_samples.values() for s in items)
+
+
+@pytest.fixture(scope="session")
+def real_answer_key(real_samples: dict[str, list[Sample]]) -> dict[str, AnswerEntry]:
+    """The simulator's answer key for the real data's default tasks."""
+    return answer_key_from_samples(s for items in real_samples.values() for s in items)
 
 
 class ThreadedSim:
@@ -90,8 +162,11 @@ class ThreadedSim:
 
 
 @pytest.fixture
-def sim(answer_key: dict[str, AnswerEntry]) -> Iterator[Callable[..., ThreadedSim]]:
-    """Start simulators: `sim(model="m", seed=1, ...)` → a running `ThreadedSim`."""
+def sim(request: pytest.FixtureRequest) -> Iterator[Callable[..., ThreadedSim]]:
+    """Start simulators: `sim(model="m", seed=1, ...)` → a running `ThreadedSim` that knows the
+    answers of the fixture data (of the real data in a test marked `real_data`)."""
+    real = request.node.get_closest_marker(REAL_DATA) is not None
+    answer_key = request.getfixturevalue("real_answer_key" if real else "answer_key")
     started: list[ThreadedSim] = []
 
     def start(**knobs: Any) -> ThreadedSim:
@@ -142,7 +217,7 @@ def write_config(path: Path, data: dict[str, Any]) -> Path:
 
 @pytest.fixture(scope="session")
 def hub_files(data_dir: Path) -> dict[str, tuple[str | None, dict[str, bytes]]]:
-    """The real datasets in the Hugging Face hub's layout, built once."""
+    """The fixture datasets in the Hugging Face hub's layout, built once."""
     return hub_layout(data_dir)
 
 
@@ -152,7 +227,7 @@ def fake_hub(
     monkeypatch: pytest.MonkeyPatch,
     hub_files: dict[str, tuple[str | None, dict[str, bytes]]],
 ) -> Iterator[FakeHub]:
-    """A fake hub on 127.0.0.1 serving the real datasets at the revisions the specs pin, with
+    """A fake hub on 127.0.0.1 serving the fixture datasets at the revisions the specs pin, with
     HF_ENDPOINT pointing at it and an empty huggingface_hub cache."""
     with FakeHub() as hub:
         for repo, (revision, files) in hub_files.items():

@@ -1,8 +1,9 @@
 """A fake Hugging Face hub on 127.0.0.1: the few endpoints `huggingface_hub` calls to list and
 download the files of a dataset repo, serving repos built in memory.
 
-Point `HF_ENDPOINT` at `FakeHub.url` (and `HF_HOME` at a temporary folder). The real datasets
-are served in the hub's layout (`hub_layout`): Parquet files with the column types the hub has.
+Point `HF_ENDPOINT` at `FakeHub.url` (and `HF_HOME` at a temporary folder). A local data dir (the
+tests use the fixture data) is served in the hub's layout (`hub_layout`): Parquet files with the
+column types the hub has.
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ def _tree(files: dict[str, bytes], under: str) -> Iterator[dict[str, Any]]:
                "path": folder}
 
 
-# --- the real datasets in the hub's layout -----------------------------------------------------
+# --- a local data dir in the hub's layout ------------------------------------------------------
 
 
 def parquet(rows: list[dict[str, Any]], schema: pyarrow.Schema) -> bytes:

@@ -1,4 +1,7 @@
-"""`thinkeval import-aisbench`: hand-made AISBench folders in, a resumable thinkeval run out."""
+"""`thinkeval import-aisbench`: hand-made AISBench folders in, a resumable thinkeval run out.
+
+The folder's records are replies to real samples (their prompts and golds), so the tests that
+import it are marked `real_data`."""
 
 from __future__ import annotations
 
@@ -63,9 +66,12 @@ def sim_stats(base_url: str) -> dict[str, Any]:
         return json.load(resp)
 
 
-def test_import_judges_each_record_from_its_text(tmp_path: Path, data_dir: Path, capsys) -> None:
+@pytest.mark.real_data
+def test_import_judges_each_record_from_its_text(
+    tmp_path: Path, real_data_dir: Path, capsys
+) -> None:
     run_dir = tmp_path / "run"
-    assert import_cli(FIXTURE, "--output", run_dir, "--data-dir", data_dir) == 0
+    assert import_cli(FIXTURE, "--output", run_dir, "--data-dir", real_data_dir) == 0
     attempts = {a.sample_id: a for a in iter_attempts(run_dir)}
     assert {k: a.recorded_status() for k, a in attempts.items()} == EXPECTED
     for attempt in attempts.values():
@@ -98,9 +104,10 @@ def test_import_judges_each_record_from_its_text(tmp_path: Path, data_dir: Path,
     assert "thinkeval run" in out and str(run_dir / "aisbench-import.yaml") in out
 
 
-def test_import_writes_a_run_directory(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_import_writes_a_run_directory(tmp_path: Path, real_data_dir: Path) -> None:
     run_dir = tmp_path / "run"
-    import_cli(FIXTURE, "--output", run_dir, "--data-dir", data_dir, "--run", "qwen3-import")
+    import_cli(FIXTURE, "--output", run_dir, "--data-dir", real_data_dir, "--run", "qwen3-import")
     config = json.loads((run_dir / "config.json").read_text())
     assert config["run"] == "qwen3-import" and config["budgets"] == [2048, 8192]
     [model] = config["models"]
@@ -123,14 +130,15 @@ def test_import_writes_a_run_directory(tmp_path: Path, data_dir: Path) -> None:
     assert written["run"] == "qwen3-import" and written["models"][0]["model"] == "sim-qwen3"
 
 
+@pytest.mark.real_data
 def test_adaptive_phase_asks_only_the_candidates(
-    tmp_path: Path, data_dir: Path, sim
+    tmp_path: Path, real_data_dir: Path, sim
 ) -> None:
     server = sim(model="sim-qwen3", seed=11)
     run_dir = tmp_path / "run"
     assert (
         import_cli(
-            FIXTURE, "--output", run_dir, "--data-dir", data_dir, "--base-url", server.base_url
+            FIXTURE, "--output", run_dir, "--data-dir", real_data_dir, "--base-url", server.base_url
         )
         == 0
     )
@@ -171,7 +179,8 @@ def test_adaptive_phase_asks_only_the_candidates(
     assert sim_stats(server.base_url)["requests"] == requests
 
 
-def test_json_and_jsonl_layouts_import_alike(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_json_and_jsonl_layouts_import_alike(tmp_path: Path, real_data_dir: Path) -> None:
     source = copy_fixture(tmp_path)
     folder = source / PREDICTIONS
     # gsm8k as the older dict-of-index .json; ceval-law as .jsonl records with extra fields.
@@ -192,7 +201,7 @@ def test_json_and_jsonl_layouts_import_alike(tmp_path: Path, data_dir: Path) -> 
     (folder / "BoolQ.jsonl").unlink()
     run_dir = tmp_path / "run"
     # The parent folder works too when it holds exactly one AISBench run.
-    import_cli(source.parent, "--output", run_dir, "--data-dir", data_dir)
+    import_cli(source.parent, "--output", run_dir, "--data-dir", real_data_dir)
     assert {a.sample_id: a.recorded_status() for a in iter_attempts(run_dir)} == EXPECTED
 
 
@@ -303,26 +312,29 @@ def test_not_an_aisbench_folder(tmp_path: Path, data_dir: Path) -> None:
     expect_error(r"holds several AISBench runs", source.parent, tmp_path, data_dir)
 
 
-def test_torn_line_names_file_and_line(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_torn_line_names_file_and_line(tmp_path: Path, real_data_dir: Path) -> None:
     source = copy_fixture(tmp_path)
     path = source / PREDICTIONS / "gsm8k.jsonl"
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 40])  # cut inside the last record
-    expect_error(r"gsm8k\.jsonl line 5: not valid JSON.*torn", source, tmp_path, data_dir)
+    expect_error(r"gsm8k\.jsonl line 5: not valid JSON.*torn", source, tmp_path, real_data_dir)
 
 
-def test_unknown_dataset_names_the_file(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_unknown_dataset_names_the_file(tmp_path: Path, real_data_dir: Path) -> None:
     source = copy_fixture(tmp_path)
     (source / PREDICTIONS / "mmlu_college_physics.jsonl").write_text("{}\n")
-    expect_error(r"mmlu_college_physics\.jsonl: unknown dataset", source, tmp_path, data_dir)
+    expect_error(r"mmlu_college_physics\.jsonl: unknown dataset", source, tmp_path, real_data_dir)
     (source / PREDICTIONS / "mmlu_college_physics.jsonl").unlink()
     (source / PREDICTIONS / "ceval-computer_network.json").write_text("{}")
     expect_error(
-        r"ceval-computer_network\.json: unknown ceval subset", source, tmp_path, data_dir
+        r"ceval-computer_network\.json: unknown ceval subset", source, tmp_path, real_data_dir
     )
 
 
-def test_records_that_do_not_match_our_samples(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_records_that_do_not_match_our_samples(tmp_path: Path, real_data_dir: Path) -> None:
     source = copy_fixture(tmp_path)
     law = source / PREDICTIONS / "ceval-law.json"
     records = json.loads(law.read_text(encoding="utf-8"))
@@ -332,7 +344,7 @@ def test_records_that_do_not_match_our_samples(tmp_path: Path, data_dir: Path) -
         r"ceval-law\.json key '0': gold 'A' is not ceval/law/0's gold 'C'",
         source,
         tmp_path,
-        data_dir,
+        real_data_dir,
     )
 
     records["0"]["gold"] = "C"
@@ -342,13 +354,13 @@ def test_records_that_do_not_match_our_samples(tmp_path: Path, data_dir: Path) -
         r"key '0': origin_prompt does not contain the question of ceval/law/0",
         source,
         tmp_path,
-        data_dir,
+        real_data_dir,
     )
 
     records["0"] = {"prediction": "answer:C"}
     records["99"] = {"prediction": "answer:C"}
     law.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
-    expect_error(r"key '99': index 99 is beyond the dataset", source, tmp_path, data_dir)
+    expect_error(r"key '99': index 99 is beyond the dataset", source, tmp_path, real_data_dir)
 
 
 def test_prompt_check_ignores_layout(data_dir: Path) -> None:
@@ -372,11 +384,12 @@ def test_an_empty_prediction_file(tmp_path: Path, data_dir: Path) -> None:
     expect_error(r"no prediction files", source, tmp_path, data_dir)
 
 
-def test_duplicate_predictions_are_refused(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_duplicate_predictions_are_refused(tmp_path: Path, real_data_dir: Path) -> None:
     source = copy_fixture(tmp_path)
     folder = source / PREDICTIONS
     (folder / "gsm8k_copy.jsonl").write_bytes((folder / "gsm8k.jsonl").read_bytes())
-    expect_error(r"a second prediction for gsm8k/\d", source, tmp_path, data_dir)
+    expect_error(r"a second prediction for gsm8k/\d", source, tmp_path, real_data_dir)
 
 
 def test_budget_must_match_max_out_len(tmp_path: Path, data_dir: Path) -> None:
@@ -390,19 +403,21 @@ def test_budget_must_match_max_out_len(tmp_path: Path, data_dir: Path) -> None:
     )
 
 
-def test_importing_twice_is_refused(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_importing_twice_is_refused(tmp_path: Path, real_data_dir: Path) -> None:
     run_dir = tmp_path / "run"
-    import_cli(FIXTURE, "--output", run_dir, "--data-dir", data_dir)
+    import_cli(FIXTURE, "--output", run_dir, "--data-dir", real_data_dir)
     expect_error(
-        r"already holds attempts of model 'vllm-api-general-chat'", FIXTURE, tmp_path, data_dir
+        r"already holds attempts of model 'vllm-api-general-chat'", FIXTURE, tmp_path, real_data_dir
     )
 
 
-def test_several_models_need_a_choice(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_several_models_need_a_choice(tmp_path: Path, real_data_dir: Path) -> None:
     source = copy_fixture(tmp_path)
     shutil.copytree(source / PREDICTIONS, source / "predictions" / "other-model")
     expect_error(
-        r"several models \(other-model, vllm-api-general-chat\)", source, tmp_path, data_dir
+        r"several models \(other-model, vllm-api-general-chat\)", source, tmp_path, real_data_dir
     )
     run_dir = tmp_path / "other"
     import_cli(
@@ -410,7 +425,7 @@ def test_several_models_need_a_choice(tmp_path: Path, data_dir: Path) -> None:
         "--output",
         run_dir,
         "--data-dir",
-        data_dir,
+        real_data_dir,
         "--model",
         "other-model",
         "--served-model",

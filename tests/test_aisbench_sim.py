@@ -25,6 +25,9 @@ from thinkeval.ops.verify import verify_run
 from thinkeval.records import RETRY_STATUSES
 from thinkeval.run.journal import iter_attempts
 
+# The predictions answer real samples: every test here needs the real datasets.
+pytestmark = pytest.mark.real_data
+
 FIXTURE = Path(__file__).parent / "fixtures" / "aisbench_sim" / "20261201_043810"
 PREDICTIONS = FIXTURE / "predictions" / "sim"
 TASKS = {"gsm8k.jsonl": "gsm8k", "BoolQ.jsonl": "boolq", "ceval-law.jsonl": "ceval"}
@@ -58,7 +61,7 @@ def agrees(run_dir: Path) -> bool:
 
 
 def test_null_content_replies_import_as_empty_and_are_retried(
-    tmp_path: Path, data_dir: Path, sim
+    tmp_path: Path, real_data_dir: Path, sim
 ) -> None:
     nulls = null_content_ids()
     assert all(nulls.values()), "the fixture holds null-content replies for every dataset"
@@ -67,7 +70,7 @@ def test_null_content_replies_import_as_empty_and_are_retried(
     shutil.copytree(FIXTURE, source)
     run_dir = tmp_path / "run"
     result = import_aisbench(
-        source, output=run_dir, data_dir=str(data_dir), base_url=server.base_url
+        source, output=run_dir, data_dir=str(real_data_dir), base_url=server.base_url
     )
     assert result.thinking and "enable_thinking" in result.thinking_source
     imported = {a.sample_id: a for a in iter_attempts(run_dir)}
@@ -87,19 +90,21 @@ def test_null_content_replies_import_as_empty_and_are_retried(
     assert main(["verify", str(run_dir)]) == 0
 
 
-def test_import_equals_a_live_run_of_the_same_model(tmp_path: Path, data_dir: Path, sim) -> None:
+def test_import_equals_a_live_run_of_the_same_model(
+    tmp_path: Path, real_data_dir: Path, sim
+) -> None:
     """The simulator is deterministic per prompt: a live thinkeval run's fixed phase is the
     truth the import must reproduce (a live `no_answer` is `unfinished` when imported, since
     AISBench keeps no finish_reason)."""
     server = sim(**SIM_KNOBS)
     source = tmp_path / "outputs" / FIXTURE.name
     shutil.copytree(FIXTURE, source)
-    result = import_aisbench(source, output=tmp_path / "imported", data_dir=str(data_dir))
+    result = import_aisbench(source, output=tmp_path / "imported", data_dir=str(real_data_dir))
     written = yaml.safe_load(result.config_path.read_text())
     config = {
         "run": "live",
         "budgets": [2048, 8192],
-        "data_dir": str(data_dir),
+        "data_dir": str(real_data_dir),
         "tasks": written["tasks"],  # the imported samples: 30 GSM8K, 30 BoolQ, 24 C-Eval law
         "models": [{"name": "sim", "base_url": server.base_url, "model": "sim-qwen3"}],
     }
@@ -118,11 +123,14 @@ def test_import_equals_a_live_run_of_the_same_model(tmp_path: Path, data_dir: Pa
         assert (verdict.status, verdict.answer) == (expected, truth.answer), sample_id
 
 
-def test_thinking_mode_from_flag_dump_or_predictions(tmp_path: Path, data_dir: Path) -> None:
+def test_thinking_mode_from_flag_dump_or_predictions(
+    tmp_path: Path, real_data_dir: Path
+) -> None:
+    data = str(real_data_dir)
     source = tmp_path / "outputs" / FIXTURE.name
     shutil.copytree(FIXTURE, source)
     shutil.rmtree(source / "configs")  # no dump: the predictions holding </think> decide
-    result = import_aisbench(source, output=tmp_path / "a", data_dir=str(data_dir))
+    result = import_aisbench(source, output=tmp_path / "a", data_dir=data)
     assert result.thinking and result.thinking_source == "a prediction holds </think>"
 
     # A non-thinking model's predictions: content only, never a </think>.
@@ -134,17 +142,19 @@ def test_thinking_mode_from_flag_dump_or_predictions(tmp_path: Path, data_dir: P
     kept = [r for r in kept if "</think>" in rows[r["id"]]["prediction"]]
     (folder / "gsm8k.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
     with pytest.raises(AisbenchError, match=r"pass --thinking .* or --no-thinking"):
-        import_aisbench(source, output=tmp_path / "b", data_dir=str(data_dir))
-    result = import_aisbench(source, output=tmp_path / "c", data_dir=str(data_dir), thinking=False)
+        import_aisbench(source, output=tmp_path / "b", data_dir=data)
+    result = import_aisbench(source, output=tmp_path / "c", data_dir=data, thinking=False)
     assert not result.thinking and result.thinking_source == "--no-thinking"
     assert result.counts["gsm8k"]["empty"] == 0
     assert result.counts["gsm8k"]["correct"] + result.counts["gsm8k"]["wrong"] > 0
     # The same predictions read as a thinking model's: every one is its reasoning alone.
-    result = import_aisbench(source, output=tmp_path / "d", data_dir=str(data_dir), thinking=True)
+    result = import_aisbench(source, output=tmp_path / "d", data_dir=data, thinking=True)
     assert result.counts["gsm8k"]["empty"] == len(kept)
 
 
-def test_lenient_accuracy_is_the_accuracy_aisbench_reported(tmp_path: Path, data_dir: Path) -> None:
+def test_lenient_accuracy_is_the_accuracy_aisbench_reported(
+    tmp_path: Path, real_data_dir: Path
+) -> None:
     """AISBench's own summary of this very run (summary/*.csv) is what lenient must give."""
     [csv] = (FIXTURE / "summary").glob("*.csv")
     reported = {
@@ -154,7 +164,7 @@ def test_lenient_accuracy_is_the_accuracy_aisbench_reported(tmp_path: Path, data
     names = {"gsm8k": "gsm8k", "BoolQ": "boolq", "ceval-law": "ceval"}
     source = tmp_path / "outputs" / FIXTURE.name
     shutil.copytree(FIXTURE, source)
-    import_aisbench(source, output=tmp_path / "run", data_dir=str(data_dir))
+    import_aisbench(source, output=tmp_path / "run", data_dir=str(real_data_dir))
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     lenient = {row["task"]: row["lenient"]["fixed_accuracy"] for row in summary["results"]}
     assert len(reported) == 3

@@ -19,6 +19,7 @@ from thinkeval.cli import main
 from thinkeval.errors import JournalError
 from thinkeval.run.runlock import RunLock
 from thinkeval.run.shard import Shard, shard_from_environment
+from thinkeval.tasks import load_samples
 
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 
@@ -30,35 +31,39 @@ def ceval_config(tmp_path: Path, url: str, **selection: object) -> Path:
 
 
 def test_a_limit_past_the_data_says_how_many_it_runs(
-    tmp_path: Path, sim, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, sim, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = sim(model="m")
+    total = len(load_samples("ceval", data_dir))
     config = ceval_config(tmp_path, server.base_url, limit=100000)
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
-    assert "ceval: 233 samples (limit 100000 is past the data: all 233 samples)" in err
+    assert f"ceval: {total} samples (limit 100000 is past the data: all {total} samples)" in err
 
 
 def test_a_range_partly_past_the_data_says_where_it_ends(
-    tmp_path: Path, sim, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, sim, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = sim(model="m")
-    config = ceval_config(tmp_path, server.base_url, range="220:300")
+    total = len(load_samples("ceval", data_dir))
+    start = total - 13
+    config = ceval_config(tmp_path, server.base_url, range=f"{start}:{total + 67}")
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
-    assert ("ceval: 13 samples (range 220:300 goes past the data, which ends at 233: 220:233)"
-            in capsys.readouterr().err)
+    assert (f"ceval: 13 samples (range {start}:{total + 67} goes past the data, which ends at"
+            f" {total}: {start}:{total})" in capsys.readouterr().err)
 
 
 def test_a_range_past_the_data_is_an_error(
-    tmp_path: Path, sim, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, sim, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`range: "5000:5100"` used to run 0 samples and report 0/0 = 0.00% with exit 0."""
     server = sim(model="m")
+    total = len(load_samples("ceval", data_dir))
     config = ceval_config(tmp_path, server.base_url, range="5000:5100")
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 2
     err = capsys.readouterr().err
-    assert "task ceval: range 5000:5100 selects no sample; the task has 233" in err
+    assert f"task ceval: range 5000:5100 selects no sample; the task has {total}" in err
     assert not (run_dir / "summary.json").exists()
 
 
@@ -79,9 +84,10 @@ def test_writers_of_one_plan_share_a_run_and_other_plans_are_refused(tmp_path: P
 
 def test_a_shard_beside_a_running_full_run_is_refused(tmp_path: Path, sim) -> None:
     """A plain run and a --shard 1/2 run on one directory used to ask samples twice."""
-    server = sim(model="m", latency_s=0.2)
+    # Long enough for the shard to start while the full run is still asking.
+    server = sim(model="m", latency_s=0.5)
     config = write_config(tmp_path / "run.yaml", {
-        "run": "r", "tasks": [{"name": "gsm8k", "limit": 200}],
+        "run": "r", "tasks": [{"name": "gsm8k"}],
         "models": [{"name": "m", "base_url": server.base_url, "concurrency": 2}]})
     run_dir = tmp_path / "out"
     full = subprocess.Popen(

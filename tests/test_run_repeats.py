@@ -64,13 +64,14 @@ def numbers(run_dir: Path) -> dict[str, Any]:
 
 
 def test_reasoning_run_with_repeats_gives_the_metrics(
-    tmp_path: Path, math_sim: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, math_sim: Any, monkeypatch: pytest.MonkeyPatch, data_dir: Path
 ) -> None:
+    questions = {t: len(load_samples(t, data_dir)) for t in ("aime24", "aime25")}
     run_dir = tmp_path / "out"
     assert main(["run", str(write_run(tmp_path / "run.yaml", math_sim(seed=1))),
                  "--output", str(run_dir)]) == 0  # fmt: skip
     rows = numbers(run_dir)
-    assert rows["aime24"]["total"] == rows["aime25"]["total"] == 120
+    assert {t: rows[t]["total"] for t in questions} == {t: 4 * n for t, n in questions.items()}
     assert rows["math500"]["total"] == 40 and rows["math500"]["repeated"] is None
     assert set(rows["math500"]["subjects"]) <= {
         "Algebra", "Counting & Probability", "Geometry", "Intermediate Algebra",
@@ -80,7 +81,8 @@ def test_reasoning_run_with_repeats_gives_the_metrics(
     assert set(details) == {("m", "aime24"), ("m", "aime25")}
     for (_, task), detail in details.items():
         block = rows[task]["repeated"]
-        assert block["k"] == 4 and block["questions"] == 30 == len(detail.questions)
+        n = questions[task]
+        assert block["k"] == 4 and block["questions"] == n == len(detail.questions)
         for phase in ("fixed", "adaptive"):
             metrics = block[phase]
             solved = [
@@ -89,10 +91,10 @@ def test_reasoning_run_with_repeats_gives_the_metrics(
             ]
             # avg@k is the accuracy over all replies, which the counts also give.
             assert metrics["avg"]["value"] == pytest.approx(rows[task][phase]["accuracy"])
-            assert metrics["avg"]["value"] == pytest.approx(sum(solved) / 120)
+            assert metrics["avg"]["value"] == pytest.approx(sum(solved) / (4 * n))
             assert metrics["solved"] == [solved.count(c) for c in range(5)]
             for j in (1, 2, 4):
-                expected = sum(1 - math.comb(4 - c, j) / math.comb(4, j) for c in solved) / 30
+                expected = sum(1 - math.comb(4 - c, j) / math.comb(4, j) for c in solved) / n
                 assert metrics["pass_at"][str(j)]["value"] == pytest.approx(expected)
             assert metrics["maj"]["value"] == pytest.approx(_reference_maj(detail, phase))
             for interval in (metrics["avg"], metrics["maj"], *metrics["pass_at"].values()):
@@ -105,7 +107,8 @@ def test_reasoning_run_with_repeats_gives_the_metrics(
             attempt.request["seed"]
         )
     assert all(found == {100 + key[2]} for key, found in seeds.items())
-    assert Counter(key[2] for key in seeds if key[0] == "aime25") == {0: 30, 1: 30, 2: 30, 3: 30}
+    per_repeat = Counter(key[2] for key in seeds if key[0] == "aime25")
+    assert per_repeat == dict.fromkeys(range(4), questions["aime25"])
     versus = compare_models(details["m", "aime24"], details["m", "aime24"])
     assert (versus.value, versus.low, versus.high) == (0.0, 0.0, 0.0)
     # Verdicts recorded by another scorer version are scored again, in the scoring workers and

@@ -106,20 +106,29 @@ def test_the_quick_path_agrees_with_math_verify(gold: str, answer: str) -> None:
         assert quick == math_kind.equivalent(answer, gold)
 
 
-@pytest.fixture(scope="module")
 def math_samples(data_dir: Path) -> list[Sample]:
     return [s for task in ("math500", "aime24", "aime25") for s in load_samples(task, data_dir)]
 
 
-def test_every_gold_equals_itself_and_its_own_boxed_reply(math_samples: list[Sample]) -> None:
-    assert len(math_samples) == 560
-    for sample in math_samples:
+def assert_every_gold_equals_itself_and_its_own_boxed_reply(samples: list[Sample]) -> None:
+    for sample in samples:
         assert KIND.check_gold(sample.gold) is None, sample.id
         assert KIND.matches(sample.gold, sample.gold), sample.id
         reply = f"<think>\nWork it out.\n</think>\n\nThe result is $\\boxed{{{sample.gold}}}$."
         verdict = score(sample.task, reply, "stop", sample.gold)
         assert verdict.status == "correct", (sample.id, verdict)
         assert verdict.answer == sample.gold
+
+
+def test_every_gold_equals_itself_and_its_own_boxed_reply(data_dir: Path) -> None:
+    assert_every_gold_equals_itself_and_its_own_boxed_reply(math_samples(data_dir))
+
+
+@pytest.mark.real_data
+def test_every_real_gold_equals_itself_and_its_own_boxed_reply(real_data_dir: Path) -> None:
+    samples = math_samples(real_data_dir)
+    assert len(samples) == 560
+    assert_every_gold_equals_itself_and_its_own_boxed_reply(samples)
 
 
 # (content, answer, rule): where the final answer is read.

@@ -1,4 +1,5 @@
-"""Tasks: GSM8K, BoolQ and C-Eval from the real local copies, from broken files and from the hub."""
+"""Tasks: GSM8K, BoolQ and C-Eval from the real local copies (marked `real_data`), and from broken
+copies of the fixture data."""
 
 from __future__ import annotations
 
@@ -38,42 +39,28 @@ CEVAL_HEADER_ZH = (
 SUFFIX = "\nLet's think step by step\nAnswer:"
 
 
-# --- real data ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def data_dir() -> Path:
-    """The real datasets; a missing copy fails the tests, since CI always has one."""
-    found = resolve_data_dir()
-    if found is None:
-        pytest.fail(
-            "real datasets not found: run pytest from the checkout root with ../shared/datasets"
-            f" beside it, or set {DATA_DIR_ENV}",
-            pytrace=False,
-        )
-    return found
-
-
 def jsonl_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a JSON Lines file, read without thinkeval."""
     with path.open(encoding="utf-8") as file:
         return [json.loads(line) for line in file]
 
 
+# --- real data ---------------------------------------------------------------------------------
+
+
 @pytest.fixture(scope="module")
-def real(data_dir: Path) -> dict[str, list[Sample]]:
-    return {task: load_samples(task, data_dir) for task in TASKS}
+def real(real_data_dir: Path) -> dict[str, list[Sample]]:
+    return {task: load_samples(task, real_data_dir) for task in TASKS}
 
 
-def test_packaged_prompts_equal_the_shared_file() -> None:
-    found = resolve_data_dir()
-    shared = found / "prompts" / "aisbench_prompts.json" if found else None
-    if shared is None or not shared.is_file():
-        pytest.skip("no shared prompts file to compare with")
+@pytest.mark.real_data
+def test_packaged_prompts_equal_the_shared_file(real_data_dir: Path) -> None:
+    shared = real_data_dir / "prompts" / "aisbench_prompts.json"
     packaged = resources.files("thinkeval.tasks").joinpath("aisbench_prompts.json")
     assert packaged.read_bytes() == shared.read_bytes()
 
 
+@pytest.mark.real_data
 @pytest.mark.parametrize(("task", "count"), [("gsm8k", 1319), ("boolq", 3270), ("ceval", 233)])
 def test_counts(real: dict[str, list[Sample]], task: str, count: int) -> None:
     samples = real[task]
@@ -82,12 +69,14 @@ def test_counts(real: dict[str, list[Sample]], task: str, count: int) -> None:
     assert all(s.task == task for s in samples)
 
 
+@pytest.mark.real_data
 def test_gold_distribution(real: dict[str, list[Sample]]) -> None:
     assert Counter(s.gold for s in real["boolq"]) == {"A": 2033, "B": 1237}
     assert {s.gold for s in real["ceval"]} == {"A", "B", "C", "D"}
     assert all(s.gold and "," not in s.gold for s in real["gsm8k"])
 
 
+@pytest.mark.real_data
 def test_ceval_subjects_in_order(real: dict[str, list[Sample]]) -> None:
     subsets = [s.subset for s in real["ceval"]]
     assert Counter(subsets) == CEVAL_COUNTS
@@ -96,23 +85,28 @@ def test_ceval_subjects_in_order(real: dict[str, list[Sample]]) -> None:
     assert all(s.subset is None for s in real["gsm8k"] + real["boolq"])
 
 
-def test_ids_are_stable(real: dict[str, list[Sample]], data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_ids_are_stable(real: dict[str, list[Sample]], real_data_dir: Path) -> None:
     assert [s.id for s in real["gsm8k"]] == [f"gsm8k/{i}" for i in range(1319)]
-    idx = [row["idx"] for row in jsonl_rows(data_dir / "boolq/validation.jsonl")]
+    idx = [row["idx"] for row in jsonl_rows(real_data_dir / "boolq/validation.jsonl")]
     assert [s.id for s in real["boolq"]] == [f"boolq/{i}" for i in idx]
     expected = [f"ceval/{subject}/{i}" for subject, n in CEVAL_COUNTS.items() for i in range(n)]
     assert [s.id for s in real["ceval"]] == expected
     # A second load gives the same samples, messages included.
-    assert load_samples("ceval", data_dir) == real["ceval"]
+    assert load_samples("ceval", real_data_dir) == real["ceval"]
 
 
-def test_gsm8k_first_prompt_is_byte_exact(real: dict[str, list[Sample]], data_dir: Path) -> None:
+@pytest.mark.real_data
+def test_gsm8k_first_prompt_is_byte_exact(
+    real: dict[str, list[Sample]], real_data_dir: Path
+) -> None:
     sample = real["gsm8k"][0]
     assert sample.id == "gsm8k/0"
     assert sample.gold == "18"
     assert len(sample.messages) == 9
     assert [m["role"] for m in sample.messages] == ["user", "assistant"] * 4 + ["user"]
-    shared = json.loads((data_dir / "prompts/aisbench_prompts.json").read_text(encoding="utf-8"))
+    prompts = real_data_dir / "prompts/aisbench_prompts.json"
+    shared = json.loads(prompts.read_text(encoding="utf-8"))
     assert list(sample.messages[:8]) == shared["gsm8k_4shot_cot_chat"]["exemplars"]
     assert sample.messages[0]["content"].startswith("Question: Angelo and Melanie want to plan")
     assert sample.messages[0]["content"].endswith(SUFFIX)
@@ -132,14 +126,16 @@ def test_gsm8k_first_prompt_is_byte_exact(real: dict[str, list[Sample]], data_di
     }
 
 
+@pytest.mark.real_data
 def test_gsm8k_gold_drops_thousands_separators(real: dict[str, list[Sample]]) -> None:
     # test.jsonl line 147 ends "#### 2,125"; line 612 ends "#### 1,450,000".
     assert real["gsm8k"][146].gold == "2125"
     assert real["gsm8k"][611].gold == "1450000"
 
 
-def test_boolq_prompt_is_byte_exact(real: dict[str, list[Sample]], data_dir: Path) -> None:
-    with (data_dir / "boolq/validation.jsonl").open(encoding="utf-8") as file:
+@pytest.mark.real_data
+def test_boolq_prompt_is_byte_exact(real: dict[str, list[Sample]], real_data_dir: Path) -> None:
+    with (real_data_dir / "boolq/validation.jsonl").open(encoding="utf-8") as file:
         row = json.loads(file.readline())
     sample = real["boolq"][0]
     assert sample.id == "boolq/0"
@@ -154,8 +150,9 @@ def test_boolq_prompt_is_byte_exact(real: dict[str, list[Sample]], data_dir: Pat
     assert sample.messages[0]["content"].startswith("Ethanol fuel -- All biomass goes through")
 
 
-def test_ceval_prompt_is_byte_exact(real: dict[str, list[Sample]], data_dir: Path) -> None:
-    with (data_dir / "ceval/val/law_val.csv").open(encoding="utf-8", newline="") as file:
+@pytest.mark.real_data
+def test_ceval_prompt_is_byte_exact(real: dict[str, list[Sample]], real_data_dir: Path) -> None:
+    with (real_data_dir / "ceval/val/law_val.csv").open(encoding="utf-8", newline="") as file:
         row = next(csv.DictReader(file))
     sample = next(s for s in real["ceval"] if s.id == "ceval/law/0")
     content = CEVAL_HEADER_ZH.format(subject_zh="法学") + (
@@ -173,9 +170,35 @@ def test_ceval_prompt_is_byte_exact(real: dict[str, list[Sample]], data_dir: Pat
 # --- bad input ---------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def fixture_samples(data_dir: Path) -> dict[str, list[Sample]]:
+    return {task: load_samples(task, data_dir) for task in TASKS}
+
+
+def test_samples_follow_the_rows(data_dir: Path, fixture_samples: dict[str, list[Sample]]) -> None:
+    """Ids, golds and subjects as the fixture rows give them, read without thinkeval."""
+    gsm8k = jsonl_rows(data_dir / "gsm8k/test.jsonl")
+    finals = [row["answer"].rsplit("####", 1)[1].strip() for row in gsm8k]
+    assert any("," in final for final in finals)  # thousands separators are dropped
+    assert [(s.id, s.gold) for s in fixture_samples["gsm8k"]] == [
+        (f"gsm8k/{i}", final.replace(",", "")) for i, final in enumerate(finals)
+    ]
+    boolq = jsonl_rows(data_dir / "boolq/validation.jsonl")
+    assert [(s.id, s.gold) for s in fixture_samples["boolq"]] == [
+        (f"boolq/{row['idx']}", "A" if row["label"] == "true" else "B") for row in boolq
+    ]
+    ceval = []
+    for subject in CEVAL_SUBJECTS:  # contiguous blocks in the fixed subject order
+        path = data_dir / f"ceval/val/{subject}_val.csv"
+        with path.open(encoding="utf-8", newline="") as file:
+            rows = list(csv.DictReader(file))
+        ceval += [(f"ceval/{subject}/{row['id']}", row["answer"], subject) for row in rows]
+    assert [(s.id, s.gold, s.subset) for s in fixture_samples["ceval"]] == ceval
+
+
 @pytest.fixture
 def copy_dir(data_dir: Path, tmp_path: Path) -> Path:
-    """A copy of the real files the tasks read, for a test to break."""
+    """A copy of the fixture files the tasks read, for a test to break."""
     copy = tmp_path / "data"
     for relative in ("gsm8k/test.jsonl", "boolq/validation.jsonl"):
         (copy / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -245,11 +268,13 @@ def test_unknown_boolq_label(copy_dir: Path) -> None:
     assert f"{path} line 10: unknown label 'maybe'" in error_for("boolq", copy_dir)
 
 
-def test_boolq_accepts_json_booleans(copy_dir: Path, real: dict[str, list[Sample]]) -> None:
+def test_boolq_accepts_json_booleans(
+    copy_dir: Path, fixture_samples: dict[str, list[Sample]]
+) -> None:
     path = copy_dir / "boolq/validation.jsonl"
     lines = [json.dumps({**row, "label": row["label"] == "true"}) for row in jsonl_rows(path)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert load_samples("boolq", copy_dir) == real["boolq"]
+    assert load_samples("boolq", copy_dir) == fixture_samples["boolq"]
 
 
 def test_duplicate_boolq_id(copy_dir: Path) -> None:
@@ -307,18 +332,20 @@ def test_missing_data_dir(tmp_path: Path) -> None:
     assert "does not exist" in error_for("gsm8k", tmp_path / "nowhere")
 
 
-def test_byte_order_mark_is_ignored(copy_dir: Path, real: dict[str, list[Sample]]) -> None:
+def test_byte_order_mark_is_ignored(
+    copy_dir: Path, fixture_samples: dict[str, list[Sample]]
+) -> None:
     for relative in ("gsm8k/test.jsonl", *(f"ceval/val/{s}_val.csv" for s in CEVAL_SUBJECTS)):
         path = copy_dir / relative
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-    assert load_samples("gsm8k", copy_dir) == real["gsm8k"]
-    assert load_samples("ceval", copy_dir) == real["ceval"]
+    assert load_samples("gsm8k", copy_dir) == fixture_samples["gsm8k"]
+    assert load_samples("ceval", copy_dir) == fixture_samples["ceval"]
 
 
 def test_invalid_utf8_names_the_line(copy_dir: Path) -> None:
     path = copy_dir / "gsm8k/test.jsonl"
     lines = path.read_bytes().split(b"\n")
-    lines[2] = lines[2].replace(b"Josh", b"Jo\xffsh")
+    lines[2] = lines[2].replace(b"question", b"ques\xfftion", 1)
     path.write_bytes(b"\n".join(lines))
     assert f"{path} line 3: not valid UTF-8" in error_for("gsm8k", copy_dir)
 

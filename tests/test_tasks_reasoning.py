@@ -1,4 +1,5 @@
-"""The reasoning benchmarks: aime24, aime25 and math500 from the real local copies and the hub."""
+"""The reasoning benchmarks: aime24, aime25 and math500 from local copies (the fixture data, and the
+real data for the tests marked `real_data`) and the hub."""
 
 from __future__ import annotations
 
@@ -24,24 +25,36 @@ SHA256 = {
 
 
 def _rows(data_dir: Path, file: str) -> list[dict[str, Any]]:
-    path = data_dir / file
+    return [json.loads(line) for line in (data_dir / file).read_text("utf-8").splitlines()]
+
+
+def _real_rows(real_data_dir: Path, file: str) -> list[dict[str, Any]]:
+    path = real_data_dir / file
     assert hashlib.sha256(path.read_bytes()).hexdigest() == SHA256[file]
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return _rows(real_data_dir, file)
 
 
-@pytest.mark.parametrize(("task", "count"), [("aime24", 30), ("aime25", 30), ("math500", 500)])
-def test_spec_defaults(task: str, count: int, data_dir: Path) -> None:
+@pytest.mark.parametrize("task", ["aime24", "aime25", "math500"])
+def test_spec_defaults(task: str, data_dir: Path) -> None:
     spec = get_task(task)
     assert (spec.suite, spec.answer.name, spec.sim_flavour) == ("math", "math", "math")
     assert spec.lenient == ("math" if task == "math500" else "aime")  # AISBench's post-processors
     assert spec.budgets == (16384, 32768)
     assert dict(spec.generation) == {"temperature": 0.6, "top_p": 0.95}
     assert "DeepSeek-R1" in spec.prompt_source
+    rows = _rows(data_dir, spec.files[0].local)
     samples = load_samples(task, data_dir)
-    assert len(samples) == count == len({s.id for s in samples})
-    for sample in samples:
+    assert len(samples) == len(rows) == len({s.id for s in samples})
+    for sample, row in zip(samples, rows, strict=True):
         (message,) = sample.messages
-        assert message["role"] == "user" and message["content"].endswith(INSTRUCTION)
+        assert message == {"role": "user", "content": row["problem"] + INSTRUCTION}
+
+
+@pytest.mark.real_data
+@pytest.mark.parametrize(("task", "count"), [("aime24", 30), ("aime25", 30), ("math500", 500)])
+def test_real_counts(task: str, count: int, real_data_dir: Path) -> None:
+    samples = load_samples(task, real_data_dir)
+    assert len(samples) == count == len({s.id for s in samples})
 
 
 def test_aime_golds_and_ids_are_kept_as_written(data_dir: Path) -> None:
@@ -49,9 +62,22 @@ def test_aime_golds_and_ids_are_kept_as_written(data_dir: Path) -> None:
     samples = load_samples("aime24", data_dir)
     assert [s.id for s in samples] == [f"aime24/{row['id']}" for row in rows]
     assert [s.gold for s in samples] == [row["answer"] for row in rows]
-    assert "025" in [s.gold for s in samples]  # a string, leading zero kept
-    assert samples[0].messages[0]["content"] == rows[0]["problem"] + INSTRUCTION
+    assert any(s.gold.startswith("0") for s in samples)  # a string, leading zero kept
+    aime25_rows = _rows(data_dir, "aime25/test.jsonl")
     aime25 = load_samples("aime25", data_dir)
+    assert [s.id for s in aime25] == [f"aime25/{i}" for i in range(len(aime25_rows))]
+    assert [s.gold for s in aime25] == [row["answer"] for row in aime25_rows]
+
+
+@pytest.mark.real_data
+def test_real_aime_golds_and_ids(real_data_dir: Path) -> None:
+    rows = _real_rows(real_data_dir, "aime24/test.jsonl")
+    samples = load_samples("aime24", real_data_dir)
+    assert [s.id for s in samples] == [f"aime24/{row['id']}" for row in rows]
+    assert [s.gold for s in samples] == [row["answer"] for row in rows]
+    assert "025" in [s.gold for s in samples]
+    assert samples[0].messages[0]["content"] == rows[0]["problem"] + INSTRUCTION
+    aime25 = load_samples("aime25", real_data_dir)
     assert [s.id for s in aime25[:2]] == ["aime25/0", "aime25/1"]
     assert [s.gold for s in aime25[:3]] == ["70", "588", "16"]  # AIME 2025 I, 1-3
     assert aime25[15].gold == "468"  # II-1
@@ -60,6 +86,16 @@ def test_aime_golds_and_ids_are_kept_as_written(data_dir: Path) -> None:
 def test_math500_ids_subjects_and_latex_golds(data_dir: Path) -> None:
     rows = _rows(data_dir, "math500/test.jsonl")
     samples = load_samples("math500", data_dir)
+    ids = [row["unique_id"].removeprefix("test/").removesuffix(".json") for row in rows]
+    assert [s.id for s in samples] == [f"math500/{i}" for i in ids]
+    assert [s.gold for s in samples] == [row["answer"] for row in rows]
+    assert [s.subset for s in samples] == [row["subject"] for row in rows]
+
+
+@pytest.mark.real_data
+def test_real_math500_ids_subjects_and_latex_golds(real_data_dir: Path) -> None:
+    rows = _real_rows(real_data_dir, "math500/test.jsonl")
+    samples = load_samples("math500", real_data_dir)
     assert samples[0].id == "math500/precalculus/807"
     assert samples[0].gold == "\\left( 3, \\frac{\\pi}{2} \\right)"
     assert [s.gold for s in samples] == [row["answer"] for row in rows]

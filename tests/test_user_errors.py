@@ -87,7 +87,7 @@ def test_ctrl_c_stops_with_one_line(tmp_path: Path, sim) -> None:
     run_dir = tmp_path / "out"
     process = subprocess.Popen(
         [sys.executable, "-m", "thinkeval", "run", "--base-url", server.base_url, "--tasks",
-         "gsm8k", "--limit", "200", "--concurrency", "4", "--output", str(run_dir)],
+         "gsm8k", "--limit", "100", "--concurrency", "4", "--output", str(run_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
     )
     journal = run_dir / "journal" / "main.jsonl"

@@ -7,7 +7,7 @@ from pathlib import Path
 from thinkeval.records import Attempt, Usage
 from thinkeval.run.journal import Journal
 from thinkeval_bench.serverbound import ClientResult, ModeResult, longest_chain_s, sim_flags
-from thinkeval_bench.serverbound_cli import END, START, keep_sections, put_section, render_section
+from thinkeval_bench.serverbound_cli import END, START, render_section
 
 
 def mode(name: str, wall: float) -> ModeResult:
@@ -50,14 +50,3 @@ def test_the_section_says_whether_the_targets_are_met() -> None:
     assert "| model-by-model | 3000 | 90.0 |" in section and "**2.86**" in section
     assert "all models at once: **met** (1.05)" in section
     assert "**0.10 ms** (target ≤ 1 ms: met)" in section and "+2%" in section
-
-
-def test_the_section_replaces_its_old_self_and_survives_a_render(tmp_path: Path) -> None:
-    page = tmp_path / "RESULTS.md"
-    page.write_text("# Results\n\nother numbers\n", "utf-8")
-    put_section(page, f"{START}\nfirst\n{END}\n")
-    put_section(page, f"{START}\nsecond\n{END}\n")
-    text = page.read_text("utf-8")
-    assert text.count(START) == 1 and "second" in text and "other numbers" in text
-    rendered = keep_sections(text, "# Results\n\nnew numbers\n")
-    assert "new numbers" in rendered and "second" in rendered and "other numbers" not in rendered

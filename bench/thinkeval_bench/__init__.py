@@ -12,6 +12,8 @@ Modules, in the order a run uses them:
 * `execute`: one run, a harness against a fresh simulator.
 * `results`: what a run measured, and the results file (save, load).
 * `figures`, `verdicts`, `render`: the arithmetic, targets and checks, and `RESULTS.md`.
+* `sections`: the parts of `RESULTS.md` that `server_bound.py` (`serverbound`, `serverbound_cli`)
+  and `math_bench.py` (`maths`) own, which a re-render keeps.
 
 `bench/` is not an installed package: `run_bench.py` puts `bench/` on `sys.path`, and pytest
 does the same through `pythonpath` in `pyproject.toml`.

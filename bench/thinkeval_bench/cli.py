@@ -44,7 +44,7 @@ from thinkeval_bench.plan import SCENARIOS, plan_runs, run_timeout, write_data
 from thinkeval_bench.render import render_report
 from thinkeval_bench.results import BenchRecord, load_record, save_record, this_machine
 from thinkeval_bench.runenv import take_snapshot, thinkeval_location, thinkeval_version
-from thinkeval_bench.serverbound_cli import keep_sections
+from thinkeval_bench.sections import keep_sections
 from thinkeval_bench.workload import SIZES_100K, gsm8k_source, write_prompt
 
 
@@ -235,7 +235,7 @@ def _run(args: argparse.Namespace, harnesses: list[str], scenarios: list[str], c
 
 
 def _write_page(out: Path, page: str) -> None:
-    """Write RESULTS.md, keeping the section `server_bound.py` put there."""
+    """Write RESULTS.md, keeping the sections `server_bound.py` and `math_bench.py` put there."""
     old = out.read_text(encoding="utf-8") if out.exists() else ""
     out.write_text(keep_sections(old, page), encoding="utf-8")
 

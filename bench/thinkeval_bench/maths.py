@@ -30,6 +30,7 @@ from unittest import mock
 
 from thinkeval_bench.measure import run_measured
 from thinkeval_bench.runenv import thinkeval_env
+from thinkeval_bench.sections import MARKERS
 from thinkeval_bench.simulator import Simulator
 
 TICK_S = 0.005
@@ -278,6 +279,7 @@ def render(scoring: dict[str, Any], runs: list[RunFigures]) -> str:
     math, number, trip = scoring["math"], scoring["number"], scoring["pool_round_trip"]
     lines = [
         "scoring time per reply (ms), one process, caches cleared per reply",
+        "",
         "| kind | replies | median | p90 | p99 | max |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
@@ -296,6 +298,7 @@ def render(scoring: dict[str, Any], runs: list[RunFigures]) -> str:
     lines += [
         "",
         "runs against the simulator (zero latency, concurrency 64)",
+        "",
         "| run | requests | wall s | CPU s (tree) | of which the run | loop lag max / p99 ms | "
         "loop busy max ms | summary s |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -322,3 +325,38 @@ def render(scoring: dict[str, Any], runs: list[RunFigures]) -> str:
         f"summary): math {math_asking:.2f} ms, gsm8k {gsm_asking:.2f} ms"
     )
     return "\n".join(lines)
+
+
+LOOP_BUSY_TARGET_MS = 50.0
+PER_REQUEST_TARGET_MS = 1.0
+
+
+def results_section(
+    scoring: dict[str, Any], runs: list[RunFigures], *, command: str, when: str, settings: str
+) -> str:
+    """The math section of RESULTS.md, between its markers, with the two targets judged: CPU
+    per request of a run with math scoring while requests run, and the event loop's longest
+    hold-up by work."""
+    start, end = MARKERS["math"]
+    by = {run.name: run for run in runs}
+    asking = per_request_ms(by["math-74"], by["math-740"], "asking_cpu_s")
+    busy = max(by["math-74"].max_busy_ms, by["math-740"].max_busy_ms)
+
+    def met(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    return "\n".join([
+        start,
+        "## Math scoring: per reply, and per request of a run",
+        "",
+        f"Measured {when} with `{command}`. {settings} What each figure means: "
+        "[docs/benchmarks.md](../docs/benchmarks.md#math-scoring-benchmath_benchpy).",
+        "",
+        render(scoring, runs),
+        "",
+        f"Target CPU per request ≤ {PER_REQUEST_TARGET_MS:g} ms with math scoring (the run's own "
+        f"process while requests run): **{met(asking <= PER_REQUEST_TARGET_MS)}** "
+        f"({asking:.2f} ms). Target event loop never held up by work for more than "
+        f"{LOOP_BUSY_TARGET_MS:g} ms: **{met(busy <= LOOP_BUSY_TARGET_MS)}** ({busy:.1f} ms).",
+        end,
+    ]) + "\n"

@@ -20,6 +20,7 @@ from thinkeval_bench import BENCH_DIR, REPO
 from thinkeval_bench.measure import set_subreaper, stop_all, stop_all_on_signals
 from thinkeval_bench.results import this_machine
 from thinkeval_bench.runenv import take_snapshot, thinkeval_version
+from thinkeval_bench.sections import MARKERS, put_section
 from thinkeval_bench.serverbound import (
     CLIENT_LATENCY_S,
     MODELS,
@@ -31,8 +32,7 @@ from thinkeval_bench.serverbound import (
     run_mode,
 )
 
-START = "<!-- server-bound:start -->"
-END = "<!-- server-bound:end -->"
+START, END = MARKERS["server-bound"]
 TARGET = 1.1
 
 
@@ -132,24 +132,6 @@ def render_section(
     return "\n".join(lines) + "\n"
 
 
-def keep_sections(old: str, new: str) -> str:
-    """`new`, with the server-bound section of `old` appended when `new` has none."""
-    if START in new or START not in old or END not in old:
-        return new
-    section = old[old.index(START) : old.index(END) + len(END)]
-    return new.rstrip("\n") + "\n\n" + section + "\n"
-
-
-def put_section(page: Path, section: str) -> None:
-    """Replace the section in `page` (or append it), leaving the rest of the page as it is."""
-    text = page.read_text("utf-8") if page.exists() else ""
-    if START in text and END in text:
-        text = text[: text.index(START)] + section.rstrip("\n") + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + section
-    page.write_text(text if text.endswith("\n") else text + "\n", "utf-8")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run both modes and the client runs; print and save the results; update the page."""
     args = _parser().parse_args(argv)
@@ -196,6 +178,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "modes": [asdict(m) | {"limit_s": m.limit_s, "ratio": m.ratio} for m in modes],
         "clients": [asdict(c) for c in clients], "settings": settings,
     }, indent=1), "utf-8")
-    put_section(Path(args.out), section)
+    put_section(Path(args.out), section, "server-bound")
     print(section)
     return 0

@@ -15,7 +15,8 @@ from thinkeval.records import Verdict
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds.base import Found
 from thinkeval.scoring.lenient import lenient_verdict
-from thinkeval.scoring.pool import ScoringPool, pooled_verdicts, verdict_pairs
+from thinkeval.scoring.pool import ScoringPool
+from thinkeval.scoring.pooled import pooled_verdicts, verdict_pairs
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.strict import strict_verdict
 
@@ -144,3 +145,56 @@ async def test_answers_the_kind_decides_quickly_never_reach_a_worker() -> None:
         assert slow.status == "correct"
     finally:
         idle.close()
+
+
+def _slow_echo(value: int, seconds: float) -> int:
+    time.sleep(seconds)
+    return value
+
+
+async def test_calls_on_a_busy_pool_wait_their_turn_and_all_get_their_own_answer() -> None:
+    # One worker, 40 calls at once: 39 wait for it on the event loop, not in threads.
+    busy = ScoringPool(workers=1, warm=None)
+    try:
+        results = await asyncio.gather(*(busy.acall(_slow_echo, i, 0.001) for i in range(40)))
+        assert results == list(range(40))
+        assert (busy.started, busy.replaced) == (1, 0)
+        assert not busy._waiters
+    finally:
+        busy.close()
+
+
+async def test_calls_waiting_on_a_worker_that_hangs_get_a_fresh_one() -> None:
+    busy = ScoringPool(workers=1, time_limit_s=1.0, warm=None)
+    try:
+        await busy.acall(_slow_echo, 0, 0)  # started
+        hung = asyncio.create_task(busy.acall(_slow_echo, -1, 60))
+        await asyncio.sleep(0.1)
+        waiting = [busy.acall(_slow_echo, i, 0) for i in range(3)]
+        *answers, late = await asyncio.gather(*waiting, hung)
+        assert answers == [0, 1, 2]
+        assert "no result within 1 s" in repr(late)
+        assert (busy.started, busy.replaced) == (2, 1)
+    finally:
+        busy.close()
+
+
+async def test_a_call_cancelled_while_it_waits_or_while_its_worker_starts_loses_no_worker() -> None:
+    busy = ScoringPool(workers=1, warm=None)
+    try:
+        starting = asyncio.create_task(busy.acall(_slow_echo, 1, 0))
+        await asyncio.sleep(0)  # the worker is starting in a thread
+        starting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await starting
+        first = asyncio.create_task(busy.acall(_slow_echo, 2, 0.3))
+        await asyncio.sleep(0.1)  # the worker is busy with `first` (or still starting)
+        waiting = asyncio.create_task(busy.acall(_slow_echo, 3, 0))
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        assert await first == 2
+        # Had either cancelled call kept the only worker, this would wait for ever.
+        assert await asyncio.wait_for(busy.acall(_slow_echo, 4, 0), 30) == 4
+        assert (busy.started, busy.replaced) == (1, 0)
+    finally:
+        busy.close()

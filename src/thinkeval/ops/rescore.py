@@ -96,7 +96,7 @@ def _pooled(
 ) -> dict[int, tuple[Verdict, Verdict]]:
     """The (strict, lenient) verdicts of the successful attempts at `refs`, scored in the
     workers."""
-    from thinkeval.scoring.pool import verdict_pairs
+    from thinkeval.scoring.pooled import verdict_pairs
 
     jobs, scored = [], []
     for ref in refs:

@@ -211,7 +211,7 @@ class _TaskReading:
     def rescore(self, spec: TaskSpec, entries: dict[str, CountedAttempts | None]) -> Rescored:
         """Score again, in parallel in the scoring workers, the replies of a pooled kind whose
         recorded verdicts are not current: a summary never runs symbolic maths inline."""
-        from thinkeval.scoring.pool import verdict_pairs
+        from thinkeval.scoring.pooled import verdict_pairs
 
         refs: list[int] = []
         jobs = []

@@ -186,7 +186,7 @@ def score_attempt(
     """Score one attempt with the recording scorers, applying the run-level rules once.
 
     `strict` and `lenient` are its verdicts when already computed (pooled kinds, scored in a
-    batch by `scoring.pool.verdict_pairs`)."""
+    batch by `scoring.pooled.verdict_pairs`)."""
     tokens = attempt.usage.completion_tokens
     if attempt.error is not None:
         return Scored(Outcome("error", False, tokens), None, None)
@@ -226,7 +226,7 @@ def outcome_of(
 
 def recorded_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
     """Whether `outcome_of` can reuse the attempt's recorded verdicts. Readers of many attempts
-    of a pooled kind score the others together first (`scoring.pool.verdict_pairs`) and pass
+    of a pooled kind score the others together first (`scoring.pooled.verdict_pairs`) and pass
     each result to `outcome_of`."""
     if attempt.error is not None:
         return True
@@ -248,7 +248,7 @@ def recorded_verdicts(
     """The verdicts of every recording scorer, as an attempt stores them.
 
     With `skip_pooled`, a pooled answer kind's task gets none: the caller gets them from the
-    scoring pool (`scoring.pool.pooled_verdicts`) instead of blocking here.
+    scoring pool (`scoring.pooled.pooled_verdicts`) instead of blocking here.
     """
     verdicts: dict[str, StoredVerdict] = {}
     if skip_pooled and spec.answer.pooled:

@@ -118,10 +118,15 @@ class ChoiceFinder:
 
     def __init__(self, letters: str, yes_no: bool = False) -> None:
         self.letters = letters
-        self._patterns = _compile(letters, yes_no)
+        self._yes_no = yes_no
+        # Compiled on first use: every task's kind is built when the registry loads, and a run
+        # of other tasks should not pay for these patterns at start-up.
+        self._patterns: _Patterns | None = None
 
     def find(self, text: str) -> tuple[str, str] | None:
         """`(letter, rule)` of the final choice in `text`, or None."""
+        if self._patterns is None:
+            self._patterns = _compile(self.letters, self._yes_no)
         for region in answer_regions(text):
             found = _find(region, self._patterns)
             if found is not None:

@@ -71,7 +71,15 @@ def extract_non_reasoning(text: str) -> str:
 
 
 def lenient_text(content: str | None, reasoning: str | None) -> str:
-    """The text AISBench's post-processors read for a reply."""
+    """The text AISBench's post-processors read for a reply.
+
+    >>> lenient_text("x</think> 18 ", "R"), lenient_text(" 18 ", "R<think>S")
+    ('18', 'R 18')
+    """
+    if content and reasoning and OPEN_THINK not in reasoning and OPEN_THINK not in content:
+        # The usual thinking reply: what follows the prediction's last </think>, found without
+        # copying a long reasoning into the prediction first.
+        return content.rsplit(CLOSE_THINK, 1)[-1].strip()
     return extract_non_reasoning(aisbench_prediction(content, reasoning))
 
 

@@ -35,7 +35,7 @@ def test_timings_and_the_rendered_ratios() -> None:
     assert "math / number, median: 4.0x; decided without Math-Verify: 75%" in text
     assert "math 2.00 ms (the run's own process 1.00 ms, scoring workers 1.00 ms)" in text
     assert "gsm8k 0.50 ms; math / gsm8k 4.0x" in text
-    assert "without start-up and the summary): math 0.90 ms, gsm8k 0.30 ms" in text
+    assert "the bench's ticker): math 0.90 ms, gsm8k 0.30 ms" in text
 
 
 def test_the_math_workload_sizes() -> None:

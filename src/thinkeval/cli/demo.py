@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-HELP = "run the full protocol on the real datasets against two simulated models"
 DESCRIPTION = textwrap.dedent(
     """\
     Start two simulated models (clearly labelled: not real LLMs) in the background and

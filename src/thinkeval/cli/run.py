@@ -19,7 +19,6 @@ from thinkeval.version import __version__
 
 EXIT_OK = 0
 EXIT_ERRORS_LEFT = 1  # the run finished but some requests failed: run again to retry them
-HELP = "evaluate a model: from flags (--base-url, --tasks) or a config file"
 DESCRIPTION = textwrap.dedent(
     """\
     Run the strict two-phase protocol: every sample once at its task's first budget; samples

@@ -137,7 +137,6 @@ class Dispatcher:
         """
         started_at = time.time()
         failure: RequestFailed | None = None
-        endpoint = self._choose()
         for attempt in range(self.config.max_retries + 1):
             if attempt:
                 await asyncio.sleep(self._backoff(attempt - 1, failure))  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ import math
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from thinkeval.records import Attempt, Phase, Sample
 from thinkeval.scoring.state import RETRY_STATES
@@ -87,8 +88,10 @@ class TaskEstimate:
             self.retries_seen += 1
             self.retry_tokens += self.budgets[1] if tokens is None else tokens
 
+    @cached_property
     def _prior(self) -> tuple[float, float, float]:
-        """(share cut off, mean fixed reply, mean retry reply) if lengths were exponential."""
+        """(share cut off, mean fixed reply, mean retry reply) if lengths were exponential: fixed
+        per estimate, and read for every fixed request."""
         first, second = self.budgets
         mean = max(self.reply_tokens, 1.0)
         cut = math.exp(-first / mean)
@@ -99,12 +102,12 @@ class TaskEstimate:
     @property
     def cut_share(self) -> float:
         """The expected share of fixed replies that are cut off (empty or unfinished)."""
-        prior = self._prior()[0]
+        prior = self._prior[0]
         return (prior * PRIOR_WEIGHT + self.cut_seen) / (PRIOR_WEIGHT + self.fixed_seen)
 
     def tail(self, slots: int) -> float:
         """The tokens this task's fixed work would leave after the rest if it came last."""
-        _, fixed, retry = self._prior()
+        _, fixed, retry = self._prior
         fixed = (fixed * PRIOR_WEIGHT + self.fixed_tokens) / (PRIOR_WEIGHT + self.fixed_seen)
         retry = (retry * PRIOR_WEIGHT + self.retry_tokens) / (PRIOR_WEIGHT + self.retries_seen)
         some_cut = 1.0 - (1.0 - self.cut_share) ** max(slots, 1)
@@ -158,7 +161,9 @@ class FixedWork:
         if self._early:
             return self._early.popleft()
         while self._streams:
-            task = max(self._streams, key=self._key)
+            # One task left (or only one ever): no estimate to compare.
+            streams = self._streams
+            task = next(iter(streams)) if len(streams) == 1 else max(streams, key=self._key)
             item = next(self._streams[task], None)
             if item is not None:
                 self._passed[task] = (item.repeat, item.offset)

@@ -19,7 +19,6 @@ from thinkeval.records import Status, Verdict
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.scoring.text import fold_width
 
-NAME = "judge"
 PROMPT_VERSION = "judge-1"
 # The first line of every judge prompt; the simulator recognises judge requests by it.
 PROMPT_TAG = f"[thinkeval {PROMPT_VERSION}]"

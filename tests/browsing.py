@@ -25,6 +25,7 @@ says it is simulated.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -165,6 +166,14 @@ def settle(page: Page) -> str:
     evaluation that polling `wait_for_function` needs."""
     page.locator("#sample-list:not([aria-busy])").wait_for(state="attached")
     return count_text(page)
+
+
+def settle_on(page: Page, count: str | re.Pattern[str]) -> str:
+    """`settle` after a link changed the address: the browser commits a new #hash before it
+    tells the page, so first wait for the count line the new view shows (else the old list,
+    not busy yet, would be read)."""
+    page.locator("#sample-count", has_text=count).wait_for()
+    return settle(page)
 
 
 def card_ids(page: Page) -> list[str]:

@@ -17,7 +17,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from browsing import browser, card_ids, file_or_served, open_samples, settle, viewing
+from browsing import (
+    browser,
+    card_ids,
+    file_or_served,
+    open_samples,
+    settle,
+    settle_on,
+    viewing,
+)
 from reported_runs import DEMO_MODELS, HOSTILE_ANSWER, QUESTIONS, K, demo, hostile_reply, judged
 from test_report_browser import choose, matches
 from thinkeval.report import Report, build_report, render_html
@@ -103,7 +111,9 @@ def test_pairs_over_questions_open_side_by_side(browser: Browser, url: str, repo
     page = open_samples(browser, url, width=1000)
     page.locator("#pairs a[href*='task=aime25'][href*='phase=fixed'][href*='disc=a']").click()
     page.wait_for_url(lambda address: "disc=a" in address)
-    assert settle(page).startswith(f"{row.a_more} samples answered by both where {A} is right")
+    assert settle_on(page, f"{A} is right").startswith(
+        f"{row.a_more} samples answered by both where {A} is right"
+    )
     assert card_ids(page) == row.a_more_ids
     for card in page.locator("#sample-list article").all():
         assert card.locator(".side").count() == 2

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from thinkeval.client.limits import EndpointLimits
 from thinkeval.config import load_config, parse_config
 from thinkeval.errors import ConfigError
 from thinkeval.urls import redact_url
@@ -148,6 +149,15 @@ def test_credentials_in_urls_are_redacted() -> None:
     config = parse_config(minimal(models=[{"name": "m", "base_url": url}]))
     assert "hunter2" not in str(config.public_dict())
     assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+
+
+def test_key_like_query_parameters_are_redacted_everywhere_a_url_is_shown() -> None:
+    url = "https://gw.example/v1?api_key=s3cret&deployment=a"
+    assert redact_url(url) == "https://gw.example/v1?api_key=%2A%2A%2A&deployment=a"
+    config = parse_config(minimal(models=[{"name": "m", "base_url": url}]))
+    assert "s3cret" not in str(config.public_dict())
+    # The redacted URL still names the same server (shared in-flight caps are keyed by it).
+    assert EndpointLimits({url: 4}).semaphore(redact_url(url)) is not None
 
 
 def test_every_problem_the_types_allow_is_listed_at_once(tmp_path: Path) -> None:

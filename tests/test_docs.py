@@ -43,7 +43,7 @@ import pytest
         "thinkeval.run.selection",
         "thinkeval.run.shard",
         "thinkeval.ui.tables",
-        "thinkeval.report._context",
+        "thinkeval.urls",
         "thinkeval.report._format",
         "thinkeval.report._markdown",
         "thinkeval.report._samples",

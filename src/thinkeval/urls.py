@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
+import re
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+# Query parameters whose values are secrets (`?api_key=...`, `?sig=...`), by name.
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|auth|sig|credential", re.IGNORECASE)
 
 
 def redact_url(url: str) -> str:
-    """Return `url` with any user:password part replaced by `***`, for display and files."""
+    """`url` for display and files: a user:password part becomes `***`, and so does the value
+    of every key-like query parameter.
+
+    >>> redact_url("https://user:pw@host/v1?api_key=abc&x=1")
+    'https://***@host/v1?api_key=%2A%2A%2A&x=1'
+    """
     parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, f"***@{host}", parts.path, parts.query, parts.fragment))
+    if parts.username is not None or parts.password is not None:
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+        parts = parts._replace(netloc=f"***@{host}")
+    if parts.query and _SECRET_PARAM.search(parts.query):
+        query = [
+            (name, "***" if _SECRET_PARAM.search(name) else value)
+            for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        ]
+        parts = parts._replace(query=urlencode(query))
+    return urlunsplit(parts)
 
 
 def url_problem(url: str) -> str | None:
@@ -40,11 +55,12 @@ def url_problem(url: str) -> str | None:
 
 def endpoint_key(base_url: str) -> str:
     """The form two spellings of one base URL share: scheme and host lower-cased, no trailing
-    slash.
+    slash; credentials and query left out (they never name the server, and a redacted URL
+    must name the same one).
 
-    >>> endpoint_key("HTTP://GPU-1:8000/v1/")
-    'http://gpu-1:8000/v1'
+    >>> endpoint_key("HTTP://GPU-1:8000/v1/"), endpoint_key("http://u:p@gpu-1:8000/v1?key=k")
+    ('http://gpu-1:8000/v1', 'http://gpu-1:8000/v1')
     """
     parts = urlsplit(base_url.strip())
-    netloc = parts.netloc.rpartition("@")[2].lower()  # credentials never name the server
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), parts.query, ""))
+    netloc = parts.netloc.rpartition("@")[2].lower()
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))

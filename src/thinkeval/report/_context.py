@@ -9,11 +9,9 @@ of query parameters that look like keys.
 from __future__ import annotations
 
 import hashlib
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from thinkeval.config import ModelConfig
 from thinkeval.errors import JournalError
@@ -28,24 +26,6 @@ from thinkeval.urls import redact_url
 UNKNOWN = "unknown"
 # The card field `thinkeval sim` adds to its /v1/models card: the model is simulated.
 SIMULATED_FIELD = "thinkeval_simulated"
-_SECRET_PARAM = re.compile(r"key|token|secret|passw|auth|sig|credential", re.IGNORECASE)
-
-
-def redact(url: str) -> str:
-    """`url` without credentials: no user:password, and `***` for key-like query values.
-
-    >>> redact("https://user:pw@host/v1?api_key=abc&x=1")
-    'https://***@host/v1?api_key=%2A%2A%2A&x=1'
-    """
-    url = redact_url(url)
-    parts = urlsplit(url)
-    if not parts.query:
-        return url
-    query = [
-        (name, "***" if _SECRET_PARAM.search(name) else value)
-        for name, value in parse_qsl(parts.query, keep_blank_values=True)
-    ]
-    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def _redacted(value: Any) -> Any:
@@ -55,7 +35,7 @@ def _redacted(value: Any) -> Any:
     if isinstance(value, list):
         return [_redacted(item) for item in value]
     if isinstance(value, str) and value.startswith(("http://", "https://")):
-        return redact(value)
+        return redact_url(value)
     return value
 
 
@@ -89,7 +69,7 @@ def _model(run: RunData, model: ModelConfig) -> ModelContext:
     return ModelContext(
         model=model.name,
         served_as=model.served_model,
-        endpoints=[redact(url) for url in model.base_urls],
+        endpoints=[redact_url(url) for url in model.base_urls],
         generation=dict(model.generation),
         settings=settings,
         card=card,

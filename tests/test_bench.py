@@ -341,4 +341,6 @@ def test_revision_comparison_reports_medians_and_ratios(tmp_path: Path) -> None:
     table = render([old, new], 1000, 100_000, 3)
     assert "| CPU s per 1000 requests (zero latency, 64 in flight) | 2.00 | 3.00 | 1.50 |" in table
     assert "| peak RSS MiB, memory run | 2 | 3 | 1.50 |" in table
+    assert "| HTTP layer alone: CPU s per 1000 requests | 2.00 | 3.00 | 1.50 |" in table
+    assert "| the rest (run - HTTP layer): start-up CPU s | 2.00 | 3.00 | 1.50 |" in table
     assert table.startswith("3 interleaved rounds; 1000 GSM8K rows; memory run 100000 rows.")

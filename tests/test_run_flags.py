@@ -19,9 +19,9 @@ from thinkeval.run.from_flags import (
     choose_model,
     parse_budgets,
     parse_generation,
-    split_list,
 )
 from thinkeval.run.journal import iter_attempts
+from thinkeval.run.selection import split_list
 
 
 def completed(base_url: str) -> int:

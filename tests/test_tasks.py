@@ -3,9 +3,12 @@ copies of the fixture data."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -427,3 +430,44 @@ def test_row_conversion_needs_no_files() -> None:
     assert (sample.id, sample.gold, sample.subset) == ("boolq/9", "A", None)
     with pytest.raises(DatasetError, match="mem: missing field 'passage'"):
         boolq_sample(Row({"question": "q", "idx": 9, "label": True}, 0, "mem"))
+
+
+def _loaded_after(code: str) -> list[str]:
+    """The task, kind and maths modules a fresh interpreter holds after running `code`."""
+    probe = (
+        f"import sys; {code}; print(sorted(m for m in sys.modules if m.startswith(("
+        "'thinkeval.tasks.builtin.', 'thinkeval.scoring.kinds.', 'thinkeval.scoring.lenient_math',"
+        " 'math_verify'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return ast.literal_eval(out.stdout.strip())
+
+
+def test_a_task_loads_only_its_own_module_and_answer_kind() -> None:
+    # A GSM8K run compiles no maths patterns and imports no other benchmark's spec.
+    code = "import thinkeval; thinkeval.score('gsm8k', 'The answer is 18', 'stop', gold='18')"
+    assert _loaded_after(code) == [
+        "thinkeval.scoring.kinds.base",
+        "thinkeval.scoring.kinds.number",
+        "thinkeval.tasks.builtin.gsm8k",
+    ]
+    code = "from thinkeval.tasks import get_task; get_task('aime25').answer.find('\\\\boxed{7}')"
+    loaded = _loaded_after(code)
+    assert "thinkeval.tasks.builtin.aime25" in loaded
+    assert "thinkeval.tasks.builtin.gsm8k" not in loaded
+    assert "thinkeval.scoring.kinds.math" in loaded
+
+
+def test_listing_tasks_finds_every_builtin_module() -> None:
+    from thinkeval.scoring.kinds import KINDS, make_kind
+    from thinkeval.tasks.registry import find_task, task_names
+
+    assert task_names() == ["aime24", "aime25", "boolq", "ceval", "gsm8k", "math500"]
+    assert find_task("gsm8k") is find_task("gsm8k")  # one spec object, however it was found
+    assert find_task("nope") is None and find_task("../gsm8k") is None
+    built = {name: type(make_kind(name, **({"pattern": "x"} if name == "regex" else {})))
+             for name in KINDS}
+    assert {name: cls.__name__ for name, cls in built.items()} == {
+        "number": "NumberKind", "choice": "ChoiceKind", "boolean": "BooleanKind",
+        "exact": "ExactKind", "regex": "RegexKind", "math": "MathKind",
+    }

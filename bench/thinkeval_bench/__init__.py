@@ -14,6 +14,8 @@ Modules, in the order a run uses them:
 * `figures`, `verdicts`, `render`: the arithmetic, targets and checks, and `RESULTS.md`.
 * `sections`: the parts of `RESULTS.md` that `server_bound.py` (`serverbound`, `serverbound_cli`)
   and `math_bench.py` (`maths`) own, which a re-render keeps.
+* `revisions`, `http_layer`: `compare_revisions.py`, two revisions of thinkeval side by side,
+  whole runs and their HTTP layer alone.
 
 `bench/` is not an installed package: `run_bench.py` puts `bench/` on `sys.path`, and pytest
 does the same through `pythonpath` in `pyproject.toml`.

@@ -30,6 +30,8 @@ from thinkeval_bench.runenv import base_env, take_snapshot
 from thinkeval_bench.simulator import Simulator
 from thinkeval_bench.workload import MAX_TOKENS, MODEL, write_first_rows, write_synthetic
 
+HTTP_LAYER = Path(__file__).resolve().parent / "http_layer.py"
+
 CONFIG = """\
 run: compare
 data_dir: {data_dir}
@@ -86,18 +88,49 @@ def one_run(
         config = work / "run.yaml"
         config.write_text(
             CONFIG.format(
-                data_dir=data_dir, budget=MAX_TOKENS, limit=limit, model=MODEL,
+                data_dir=data_dir,
+                budget=MAX_TOKENS,
+                limit=limit,
+                model=MODEL,
                 base_url=sim.base_url,
             )
         )
         env = dict(base_env(), PYTHONPATH=str(revision.path))
         argv = [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(work / "r")]
-        usage = run_measured(
-            argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=1800.0
-        )
+        usage = run_measured(argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=1800.0)
     finally:
         sim.stop()
     return usage.cpu_s, usage.wall_s, usage.peak_rss_mb, usage.exit_code or 0
+
+
+def http_layer_run(
+    revision: Revision, rows: Path, requests: int, work: Path, seed: int
+) -> tuple[float, float]:
+    """The revision's HTTP layer alone sending `requests` of `rows`; (CPU s, peak RSS MiB)."""
+    work.mkdir(parents=True, exist_ok=True)
+    sim = Simulator(
+        seed=seed, latency_s=0.0, data_dir=rows.parent.parent, log_path=work / "sim.log"
+    )
+    sim.start()
+    try:
+        env = dict(base_env(), PYTHONPATH=str(revision.path))
+        argv = [
+            sys.executable,
+            str(HTTP_LAYER),
+            "--url",
+            sim.base_url,
+            "--rows",
+            str(rows),
+            "--requests",
+            str(requests),
+            "--model",
+            MODEL,
+        ]
+        usage = run_measured(argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=600.0)
+    finally:
+        sim.stop()
+    _check(usage.exit_code or 0, revision, work)
+    return usage.cpu_s, usage.peak_rss_mb
 
 
 def compare(
@@ -133,11 +166,17 @@ def compare(
             cpu20, _, _, code = one_run(revision, data, 20, work / f"start-{tag}", seed)
             _check(code, revision, work / f"start-{tag}")
             revision.add("startup_cpu", cpu20)
-            _, _, rss, code = one_run(
-                revision, synthetic, memory_rows, work / f"mem-{tag}", seed
-            )
+            layer, layer_rss = http_layer_run(revision, rows, requests, work / f"http-{tag}", seed)
+            layer20, _ = http_layer_run(revision, rows, 20, work / f"http20-{tag}", seed)
+            revision.add("http_cpu_per_1000", layer * 1000 / requests)
+            revision.add("http_startup_cpu", layer20)
+            revision.add("http_rss", layer_rss)
+            revision.add("rest_cpu_per_1000", (cpu - layer) * 1000 / requests)
+            revision.add("rest_startup_cpu", cpu20 - layer20)
+            _, _, rss, code = one_run(revision, synthetic, memory_rows, work / f"mem-{tag}", seed)
             _check(code, revision, work / f"mem-{tag}")
             revision.add("peak_rss", rss)
+            revision.add("rest_rss", rss - layer_rss)
             log(f"round {round_no + 1}/{rounds} {revision.name}: done")
     return [old, new]
 
@@ -153,6 +192,12 @@ MEASURES = (
     ("startup_cpu", "start-up: CPU s of a 20-request run", 2),
     ("wall", "wall s of the zero-latency run", 2),
     ("peak_rss", "peak RSS MiB, memory run", 0),
+    ("http_cpu_per_1000", "HTTP layer alone: CPU s per 1000 requests", 2),
+    ("http_startup_cpu", "HTTP layer alone: CPU s of 20 requests", 2),
+    ("http_rss", "HTTP layer alone: peak RSS MiB", 0),
+    ("rest_cpu_per_1000", "the rest (run - HTTP layer): CPU s per 1000 requests", 2),
+    ("rest_startup_cpu", "the rest (run - HTTP layer): start-up CPU s", 2),
+    ("rest_rss", "the rest (memory run - HTTP layer): peak RSS MiB", 0),
 )
 
 

@@ -103,10 +103,11 @@ async def evaluate_async(
     from thinkeval.config import RunConfig, load_config, parse_config
     from thinkeval.errors import ConfigError
     from thinkeval.results.loaded import load_run
-    from thinkeval.run.from_flags import RunFlags, config_from_flags, split_list
+    from thinkeval.run.from_flags import RunFlags, config_from_flags
     from thinkeval.run.identity import served_ids
     from thinkeval.run.rundir import run_dir_for
     from thinkeval.run.runner import RunOptions, run_evaluation
+    from thinkeval.run.selection import split_list
     from thinkeval.run.shard import Shard
 
     tasks = settings.get("tasks")

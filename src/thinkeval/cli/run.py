@@ -151,9 +151,9 @@ def _console() -> Console:
 
 def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
-    from thinkeval.run.from_flags import split_list
     from thinkeval.run.runner import RunOptions, run_evaluation
     from thinkeval.run.scheduler import ModelsFailed
+    from thinkeval.run.selection import split_list
     from thinkeval.ui.tables import repeats_table, results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
@@ -240,9 +240,9 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
         config_from_flags,
         parse_budgets,
         parse_generation,
-        split_list,
     )
     from thinkeval.run.identity import served_ids
+    from thinkeval.run.selection import split_list
 
     models = split_list(args.model)
     if len(models) > 1:

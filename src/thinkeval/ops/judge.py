@@ -32,11 +32,11 @@ from thinkeval.results.judge import (
     content_sha,
     counted_replies,
     judge_agreement,
-    judge_path,
     read_verdicts,
     verdict_for,
 )
 from thinkeval.run.journal import Journal
+from thinkeval.run.rundir import judge_path
 from thinkeval.scoring.judge import (
     PROMPT_VERSION,
     JudgeReplyError,

@@ -21,12 +21,9 @@ from thinkeval.records import Attempt, Phase, Record, Sample, Status, describe_d
 from thinkeval.run.counted import Journals, count_journal, index_samples, recorded
 from thinkeval.run.judge import attempt_state, outcome_of
 from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import SamplesFile, recorded_tasks
+from thinkeval.run.rundir import SamplesFile, judge_path, recorded_tasks
 from thinkeval.scoring.judge import PROMPT_VERSION
 from thinkeval.tasks import get_task
-
-VERDICTS_DIR = "verdicts"
-JUDGE_FILE = "judge.jsonl"
 
 
 class JudgeRecord(Record, kw_only=True, forbid_unknown_fields=True):
@@ -56,10 +53,6 @@ Key = tuple[str, str, str, int, str]  # model, task, sample id, repeat, phase
 
 def content_sha(content: str | None) -> str:
     return hashlib.sha256((content or "").encode()).hexdigest()
-
-
-def judge_path(run_dir: Path) -> Path:
-    return run_dir / VERDICTS_DIR / JUDGE_FILE
 
 
 def read_verdicts(run_dir: Path) -> dict[Key, list[JudgeRecord]]:

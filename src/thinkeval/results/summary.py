@@ -30,7 +30,6 @@ from thinkeval.results.counts import (
     Tally,
     count,
 )
-from thinkeval.results.judge import judge_agreement, judge_path
 from thinkeval.results.repeats import (
     QuestionPhase,
     RepeatsBlock,
@@ -53,7 +52,13 @@ from thinkeval.run.judge import (
     retry_due,
 )
 from thinkeval.run.run_record import RunRecord, read_run_record
-from thinkeval.run.rundir import SUMMARY_FILE, SamplesFile, recorded_tasks, write_json
+from thinkeval.run.rundir import (
+    SUMMARY_FILE,
+    SamplesFile,
+    judge_path,
+    recorded_tasks,
+    write_json,
+)
 from thinkeval.tasks import get_task
 from thinkeval.tasks.spec import TaskSpec
 from thinkeval.version import __version__
@@ -352,6 +357,8 @@ def _add_judge(run_dir: Path, results: list[TaskResult]) -> None:
     """The judge scorer's block for each model and task, when the run has judge verdicts."""
     if not judge_path(run_dir).is_file():
         return
+    from thinkeval.results.judge import judge_agreement  # only runs a judge has scored
+
     agreements = judge_agreement(run_dir)
     for result in results:
         found = agreements.get((result.model, result.task))

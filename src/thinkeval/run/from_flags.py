@@ -47,22 +47,6 @@ class RunFlags:
     data_dir: str | None = None
 
 
-def split_list(values: Iterable[str] | None) -> tuple[str, ...]:
-    """`["gsm8k,boolq", "ceval"]` (repeated flags, comma lists) -> `("gsm8k", "boolq", "ceval")`.
-
-    A name given twice is an error, so no flag is silently dropped.
-
-    >>> split_list(["gsm8k,boolq", " ceval "])
-    ('gsm8k', 'boolq', 'ceval')
-    """
-    names = [part.strip() for value in values or () for part in value.split(",")]
-    names = [name for name in names if name]
-    twice = sorted({name for name in names if names.count(name) > 1})
-    if twice:
-        raise ConfigError(f"{', '.join(twice)} given twice; list each once")
-    return tuple(names)
-
-
 def parse_budgets(text: str) -> tuple[int, int]:
     """`"2048,8192"` -> `(2048, 8192)`.
 
@@ -151,8 +135,7 @@ def choose_model(flags: RunFlags, served: list[str], base_url: str) -> str:
     if not served:
         raise ConfigError(f"{base_url} lists no model in /v1/models; name one with --model ID")
     raise ConfigError(
-        f"{base_url} serves {len(served)} models ({', '.join(served)}); choose one with "
-        "--model ID"
+        f"{base_url} serves {len(served)} models ({', '.join(served)}); choose one with --model ID"
     )
 
 

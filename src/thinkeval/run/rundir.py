@@ -33,6 +33,13 @@ SUMMARY_FILE = "summary.json"
 SAMPLES_DIR = "samples"
 MODELS_DIR = "models"
 STATUS_DIR = "status"
+VERDICTS_DIR = "verdicts"  # scorers that run after the fact (the LLM judge) write here
+JUDGE_FILE = "judge.jsonl"
+
+
+def judge_path(run_dir: Path) -> Path:
+    """The judge scorer's verdicts (`thinkeval judge`), beside the journals."""
+    return run_dir / VERDICTS_DIR / JUDGE_FILE
 
 
 def run_dir_for(config: RunConfig, output: str | Path | None) -> Path:

@@ -1,13 +1,30 @@
-"""A task's `limit` / `range` applied to its samples, with no silent surprise: a selection past
-the end of the data says how many samples it runs, and one that selects nothing is an error."""
+"""What a run selects: the models and tasks named on the command line (`split_list`), and a
+task's `limit` / `range` applied to its samples, with no silent surprise: a selection past the
+end of the data says how many samples it runs, and one that selects nothing is an error."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from thinkeval.config import TaskSelection
-from thinkeval.errors import DatasetError
+from thinkeval.errors import ConfigError, DatasetError
 from thinkeval.records import Sample
+
+
+def split_list(values: Iterable[str] | None) -> tuple[str, ...]:
+    """`["gsm8k,boolq", "ceval"]` (repeated flags, comma lists) -> `("gsm8k", "boolq", "ceval")`.
+
+    A name given twice is an error, so no flag is silently dropped.
+
+    >>> split_list(["gsm8k,boolq", " ceval "])
+    ('gsm8k', 'boolq', 'ceval')
+    """
+    names = [part.strip() for value in values or () for part in value.split(",")]
+    names = [name for name in names if name]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ConfigError(f"{', '.join(twice)} given twice; list each once")
+    return tuple(names)
 
 
 class _Counting:

@@ -23,7 +23,6 @@ from collections import deque
 from collections.abc import Callable
 
 from thinkeval.records import Status, Verdict
-from thinkeval.scoring.lenient_math import aime_verdict, math_verdict
 
 OPEN_THINK, CLOSE_THINK = "<think>", "</think>"
 # OpenCompass gsm8k_postprocess: r"\-?\d+\.\d+|\-?\d+" after cutting at "Question:". No comma
@@ -139,14 +138,27 @@ def _letter_verdict(answer: str | None, gold: str, rule: str) -> Verdict:
     return Verdict("correct" if answer == gold else "wrong", answer, rule)
 
 
+def _aime(text: str, gold: str) -> Verdict:
+    # The maths rules live in their own module, imported by runs that score maths only.
+    from thinkeval.scoring.lenient_math import aime_verdict
+
+    return aime_verdict(text, gold)
+
+
+def _math(text: str, gold: str) -> Verdict:
+    from thinkeval.scoring.lenient_math import math_verdict
+
+    return math_verdict(text, gold)
+
+
 # AISBench's post-processors and evaluators by name; a task spec names the one its AISBench
 # dataset config uses.
 RULES: dict[str, Callable[[str, str], Verdict]] = {
     "gsm8k": _gsm8k,  # gsm8k_postprocess + Gsm8kEvaluator
     "first-capital": _first_capital,  # first_capital_postprocess + AccEvaluator (BoolQ)
     "last-option-ABCD": _last_option_abcd,  # last_option_postprocess + AccEvaluator (C-Eval)
-    "aime": aime_verdict,  # math_postprocess_v2 + MATHEvaluator(version="v2") (AIME)
-    "math": math_verdict,  # Math-Verify's parse and verify, as its MATHEvaluator (MATH-500)
+    "aime": _aime,  # math_postprocess_v2 + MATHEvaluator(version="v2") (AIME)
+    "math": _math,  # Math-Verify's parse and verify, as its MATHEvaluator (MATH-500)
 }
 
 

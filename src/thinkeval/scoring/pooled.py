@@ -5,16 +5,20 @@ rule runs Math-Verify. Everything else is judged where it is, in microseconds.""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thinkeval.records import ReplyState, Verdict
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.scoring.lenient import lenient_text, lenient_text_verdict, lenient_verdict
-from thinkeval.scoring.pool import ScoringPool, missing, shared_pool
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.scoring.text import fold_width
+
+if TYPE_CHECKING:
+    # Imported where a reply needs a worker: a run that never does (GSM8K's number kind, say)
+    # loads no multiprocessing machinery.
+    from thinkeval.scoring.pool import ScoringPool
 
 # Lenient rules that run Math-Verify on the whole reply (MATH-500's, as AISBench scores it).
 SLOW_LENIENT_RULES = frozenset({"math"})
@@ -96,6 +100,8 @@ async def pooled_verdicts(
     )  # fmt: skip
     if not _needs_pool(job):
         return both_verdicts(*job)
+    from thinkeval.scoring.pool import missing, shared_pool
+
     result = await (pool or shared_pool()).acall(_worker_verdicts, *_for_worker(job))
     why = missing(result)
     return _timed_out(why) if why is not None else result
@@ -106,6 +112,8 @@ def verdict_pairs(jobs: Sequence[VerdictsJob], pool: ScoringPool | None = None) 
     pooled = [i for i, job in enumerate(jobs) if _needs_pool(job)]
     pairs: dict[int, Verdicts] = {}
     if pooled:
+        from thinkeval.scoring.pool import missing, shared_pool
+
         shipped = [_for_worker(jobs[i]) for i in pooled]
         results = (pool or shared_pool()).map(_worker_verdicts, shipped)
         for i, result in zip(pooled, results, strict=True):

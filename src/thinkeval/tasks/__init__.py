@@ -15,7 +15,6 @@ from pathlib import Path
 from thinkeval.errors import DatasetError
 from thinkeval.records import Sample
 from thinkeval.tasks.files import local_rows
-from thinkeval.tasks.hub import hub_rows, resolve_split
 from thinkeval.tasks.registry import (
     all_tasks,
     default_tasks,
@@ -119,6 +118,8 @@ def _rows(
             sources.append(DataSource("local", str(data_dir), file.local))
         yield from local_rows(file, data_dir)
         return
+    from thinkeval.tasks.hub import hub_rows, resolve_split  # only where data comes from the hub
+
     resolved = resolve_split(file.hub) if file.hub is not None else None
     if sources is not None and resolved is not None:
         origin = f"{resolved.repo}@{resolved.commit}"

@@ -10,6 +10,7 @@ user registers (from task files), by name.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from functools import cache
 
@@ -24,14 +25,32 @@ _REGISTERED: dict[str, TaskSpec] = {}
 def _builtin() -> dict[str, TaskSpec]:
     specs: dict[str, TaskSpec] = {}
     for module_info in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{builtin.__name__}.{module_info.name}")
-        spec = getattr(module, "SPEC", None)
-        if not isinstance(spec, TaskSpec):
-            raise TypeError(f"{module.__name__} defines no SPEC = TaskSpec(...)")
+        spec = _spec_in(f"{builtin.__name__}.{module_info.name}")
         if spec.name in specs:
-            raise TypeError(f"{module.__name__}: task {spec.name!r} is defined twice")
+            raise TypeError(
+                f"{builtin.__name__}.{module_info.name}: task {spec.name!r} is defined twice"
+            )
         specs[spec.name] = spec
     return specs
+
+
+def _spec_in(module_name: str) -> TaskSpec:
+    spec = getattr(importlib.import_module(module_name), "SPEC", None)
+    if not isinstance(spec, TaskSpec):
+        raise TypeError(f"{module_name} defines no SPEC = TaskSpec(...)")
+    return spec
+
+
+@cache
+def _builtin_named(name: str) -> TaskSpec | None:
+    """The built-in task `name`, importing only its own module where the module has the task's
+    name (as every built-in's does): a run loads the tasks it runs, not every benchmark."""
+    module_name = f"{builtin.__name__}.{name}"
+    if name.isidentifier() and importlib.util.find_spec(module_name) is not None:
+        spec = _spec_in(module_name)
+        if spec.name == name:
+            return spec
+    return _builtin().get(name)
 
 
 def register(spec: TaskSpec) -> None:
@@ -57,7 +76,7 @@ def default_tasks() -> list[TaskSpec]:
 
 def find_task(name: str) -> TaskSpec | None:
     """The spec called `name`, or None."""
-    return _builtin().get(name) or _REGISTERED.get(name)
+    return _REGISTERED.get(name) or _builtin_named(name)
 
 
 def get_task(name: str) -> TaskSpec:

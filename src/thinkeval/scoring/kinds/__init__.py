@@ -13,28 +13,37 @@ True
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from thinkeval.scoring.kinds.base import AnswerKind, Found, KindError
-from thinkeval.scoring.kinds.boolean import BooleanKind
-from thinkeval.scoring.kinds.choice import ChoiceKind
-from thinkeval.scoring.kinds.exact import ExactKind
-from thinkeval.scoring.kinds.math import MathKind
-from thinkeval.scoring.kinds.number import NumberKind
-from thinkeval.scoring.kinds.regex import RegexKind
 
 __all__ = ["KINDS", "AnswerKind", "Found", "KindError", "make_kind"]
+
+
+def _built_in(module: str, class_name: str) -> Callable[..., AnswerKind]:
+    """The constructor of a built-in kind, importing its module on first use: a run loads only
+    the kinds its tasks use (their patterns are compiled when the module is imported)."""
+
+    def build(**options: Any) -> AnswerKind:
+        factory = getattr(importlib.import_module(f"{__name__}.{module}"), class_name)
+        kind: AnswerKind = factory(**options)
+        return kind
+
+    build.__qualname__ = build.__name__ = class_name
+    return build
+
 
 # name -> constructor taking the kind's options as keywords (`choice` takes `letters`, `regex`
 # takes `pattern`). A task file names a kind and its options; specs build kinds directly.
 KINDS: dict[str, Callable[..., AnswerKind]] = {
-    "number": NumberKind,
-    "choice": ChoiceKind,
-    "boolean": BooleanKind,
-    "exact": ExactKind,
-    "regex": RegexKind,
-    "math": MathKind,
+    "number": _built_in("number", "NumberKind"),
+    "choice": _built_in("choice", "ChoiceKind"),
+    "boolean": _built_in("boolean", "BooleanKind"),
+    "exact": _built_in("exact", "ExactKind"),
+    "regex": _built_in("regex", "RegexKind"),
+    "math": _built_in("math", "MathKind"),
 }
 
 

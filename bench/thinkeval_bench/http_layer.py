@@ -8,8 +8,10 @@ and what the rest of thinkeval costs (config, samples, scoring, the journal, the
     python bench/thinkeval_bench/http_layer.py --url http://127.0.0.1:PORT/v1 \
         --rows data/gsm8k/test.jsonl --requests 1000 --model sim-qwen3
 
-It knows the two layouts thinkeval has had: `thinkeval.client.*` over aiohttp (since the task
-model) and `thinkeval.endpoint` over the hand-written `thinkeval.http_client` (before it).
+It knows the layouts thinkeval has had: `thinkeval.client.*` over aiohttp (now), and before
+that an endpoint over the hand-written httptools client: `thinkeval.endpoint` with
+`thinkeval.http_client` (until the task model), `thinkeval.client.endpoint` with
+`thinkeval.client.http` (while the task model was being built).
 It imports nothing else of thinkeval's and nothing of the bench's, so that its own cost is the
 layer's.
 """
@@ -80,14 +82,17 @@ async def with_aiohttp(url: str, bodies: list[dict[str, Any]]) -> int:
         return await drive(endpoint, bodies)
 
 
-async def with_own_client(url: str, bodies: list[dict[str, Any]]) -> int:
-    """The layout before it: `thinkeval.endpoint` over `thinkeval.http_client`."""
-    from thinkeval.endpoint import Endpoint  # type: ignore[import-not-found]
-    from thinkeval.http_client import HttpClient  # type: ignore[import-not-found]
-
-    async with HttpClient(user_agent="thinkeval") as client:
-        endpoint = Endpoint(client, url, None, 600.0)
-        return await drive(endpoint, bodies)
+async def with_own_client(url: str, bodies: list[dict[str, Any]], package: str) -> int:
+    """The layouts before it: an `Endpoint` over the hand-written `HttpClient` (httptools),
+    `thinkeval.endpoint` + `thinkeval.http_client` before the reshape, `thinkeval.client.endpoint`
+    + `thinkeval.client.http` during it."""
+    endpoints = importlib.import_module(f"thinkeval.{package}endpoint")
+    http = importlib.import_module(
+        "thinkeval.http_client" if package == "" else f"thinkeval.{package}http"
+    )
+    async with http.HttpClient(user_agent="thinkeval") as client:
+        endpoint = endpoints.Endpoint(client, url, None, 600.0)
+        return int(await drive(endpoint, bodies))
 
 
 def main() -> int:
@@ -99,7 +104,9 @@ def main() -> int:
     args = parser.parse_args()
     bodies = request_bodies(args.rows, args.requests, args.model)
     if importlib.util.find_spec("thinkeval.http_client") is not None:
-        replies = asyncio.run(with_own_client(args.url, bodies))
+        replies = asyncio.run(with_own_client(args.url, bodies, ""))
+    elif importlib.util.find_spec("thinkeval.client.http") is not None:
+        replies = asyncio.run(with_own_client(args.url, bodies, "client."))
     else:
         replies = asyncio.run(with_aiohttp(args.url, bodies))
     if replies != len(bodies):

@@ -46,7 +46,9 @@ def _builtin_named(name: str) -> TaskSpec | None:
     """The built-in task `name`, importing only its own module where the module has the task's
     name (as every built-in's does): a run loads the tasks it runs, not every benchmark."""
     module_name = f"{builtin.__name__}.{name}"
-    if name.isidentifier() and importlib.util.find_spec(module_name) is not None:
+    # Only a plain module name: "__init__" or "../x" must not import something else.
+    plain = name.isidentifier() and not name.startswith("_")
+    if plain and importlib.util.find_spec(module_name) is not None:
         spec = _spec_in(module_name)
         if spec.name == name:
             return spec

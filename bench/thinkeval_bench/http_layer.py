@@ -92,7 +92,7 @@ async def with_own_client(url: str, bodies: list[dict[str, Any]], package: str) 
     )
     async with http.HttpClient(user_agent="thinkeval") as client:
         endpoint = endpoints.Endpoint(client, url, None, 600.0)
-        return int(await drive(endpoint, bodies))
+        return await drive(endpoint, bodies)
 
 
 def main() -> int:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from thinkeval_bench import REPO
-from thinkeval_bench.measure import run_measured
+from thinkeval_bench.measure import Usage, run_measured
 from thinkeval_bench.runenv import base_env, take_snapshot
 from thinkeval_bench.simulator import Simulator
 from thinkeval_bench.workload import MAX_TOKENS, MODEL, write_first_rows, write_synthetic
@@ -77,29 +77,42 @@ def archive(revision: str, target: Path) -> Path:
     return target
 
 
-def one_run(
-    revision: Revision, data_dir: Path, limit: int, work: Path, seed: int
-) -> tuple[float, float, float, int]:
-    """Run `limit` rows with `revision`; (CPU s, wall s, peak RSS MiB, exit code)."""
+def _against_simulator(
+    revision: Revision,
+    data_dir: Path,
+    work: Path,
+    seed: int,
+    argv_for: Callable[[str], list[str]],
+    timeout_s: float,
+) -> Usage:
+    """Run the command `argv_for(base_url)` with `revision` on the path against a fresh
+    zero-latency simulator that knows `data_dir`, and measure it."""
     work.mkdir(parents=True, exist_ok=True)
     sim = Simulator(seed=seed, latency_s=0.0, data_dir=data_dir, log_path=work / "sim.log")
     sim.start()
     try:
+        env = dict(base_env(), PYTHONPATH=str(revision.path))
+        argv = argv_for(sim.base_url)
+        return run_measured(argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=timeout_s)
+    finally:
+        sim.stop()
+
+
+def one_run(
+    revision: Revision, data_dir: Path, limit: int, work: Path, seed: int
+) -> tuple[float, float, float, int]:
+    """Run `limit` rows with `revision`; (CPU s, wall s, peak RSS MiB, exit code)."""
+
+    def argv_for(base_url: str) -> list[str]:
         config = work / "run.yaml"
         config.write_text(
             CONFIG.format(
-                data_dir=data_dir,
-                budget=MAX_TOKENS,
-                limit=limit,
-                model=MODEL,
-                base_url=sim.base_url,
+                data_dir=data_dir, budget=MAX_TOKENS, limit=limit, model=MODEL, base_url=base_url
             )
         )
-        env = dict(base_env(), PYTHONPATH=str(revision.path))
-        argv = [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(work / "r")]
-        usage = run_measured(argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=1800.0)
-    finally:
-        sim.stop()
+        return [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(work / "r")]
+
+    usage = _against_simulator(revision, data_dir, work, seed, argv_for, timeout_s=1800.0)
     return usage.cpu_s, usage.wall_s, usage.peak_rss_mb, usage.exit_code or 0
 
 
@@ -107,28 +120,14 @@ def http_layer_run(
     revision: Revision, rows: Path, requests: int, work: Path, seed: int
 ) -> tuple[float, float]:
     """The revision's HTTP layer alone sending `requests` of `rows`; (CPU s, peak RSS MiB)."""
-    work.mkdir(parents=True, exist_ok=True)
-    sim = Simulator(
-        seed=seed, latency_s=0.0, data_dir=rows.parent.parent, log_path=work / "sim.log"
-    )
-    sim.start()
-    try:
-        env = dict(base_env(), PYTHONPATH=str(revision.path))
-        argv = [
-            sys.executable,
-            str(HTTP_LAYER),
-            "--url",
-            sim.base_url,
-            "--rows",
-            str(rows),
-            "--requests",
-            str(requests),
-            "--model",
-            MODEL,
-        ]
-        usage = run_measured(argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=600.0)
-    finally:
-        sim.stop()
+
+    def argv_for(base_url: str) -> list[str]:
+        return [
+            sys.executable, str(HTTP_LAYER), "--url", base_url, "--rows", str(rows),
+            "--requests", str(requests), "--model", MODEL,
+        ]  # fmt: skip
+
+    usage = _against_simulator(revision, rows.parent.parent, work, seed, argv_for, timeout_s=600.0)
     _check(usage.exit_code or 0, revision, work)
     return usage.cpu_s, usage.peak_rss_mb
 

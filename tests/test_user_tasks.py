@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,11 @@ import yaml
 
 from conftest import ThreadedSim, write_config
 from fakehub import FakeHub
+from thinkeval.api import score
 from thinkeval.cli import main
 from thinkeval.config import load_config, parse_config
 from thinkeval.errors import ConfigError, DatasetError
+from thinkeval.scoring.kinds import KINDS, Found, register_kind
 from thinkeval.sim import SimConfig, answer_key_from_samples
 from thinkeval.tasks import get_task, iter_samples, load_samples
 from thinkeval.tasks.user import load_task_file
@@ -272,3 +275,40 @@ def test_a_task_defined_inline_in_the_config(tmp_path: Path) -> None:
     both = {"file": "a.yaml", "define": define}
     with pytest.raises(ConfigError, match=r"run.yaml: tasks\[0\]: give either file or define"):
         parse_config({"run": "r", "tasks": [both], "models": [model]}, "run.yaml")
+
+
+@dataclass(frozen=True)
+class _Initial:
+    """A kind of one's own: the answer is the first letter of the last line, case-folded."""
+
+    name: str = "initial"
+    version: str = "1"
+    pooled: bool = False
+
+    def find(self, text: str) -> Found | None:
+        lines = text.strip().splitlines()
+        return Found(lines[-1][:1].lower(), "initial") if lines and lines[-1] else None
+
+    def matches(self, answer: str, gold: str) -> bool:
+        return answer == gold[:1].lower()
+
+    def check_gold(self, gold: str) -> str | None:
+        return None if gold else "an empty gold"
+
+
+def test_a_registered_kind_is_one_a_task_file_can_use(tmp_path: Path) -> None:
+    (tmp_path / "d.jsonl").write_text(json.dumps({"q": "Name a fruit.", "a": "Apple"}) + "\n")
+    task = {"name": "initials", "data": {"file": "d.jsonl"},
+            "fields": {"question": "q", "answer": "a"}, "answer": {"kind": "initial"}}  # fmt: skip
+    with pytest.raises(ConfigError, match="unknown answer kind 'initial'"):
+        load_task_file(_write(tmp_path, task))
+    register_kind("initial", _Initial)
+    try:
+        spec = load_task_file(_write(tmp_path, task))
+        assert spec.answer.name == "initial"
+        (sample,) = iter_samples(spec)
+        assert sample.messages[-1]["content"].endswith('as "Answer: ...".')
+        verdict = score("initials", "Let me think.\nartichoke? no: apple", "stop", sample.gold)
+        assert verdict.status == "correct"
+    finally:
+        del KINDS["initial"]

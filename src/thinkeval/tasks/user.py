@@ -25,7 +25,8 @@ from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
 from thinkeval.tasks.taskfile import TaskFile, parse_task
 
 BOXED = "Please reason step by step, and put your final answer within \\boxed{}."
-# The prompt and the few-shot reply each answer kind gets unless the task file sets its own.
+# The prompt and the few-shot reply each built-in answer kind gets unless the task file sets its
+# own; a kind added with `register_kind` gets the generic "Answer: ..." pair.
 DEFAULT_PROMPTS = {
     "number": "{question}\n" + BOXED,
     "math": "{question}\n" + BOXED,
@@ -43,6 +44,8 @@ DEFAULT_REPLIES = {
     "exact": "Answer: {answer}",
     "regex": "{answer}",
 }
+GENERIC_PROMPT = '{question}\n\nGive your final answer on the last line, as "Answer: ...".'
+GENERIC_REPLY = "Answer: {answer}"
 SIM_FLAVOURS = {"number": "number", "math": "math", "choice": "choice", "boolean": "yesno"}
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _YES = {"a", "yes", "true", "1", "y"}
@@ -77,7 +80,7 @@ class _Builder:
 
     def __init__(self, task: TaskFile, kind: AnswerKind, base: Path, source: str) -> None:
         self.task, self.kind, self.base, self.source = task, kind, base, source
-        self.template = task.prompt or DEFAULT_PROMPTS[task.answer.kind]
+        self.template = task.prompt or DEFAULT_PROMPTS.get(task.answer.kind, GENERIC_PROMPT)
         # Options are lettered A, B, ... (a choice kind's own letters).
         self.letters: str = getattr(kind, "letters", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -167,9 +170,9 @@ class _Builder:
 
     def example(self, row: Row) -> tuple[dict[str, str], dict[str, str]]:
         message, _, shown, _ = self.turn(row, example=True)
-        reply_template = (self.task.few_shot and self.task.few_shot.reply) or DEFAULT_REPLIES[
-            self.task.answer.kind
-        ]
+        reply_template = (self.task.few_shot and self.task.few_shot.reply) or DEFAULT_REPLIES.get(
+            self.task.answer.kind, GENERIC_REPLY
+        )
         values = {name: text for name, v in row.fields.items() if (text := _scalar(v)) is not None}
         values["answer"] = shown
         reply = self.render(reply_template, values, row, "few_shot.reply")

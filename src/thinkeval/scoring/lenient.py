@@ -151,6 +151,13 @@ def _math(text: str, gold: str) -> Verdict:
     return math_verdict(text, gold)
 
 
+def _ifeval(text: str, gold: str) -> Verdict:
+    # IFEval's loose prompt-level reading of the text AISBench scores (which it strips).
+    from thinkeval.scoring.kinds.instructions import instruction_verdict
+
+    return instruction_verdict(text, gold, loose=True)
+
+
 # AISBench's post-processors and evaluators by name; a task spec names the one its AISBench
 # dataset config uses.
 RULES: dict[str, Callable[[str, str], Verdict]] = {
@@ -159,6 +166,7 @@ RULES: dict[str, Callable[[str, str], Verdict]] = {
     "last-option-ABCD": _last_option_abcd,  # last_option_postprocess + AccEvaluator (C-Eval)
     "aime": _aime,  # math_postprocess_v2 + MATHEvaluator(version="v2") (AIME)
     "math": _math,  # Math-Verify's parse and verify, as its MATHEvaluator (MATH-500)
+    "ifeval-loose": _ifeval,  # IFEvaluator's loose prompt-level accuracy
 }
 
 

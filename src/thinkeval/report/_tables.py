@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
+from thinkeval.report._categories import category_rows
 from thinkeval.report._format import Block, Section, percent, points, table
 from thinkeval.report._model import BreakdownRow, Report
 from thinkeval.report._tables_context import context_section
@@ -254,6 +256,11 @@ def _outcomes(report: Report) -> Section:
                     )
                 )
             )
+            by_category = category_rows(task, subjects)
+            if by_category:
+                text = "Per category (questions pooled), and the average over the categories:"
+                blocks.append(Block(text=text))
+                blocks.append(Block(table=table(CATEGORY_HEADERS, by_category, text_columns=2)))
     return Section(
         "outcomes",
         "Outcomes",

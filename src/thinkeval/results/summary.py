@@ -17,6 +17,7 @@ from pathlib import Path
 import msgspec
 
 from thinkeval.records import SCHEMA_VERSION, Attempt, Sample, Verdict
+from thinkeval.results.categories import CategoriesBlock, categories_block
 from thinkeval.results.counts import (
     OUTCOMES,
     AdaptiveBlock,
@@ -99,6 +100,8 @@ class TaskResult(Counts, kw_only=True):
     repeated: RepeatsBlock | None = None
     # IFEval's prompt/instruction-level strict/loose accuracies (`instructions` answer kind).
     instructions: InstructionsBlock | None = None
+    # Per category and the average over categories (C-Eval's headline), for tasks with them.
+    categories: CategoriesBlock | None = None
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -352,6 +355,7 @@ def summarize(run_dir: Path) -> Summary:
                     subjects=task_counts.subjects,
                     repeated=task_counts.repeated,
                     instructions=instructed.block(model, task),
+                    categories=categories_block(get_task(task).categories, task_counts.subjects),
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )

@@ -105,6 +105,9 @@ class TaskSpec:
     # Run when a config lists no tasks: the seed's three benchmarks are "default".
     suite: str = "extra"
     assemble: Assembler | None = None
+    # Subset -> the category it is reported under (C-Eval's four); the summary and the report
+    # then add per-category tables and the average over categories as the headline.
+    categories: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if self.repeats < 1:

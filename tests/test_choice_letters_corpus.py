@@ -99,3 +99,19 @@ def test_chinese_yes_no_as_letters(reply: str, expected: str | None) -> None:
     # The choice kind reads the bracketed letter after the option's wording too.
     if reply != "答案：否":
         assert _letter(ABCD, reply).answer == expected
+
+
+def test_lenient_rules_of_the_field() -> None:
+    from thinkeval.scoring.lenient import lenient_verdict
+
+    # simple-evals' GPQA regex: the first `Answer: X`, compared case-sensitively.
+    assert lenient_verdict("simple-evals-ABCD", "Answer: B\n\nAnswer: C", None, "B").status == (
+        "correct"
+    )
+    assert lenient_verdict("simple-evals-ABCD", "answer: c", None, "C").answer == "c"
+    assert lenient_verdict("simple-evals-ABCD", "The answer is C", None, "C").status == (
+        "no_answer"
+    )
+    # MMLU-Pro's lenient rule: the last of A-J anywhere (inside words too, as AISBench's).
+    assert lenient_verdict("last-option-A-J", "the answer is (J)", None, "J").status == "correct"
+    assert lenient_verdict("last-option-A-J", "(B) by Jove", None, "B").answer == "J"

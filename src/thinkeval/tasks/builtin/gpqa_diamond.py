@@ -89,7 +89,7 @@ SPEC = TaskSpec(
     ),
     sample=gpqa_sample,
     answer=ChoiceKind("ABCD"),
-    lenient="last-option-ABCD",
+    lenient="simple-evals-ABCD",
     budgets=(16384, 32768),
     generation={"temperature": 0.6, "top_p": 0.95},
     ids_from_data=True,

@@ -165,6 +165,16 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
         assert numbers["prompt_strict"] <= numbers["prompt_loose"]
         assert numbers["instruction_strict"] <= numbers["instruction_loose"]
         assert numbers["prompt_strict"] <= numbers["instruction_strict"]
+    report = tmp_path / "report.md"
+    assert main(["report", str(tmp_path / "out"), "--format", "md", "--out", str(report)]) == 0
+    text = report.read_text()
+    assert "IFEval: instructions followed" in text
+    fixed = block["fixed"]
+    cells = [
+        f"{100 * fixed[name]:.2f}%"
+        for name in ("prompt_strict", "instruction_strict", "prompt_loose", "instruction_loose")
+    ]
+    assert f"| m | fixed | {' | '.join(cells)} | 12 | 19 |" in text
 
 
 REFERENCE = "ifeval/reference"

@@ -13,6 +13,7 @@ from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._context import run_context
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
+from thinkeval.report._instructions import instruction_rows
 from thinkeval.report._model import (
     BestOf,
     BreakdownRow,
@@ -88,6 +89,7 @@ def report_of(
         histograms=[histogram(mt) for mt in data.ordered()],
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
+        instructions=instruction_rows(data),
     )
 
 

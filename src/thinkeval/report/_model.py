@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import msgspec
+
 from thinkeval.report._frozen import Frozen as _Frozen
+from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.summary import Counts
@@ -343,3 +346,5 @@ class Report(_Frozen, frozen=True, kw_only=True):
     histograms: list[Histogram]
     context: list[RunContext]
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
+    # IFEval's four numbers (`instructions` tasks).
+    instructions: list[InstructionsRow] = msgspec.field(default_factory=list)

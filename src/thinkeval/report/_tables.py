@@ -12,6 +12,8 @@ import dataclasses
 from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
 from thinkeval.report._categories import category_rows
 from thinkeval.report._format import Block, Section, percent, points, table
+from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
+from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_pairs import pairs_section
@@ -256,6 +258,12 @@ def _outcomes(report: Report) -> Section:
                     )
                 )
             )
+        if any(row.task == task for row in report.instructions):
+            text = "IFEval: instructions followed, prompt level (all of a prompt's) and "
+            blocks.append(Block(text=text + "instruction level, strict and loose:"))
+            followed = instruction_table_rows(report.instructions, task)
+            blocks.append(Block(table=table(INSTRUCTION_HEADERS, followed, text_columns=2)))
+        if subjects:
             by_category = category_rows(task, subjects)
             if by_category:
                 text = "Per category (questions pooled), and the average over the categories:"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import pysbd
@@ -35,6 +35,8 @@ def _compare(count: int, relation: str, bound: int) -> bool:
     raise ValueError(f"unknown relation {relation!r}: expected 'less than' or 'at least'")
 
 
+# Loose scoring reads up to eight variants of a reply, often equal: detect and split once each.
+@lru_cache(maxsize=64)
 def _language(text: str) -> str | None:
     try:
         return str(detect(text))
@@ -78,6 +80,7 @@ def _segmenter() -> pysbd.Segmenter:
     return pysbd.Segmenter(language="en", clean=False)
 
 
+@lru_cache(maxsize=64)
 def count_sentences(text: str) -> int:
     """Sentences by pysbd's rule-based English segmenter (abbreviations, decimals, URLs)."""
     # Line breaks end no sentence: a poem line or a list item without a full stop runs on.
@@ -146,6 +149,12 @@ def english_capital(text: str, args: Args) -> bool:
 def english_lowercase(text: str, args: Args) -> bool:
     """All letters are lower case and the reply is English (undetectable text passes)."""
     return text.islower() and _language(text) in (None, "en")
+
+
+def warm_up() -> None:
+    """Load langdetect's language profiles and pysbd's rules (seconds, once per process)."""
+    _language("A short English sentence to load the language profiles.")
+    count_sentences("One sentence. Two sentences.")
 
 
 def no_comma(text: str, args: Args) -> bool:

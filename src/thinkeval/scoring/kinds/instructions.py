@@ -62,7 +62,14 @@ class InstructionsKind:
 
     name: str = "instructions"
     version: str = "1"
-    pooled: bool = False
+    # Language detection and sentence splitting take tens of milliseconds a reply (seconds to
+    # load): scored in the worker processes, never on the event loop.
+    pooled: bool = True
+
+    def warm_up(self) -> None:
+        from thinkeval.scoring.ifeval.content import warm_up
+
+        warm_up()
 
     def judge(self, text: str, gold: str) -> Verdict:
         """The verdict on a finished reply's visible text, exactly as written."""

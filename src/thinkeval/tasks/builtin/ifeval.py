@@ -65,7 +65,6 @@ SPEC = TaskSpec(
     budgets=(8192, 32768),
     ids_from_data=True,
     prompt_source="the IFEval prompt as written (google-research instruction_following_eval)",
-    aisbench_names=("ifeval",),
     reply_tokens=3000,  # Qwen3-class thinking, then an essay-length reply
     sim_flavour="number",
 )

@@ -66,5 +66,5 @@ SPEC = TaskSpec(
     ids_from_data=True,
     prompt_source="the IFEval prompt as written (google-research instruction_following_eval)",
     reply_tokens=3000,  # Qwen3-class thinking, then an essay-length reply
-    sim_flavour="number",
+    sim_flavour="instructions",  # replies built to follow the instructions (sim/instructions.py)
 )

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from statistics import NormalDist
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize_scalar
+from scipy.stats import binom
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import NormalIndPower
+from statsmodels.stats.proportion import proportion_confint
 from statsmodels.stats.weightstats import DescrStatsW
 
 from thinkeval.results.compare_stats import (
@@ -21,6 +26,7 @@ from thinkeval.results.compare_stats import (
     per_question_sd,
     questions_needed,
     recovery,
+    score_statistic,
 )
 from thinkeval.results.stats import mcnemar_exact
 
@@ -30,33 +36,71 @@ def _diffs(rng: np.random.Generator, n: int, lost: float, gained: float) -> np.n
     return np.where(u < lost, -1.0, np.where(u < lost + gained, 1.0, 0.0))
 
 
+def test_no_disagreement_gives_the_wilson_bound_of_zero_in_n() -> None:
+    ours = paired_interval([0.0] * 233)
+    _, wilson = proportion_confint(0, 233, alpha=0.10, method="wilson")
+    assert (ours.low, ours.high) == pytest.approx((-wilson, wilson), abs=1e-9)
+    assert ours.high > 0.011  # 233 identical answers cannot prove 1 point
+    assert decide(ours.low, ours.high, 0.01) == "inconclusive"
+
+
+@pytest.mark.parametrize(
+    ("gained", "lost", "n", "delta"), [(3, 11, 233, -0.01), (0, 7, 233, 0.0), (40, 20, 160, 0.2)]
+)
+def test_score_statistic_uses_the_restricted_maximum_likelihood(
+    gained: int, lost: int, n: int, delta: float
+) -> None:
+    def minus_loglik(q: float) -> float:
+        return -(gained * math.log(q + delta) + lost * math.log(q)
+                 + (n - gained - lost) * math.log(1 - 2 * q - delta))  # fmt: skip
+
+    low, high = max(0.0, -delta) + 1e-12, (1 - delta) / 2 - 1e-12
+    found = minimize_scalar(minus_loglik, bounds=(low, high), method="bounded",
+                            options={"xatol": 1e-12})  # fmt: skip
+    q = found.x
+    expected = (gained - lost - n * delta) / math.sqrt(n * (2 * q + delta - delta**2))
+    assert score_statistic(delta, gained, lost, n) == pytest.approx(expected, rel=1e-5)
+
+
 @pytest.mark.parametrize(("n", "lost", "gained"), [(233, 0.03, 0.01), (1319, 0.01, 0.005)])
-def test_interval_and_tost_match_statsmodels(n: int, lost: float, gained: float) -> None:
+def test_interval_inverts_the_score_test(n: int, lost: float, gained: float) -> None:
     diffs = _diffs(np.random.default_rng(n), n, lost, gained)
     ours = paired_interval(diffs, 0.90)
-    adjusted = DescrStatsW(np.concatenate([diffs, [1.0, -1.0]]))
-    low, high = adjusted.zconfint_mean(alpha=0.10)
-    assert (ours.low, ours.high) == pytest.approx((low, high), abs=1e-12)
     assert ours.estimate == pytest.approx(diffs.mean())
-    margin = 0.01
-    tests = margin_tests(ours, margin)
-    assert tests.p_equivalent == pytest.approx(adjusted.ztost_mean(-margin, margin)[0], abs=1e-9)
-    larger = adjusted.ztest_mean(value=-margin, alternative="larger")[1]
-    assert tests.p_noninferior == pytest.approx(larger, abs=1e-9)
-    # The decision and the one-sided test agree at alpha = 0.05.
-    assert (ours.low > -margin) == (tests.p_noninferior < 0.05)
+    assert ours.gained == (diffs > 0).sum() and ours.lost == (diffs < 0).sum()
+    quantile = NormalDist().inv_cdf(0.95)
+    assert score_statistic(ours.low, ours.gained, ours.lost, n) == pytest.approx(quantile)
+    assert score_statistic(ours.high, ours.gained, ours.lost, n) == pytest.approx(-quantile)
+    for margin in (0.005, 0.01, 0.02, 0.05):
+        tests = margin_tests(ours, margin)
+        assert (ours.low > -margin) == (tests.p_noninferior < 0.05)
+        assert (ours.high < -margin) == (tests.p_inferior < 0.05)
+        equivalent = decide(ours.low, ours.high, margin) == "equivalent"
+        assert equivalent == (tests.p_equivalent < 0.05)
 
 
-def test_unadjusted_interval_is_the_plain_z_interval() -> None:
-    diffs = _diffs(np.random.default_rng(1), 500, 0.05, 0.02)
-    ours = paired_interval(diffs, 0.95, adjust=False)
-    assert (ours.low, ours.high) == pytest.approx(DescrStatsW(diffs).zconfint_mean(0.05))
+def _lower_coverage(interval: Callable[[int, int], float], n: int, lost: float) -> float:
+    """Exact probability, over the trinomial of (gained, lost, same) with no gains, that the
+    lower bound lies at or below the true difference -lost."""
+    covered = 0.0
+    for c in range(46):  # beyond 45 losses the probability is negligible here
+        covered += binom.pmf(c, n, lost) * (interval(0, c) <= -lost + 1e-12)
+    return covered
 
 
-def test_no_disagreement_still_has_width() -> None:
-    ours = paired_interval([0.0] * 100)
-    assert ours.low < -0.01 and ours.high > 0.01  # 100 identical answers cannot prove 1 point
-    assert decide(ours.low, ours.high, 0.01) == "inconclusive"
+def test_lower_bound_keeps_its_coverage_when_the_candidate_only_loses() -> None:
+    n = 233
+
+    def tango(gained: int, lost: int) -> float:
+        return paired_interval([1.0] * gained + [-1.0] * lost + [0.0] * (n - gained - lost)).low
+
+    def bonett_price(gained: int, lost: int) -> float:  # Wald with one pseudo pair each way
+        values = [1.0] * (gained + 1) + [-1.0] * (lost + 1) + [0.0] * (n - gained - lost)
+        return float(DescrStatsW(np.asarray(values)).zconfint_mean(alpha=0.10)[0])
+
+    for lost in (0.01, 0.02, 0.04):
+        assert _lower_coverage(tango, n, lost) >= 0.945  # nominal 0.95
+    assert _lower_coverage(bonett_price, n, 0.01) < 0.91  # what the Wald variant gave
 
 
 @pytest.mark.parametrize(("a", "b"), [(3, 11), (0, 7), (40, 52), (5, 5)])

@@ -172,7 +172,7 @@ def compare_phase(
     decision, tests, points = _decision(
         interval, ratio_bounds=(ratio.low, ratio.high), margin=margin, baseline=float(b_rate.mean())
     )
-    sd = interval.se * math.sqrt(interval.n + 2)
+    sd = interval.se * math.sqrt(interval.n)
     needed = questions_needed(points, sd, alpha, POWER) if points > 0 and sd > 0 else None
     p_value = mcnemar_exact(int((diffs > 0).sum()), int((diffs < 0).sum()))
     return PhaseComparison(

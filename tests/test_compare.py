@@ -40,6 +40,7 @@ def _side(model: str, wrong: np.ndarray) -> SideData:
     data = PhaseData(
         codes=codes,
         reasoning=np.full(shape, 500, dtype=np.int32),
+        completion=np.full(shape, 700, dtype=np.int32),
         hit_budget=np.zeros(shape, dtype=bool),
         latency=np.ones(shape),
         retry_candidates=np.zeros(shape, dtype=bool),

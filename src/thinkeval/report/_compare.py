@@ -98,13 +98,16 @@ def _phase(mt: ModelTask, phase: str, rows: np.ndarray, k: int, length: int) -> 
 
     if phase == "fixed":
         reasoning, finish, latency = fixed.reasoning, fixed.finish, fixed.latency
+        completion = fixed.completion
     else:
         reasoning = np.where(due, retry.reasoning, fixed.reasoning)
+        completion = np.where(due, retry.completion, fixed.completion)
         finish = np.where(due, retry.finish, fixed.finish)
         latency = np.where(due, retry.latency, fixed.latency)
     return PhaseData(
         codes=shaped(mt.status(phase)),
         reasoning=shaped(reasoning),
+        completion=shaped(completion),
         hit_budget=shaped(finish == length),
         latency=shaped(latency),
         retry_candidates=shaped(due),

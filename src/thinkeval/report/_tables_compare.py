@@ -61,6 +61,11 @@ def _cells(row: PhaseComparison, candidate: Candidate, confidence: str) -> tuple
     )
 
 
+def _p(value: float) -> str:
+    shown = p_value(value)
+    return shown.replace("< ", "p < ") if shown.startswith("<") else f"p = {shown}"
+
+
 def sentence(row: PhaseComparison, result: CompareResult, candidate: Candidate) -> str:
     """The row in words: the decision, then the paired test beside it (never mixed in)."""
     where = f"{row.task}, {row.phase}"
@@ -73,10 +78,10 @@ def sentence(row: PhaseComparison, result: CompareResult, candidate: Candidate) 
     if row.settle:
         head += f" To settle it: {row.settle}."
     if row.significant:
-        test = f" Paired test ({row.test}): p = {p_value(row.p_value)}, a significant difference."
+        test = f" Paired test ({row.test}): {_p(row.p_value)}, a significant difference."
     else:
         test = (
-            f" Paired test ({row.test}): p = {p_value(row.p_value)}, no significant difference; "
+            f" Paired test ({row.test}): {_p(row.p_value)}, no significant difference; "
             f"this comparison detects {points(row.mde).lstrip('+')} with "
             f"{100 * result.power:g}% power (disagreement {percent(row.disagreement)})."
         )
@@ -131,7 +136,8 @@ def _cost_rows(candidate: Candidate) -> list[tuple[str, ...]]:
             rows.append(
                 (
                     row.task, row.phase, side.model, tokens(c.reasoning_p50),
-                    tokens(c.reasoning_p90), percent(c.hit_budget), str(c.retry_candidates),
+                    tokens(c.reasoning_p90), tokens(c.completion_p50), tokens(c.completion_p90),
+                    percent(c.hit_budget), str(c.retry_candidates),
                     number(c.latency_p50_s, 2), number(c.latency_p90_s, 2),
                 )
             )  # fmt: skip
@@ -190,21 +196,22 @@ def candidate_blocks(result: CompareResult, candidate: Candidate) -> list[Block]
             )
         )
     blocks.append(Block(heading=f"{candidate.model}: cost against {result.baseline}"))
-    cost_columns = ("task", "phase", "model", "reasoning p50", "reasoning p90", "hit budget",
-                    "retry candidates", "latency p50 s", "latency p90 s")  # fmt: skip
+    cost_columns = ("task", "phase", "model", "reasoning p50", "reasoning p90", "completion p50",
+                    "completion p90", "hit budget", "retry candidates", "latency p50 s",
+                    "latency p90 s")  # fmt: skip
     blocks.append(Block(table=table(cost_columns, _cost_rows(candidate), text_columns=3)))
     return blocks
 
 
 INTRO = (
-    "Each candidate against the baseline at a margin declared before the run (default 1 point). "
-    "Δ is candidate − baseline over questions (repeats clustered by question) with a {level} "
-    "interval: equivalent when it lies within ±margin (two one-sided tests at {alpha:g}), "
-    "non-inferior when its lower bound is above −margin, inferior when its upper bound is below "
-    "−margin, inconclusive when it straddles −margin. Recovery is candidate / baseline. The "
-    "paired test of 'no difference' is reported beside the decision, with the smallest "
-    "difference it detects at {power:g}% power (MDE) and the questions needed to settle the "
-    "margin at the disagreement observed. Flips pair units of the same question and repeat "
+    "Each candidate against the baseline at a margin declared before the run (default 1 point). Δ"
+    " is candidate − baseline over questions (repeats clustered by question) with its {level} "
+    "score interval (Tango): equivalent when it lies within ±margin (two one-sided tests at "
+    "{alpha:g}), non-inferior when its lower bound is above −margin, inferior when its upper "
+    "bound is below −margin, inconclusive when it straddles −margin. Recovery is candidate / "
+    "baseline. The paired test of 'no difference' is reported beside the decision, with the "
+    "smallest difference it detects at {power:g}% power (MDE) and the questions needed to settle "
+    "the margin at the disagreement observed. Flips pair units of the same question and repeat "
     "(errors apart). See docs/comparing.md."
 )
 

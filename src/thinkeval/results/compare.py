@@ -54,6 +54,7 @@ class PhaseData:
 
     codes: np.ndarray  # int8 outcome codes
     reasoning: np.ndarray  # reasoning tokens of the counted reply; -1: not reported
+    completion: np.ndarray  # completion tokens of the counted reply; -1: not reported
     hit_budget: np.ndarray  # bool: the counted reply stopped at its token budget
     latency: np.ndarray  # seconds; nan: not timed
     retry_candidates: np.ndarray  # bool: the fixed reply was empty or unfinished
@@ -76,11 +77,14 @@ def _percentile(values: np.ndarray, q: float) -> float | None:
 def _cost(data: PhaseData, chosen: np.ndarray) -> Cost:
     arrived = chosen & (data.codes < ERROR)
     reasoning = data.reasoning[arrived & (data.reasoning >= 0)].astype(float)
+    completion = data.completion[arrived & (data.completion >= 0)].astype(float)
     latency = data.latency[arrived & ~np.isnan(data.latency)]
     hits = int(arrived.sum())
     return Cost(
         reasoning_p50=_percentile(reasoning, 50),
         reasoning_p90=_percentile(reasoning, 90),
+        completion_p50=_percentile(completion, 50),
+        completion_p90=_percentile(completion, 90),
         hit_budget=float(data.hit_budget[arrived].sum()) / hits if hits else None,
         retry_candidates=int(data.retry_candidates[chosen].sum()),
         latency_p50_s=_percentile(latency, 50),
@@ -134,12 +138,22 @@ def _noise_floor(base: np.ndarray) -> NoiseFloor | None:
     )
 
 
-def _settle(decision: Decision, needed: int | None, n: int, k: int) -> str | None:
+def _settle(
+    decision: Decision, needed: int | None, n: int, k: int, to_inferior: int | None = None
+) -> str | None:
+    """What would settle an inconclusive decision: the questions that show a truly equal
+    candidate non-inferior, and, when the estimate already lies below -margin, the questions
+    that would show the observed drop inferior."""
     if decision != "inconclusive":
         return None
     if needed is None:
         return "the interval straddles the margin; more questions would narrow it"
-    more = f"about {needed} questions at the disagreement observed (this run compared {n})"
+    more = (
+        f"about {needed} questions at the disagreement observed if the models are truly equal "
+        f"(this run compared {n})"
+    )
+    if to_inferior is not None:
+        more += f", or about {to_inferior} if the drop is as observed (then inferior)"
     if k > 1 or needed <= n:
         return f"the interval straddles the margin: {more}, or more repeats"
     return (
@@ -174,6 +188,8 @@ def compare_phase(
     )
     sd = interval.se * math.sqrt(interval.n)
     needed = questions_needed(points, sd, alpha, POWER) if points > 0 and sd > 0 else None
+    gap = -points - interval.estimate  # how far the estimate lies below -margin
+    to_inferior = math.ceil((z(1 - alpha) * sd / gap) ** 2) if gap > 0 and sd > 0 else None
     p_value = mcnemar_exact(int((diffs > 0).sum()), int((diffs < 0).sum()))
     return PhaseComparison(
         task=task,
@@ -195,7 +211,7 @@ def compare_phase(
         p_noninferior=tests[0],
         p_inferior=tests[1],
         p_equivalent=tests[2],
-        settle=_settle(decision, needed, n, k),
+        settle=_settle(decision, needed, n, k, to_inferior),
         test="McNemar exact" if k == 1 else "sign test over questions (exact)",
         p_value=p_value,
         significant=p_value < SIGNIFICANCE,

@@ -24,8 +24,10 @@ class Margin(msgspec.Struct, kw_only=True, frozen=True):
 class Cost(msgspec.Struct, kw_only=True, frozen=True):
     """What one side's replies cost in one phase (the counted reply of each unit)."""
 
-    reasoning_p50: float | None
+    reasoning_p50: float | None  # None: the server did not report usage.reasoning_tokens
     reasoning_p90: float | None
+    completion_p50: float | None  # all generated tokens, reasoning included
+    completion_p90: float | None
     hit_budget: float | None  # share of replies that stopped at the token budget
     retry_candidates: int  # fixed replies empty or unfinished: re-asked at B2
     latency_p50_s: float | None
@@ -78,7 +80,7 @@ class PhaseComparison(msgspec.Struct, kw_only=True, frozen=True):
     baseline: Side | None
     candidate: Side | None
     difference: float
-    low: float  # the 1 - 2 alpha interval of the difference (adjusted; see compare_stats)
+    low: float  # the 1 - 2 alpha score interval of the difference (Tango; see compare_stats)
     high: float
     se: float
     recovery: float | None

@@ -28,7 +28,7 @@ from thinkeval.results.compare import (
 from thinkeval.results.compare_check import Setup, differences
 from thinkeval.results.compare_model import Candidate, CompareResult, Margin, PhaseComparison
 from thinkeval.results.compare_stats import ALPHA, POWER
-from thinkeval.run.rundir import CONFIG_FILE
+from thinkeval.store.rundir import CONFIG_FILE
 
 PHASES = ("fixed", "adaptive")
 DEFAULT_POINTS = 0.01  # 1 point

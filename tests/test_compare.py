@@ -10,11 +10,13 @@ with a higher p_wrong is wrong on a superset of the baseline's samples; the rest
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import msgspec
@@ -167,3 +169,16 @@ def test_schema_and_plan() -> None:
         plan("gsm8k", 0.0)
     done = _thinkeval("plan", "--task", "gsm8k", "--margin", "1")
     assert done.returncode == 0 and "3092 questions" in done.stdout
+
+
+def test_an_inconclusive_drop_beyond_the_margin_says_what_shows_it_inferior() -> None:
+    ids, base, cand = _coupled(233, 0.25, 0.015, seed=2)  # 4 of 233 lost
+    row = compare_phase("ceval", "fixed", ids, base, cand, Margin(points=0.01))
+    assert row is not None and row.decision == "inconclusive"
+    assert row.difference < -0.01 < row.high
+    sd = row.se * math.sqrt(row.questions)
+    expected = math.ceil((NormalDist().inv_cdf(0.95) * sd / (-0.01 - row.difference)) ** 2)
+    assert row.settle is not None
+    assert f"or about {expected} if the drop is as observed (then inferior)" in row.settle
+    assert row.candidate is not None and row.candidate.cost.completion_p50 == 700
+    assert row.candidate.cost.reasoning_p90 == 500

@@ -12,13 +12,13 @@ from thinkeval.errors import ThinkevalError
 DESCRIPTION = textwrap.dedent(
     """\
     Is the candidate as good as the baseline? Per task and phase (fixed, adaptive) and over
-    all tasks: both accuracies, the difference with its 90% interval, recovery, and a decision
+    all tasks: both accuracies, the difference with its 90% score interval, recovery, and a decision
     at a margin declared up front: equivalent, non-inferior, inferior or inconclusive (and
     what would settle it). The paired test of "no difference" is reported beside, with the
     smallest difference the run could detect at 80% power. Then flips between outcome classes,
-    cost deltas (reasoning tokens, budget hits, retries, latency) and, with repeats, the
-    baseline's noise floor. Models asked differently (samples, budgets, repeats, generation,
-    scorers, server flavour) are refused unless --allow-mismatch."""
+    cost deltas (reasoning and completion tokens, budget hits, retries, latency) and, with
+    repeats, the baseline's noise floor. Models asked differently (samples, budgets, repeats,
+    generation, scorers, server flavour) are refused unless --allow-mismatch."""
 )
 EPILOG = """\
 examples:

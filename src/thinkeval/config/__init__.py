@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from thinkeval.client.profiles import get_profile
+from thinkeval.config.compare import BaselineConfig, baseline_problems
 from thinkeval.config.models import (
     EndpointConfig,
     ModelConfig,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RESERVED_GENERATION_KEYS",
+    "BaselineConfig",
     "EndpointConfig",
     "ModelConfig",
     "Problem",
@@ -82,6 +84,8 @@ class RunConfig(Section, kw_only=True, frozen=True):
     tasks: list[TaskSelection] = msgspec.field(default_factory=_default_tasks)
     models: list[ModelConfig]
     endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
+    # The model the others are compared with, and the margin (config/compare.py).
+    baseline: BaselineConfig | str | None = None
 
     def problems(self) -> Iterator[Problem]:
         """Every mistake the types cannot express, each with the key path it is about."""
@@ -110,6 +114,7 @@ class RunConfig(Section, kw_only=True, frozen=True):
                 for message in get_profile(model.api).generation_problems(selection.generation):
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
         yield from self._endpoint_problems()
+        yield from baseline_problems(self.baseline, [model.name for model in self.models])
 
     def _endpoint_problems(self) -> Iterator[Problem]:
 

@@ -11,6 +11,7 @@ import numpy as np
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
+from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
 from thinkeval.report._instructions import instruction_rows
@@ -90,6 +91,7 @@ def report_of(
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
         instructions=instruction_rows(data),
+        comparison=baseline_comparison(data),
     )
 
 

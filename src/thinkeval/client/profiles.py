@@ -44,6 +44,8 @@ class ServerProfile:
     name: ClassVar[Api] = "vllm"
     budget_field: ClassVar[str] = "max_tokens"
     takes_template_kwargs: ClassVar[bool] = True
+    # `return_token_ids` (vLLM 0.10.2+): what `retry: continue` resends (run/continuation.py).
+    returns_token_ids: ClassVar[bool] = True
 
     def request(
         self,
@@ -107,6 +109,7 @@ class SGLangProfile(ServerProfile):
     """SGLang: asked as vLLM is; replies differ only in shapes the shared reader knows."""
 
     name: ClassVar[Api] = "sglang"
+    returns_token_ids: ClassVar[bool] = False
 
 
 class OpenAIProfile(ServerProfile):
@@ -115,6 +118,7 @@ class OpenAIProfile(ServerProfile):
     name: ClassVar[Api] = "openai"
     budget_field: ClassVar[str] = "max_completion_tokens"
     takes_template_kwargs: ClassVar[bool] = False
+    returns_token_ids: ClassVar[bool] = False
 
 
 PROFILES: dict[Api, ServerProfile] = {

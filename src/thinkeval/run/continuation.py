@@ -22,14 +22,16 @@ import msgspec
 
 from thinkeval.client.continuation import ask_token_ids, continuation_body, join
 from thinkeval.client.dispatch import Dispatcher, Outcome
-from thinkeval.client.endpoint import Timed
+from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
 from thinkeval.config import ModelConfig, TaskSettings
 from thinkeval.config.models import Retry
 from thinkeval.records import Attempt, Continuation, Reply, Usage
 from thinkeval.run.attempts import Unit, attempt_from
 from thinkeval.tasks.spec import TaskSpec
 
-__all__ = ["ask_token_ids", "continue_attempt", "probe_token_ids", "retry_mode"]
+__all__ = [
+    "ask_token_ids", "continue_attempt", "probe_continuation", "probe_token_ids", "retry_mode"
+]
 
 _PROBE = [{"role": "user", "content": "Say OK."}]
 
@@ -39,24 +41,30 @@ def retry_mode(model: ModelConfig, settings: TaskSettings) -> Retry:
     return settings.retry or model.retry
 
 
-async def probe_token_ids(dispatcher: Dispatcher) -> str | None:
+async def probe_continuation(endpoint: Endpoint, model: str) -> str | None:
     """Ask one tiny chat request for token ids and continue it by one token; None when both
     work, else why `retry: continue` cannot run against this server."""
-    model = dispatcher.config
-    body = dispatcher.profile.request(model.served_model, _PROBE, 1, {}, False)
+    body = endpoint.profile.request(model, _PROBE, 1, {}, False)
     ask_token_ids(body)
-    outcome = await dispatcher.chat(body)
-    if outcome.timed is None:
-        assert outcome.failure is not None
-        return f"a chat request asking for token ids failed: {outcome.failure.message}"
-    reply = outcome.timed.reply
+    try:
+        reply = (await endpoint.chat(body)).reply
+    except RequestFailed as exc:
+        return f"a chat request asking for token ids failed: {exc.message}"
     if reply.prompt_token_ids is None or reply.token_ids is None:
         return "the server returns no token ids (`return_token_ids` needs vLLM 0.10.2+)"
-    more = continuation_body(model.served_model, reply.prompt_token_ids, [], 1, {})
-    continued = await dispatcher.chat(more, completion=True)
-    if continued.timed is None:
-        assert continued.failure is not None
-        return f"/v1/completions with a token-id prompt failed: {continued.failure.message}"
+    try:
+        await endpoint.completions(continuation_body(model, reply.prompt_token_ids, [], 1, {}))
+    except RequestFailed as exc:
+        return f"/v1/completions with a token-id prompt failed: {exc.message}"
+    return None
+
+
+async def probe_token_ids(dispatcher: Dispatcher) -> str | None:
+    """`probe_continuation` at every endpoint of the model (replicas may differ)."""
+    for endpoint in dispatcher.endpoints:
+        why = await probe_continuation(endpoint, dispatcher.config.served_model)
+        if why is not None:
+            return f"{endpoint.base_url}: {why}"
     return None
 
 

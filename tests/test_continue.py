@@ -14,6 +14,7 @@ import pytest
 
 from conftest import kill_and_resume, write_config
 from thinkeval.cli import main
+from thinkeval.report import build_report, render_markdown
 from thinkeval.run.journal import iter_attempts
 
 TASKS = [{"name": "gsm8k", "limit": 40}, {"name": "ceval", "limit": 40}]
@@ -67,6 +68,21 @@ def test_continue_gives_the_reask_replies_and_generates_each_token_once(tmp_path
     assert s_cont["generation_tokens"] <= floor + 2 < s_reask["generation_tokens"]
     assert s_cont["continuations"] == len(continued) + 1
     assert s_cont["continuations_diverged"] == 0
+
+    # The report's token accounting says which retry was used and what it cost the server.
+    rows = {(r.task, r.retry): r for r in build_report([cont]).tokens if r.task != "all"}
+    again = {(r.task, r.retry): r for r in build_report([reask]).tokens if r.task != "all"}
+    assert {retry for _, retry in rows} == {"continue"} and {r for _, r in again} == {"reask"}
+    for (task, _), row in rows.items():
+        other = again[(task, "reask")]
+        assert row.floor == other.floor and row.fixed_generated == other.fixed_generated
+        assert row.generated == row.floor  # greedy: every token generated once
+        assert other.generated > other.floor and other.ratio is not None and other.ratio > 1.1
+        assert row.retry_prompt > other.retry_prompt  # the carried tokens are prefilled again
+    assert sum(r.generated for r in rows.values()) == s_cont["generation_tokens"] - 2
+    assert sum(r.generated for r in again.values()) == s_reask["generation_tokens"]
+    text = render_markdown(build_report([cont]))
+    assert "Server tokens" in text and "| continue |" in text.replace("  ", " ")
 
 
 def unit_counts(run_dir: Path) -> Counter[tuple[str, int, str]]:

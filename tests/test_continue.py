@@ -198,3 +198,19 @@ def test_check_says_whether_the_server_can_continue(
     assert report["continue_ok"] is supported.startswith("supported")
     assert main(argv[:-1]) == 0
     assert supported in capsys.readouterr().out
+
+
+def test_a_run_never_mixes_reask_and_continue(tmp_path, sim, capsys) -> None:
+    server = sim(model="m", seed=8, p_long=0.4)
+    run(tmp_path, "mix", server.base_url)
+    config = write_config(tmp_path / "mix.yaml", {
+        "run": "mix", "tasks": TASKS, "models": [model_entry(server.base_url, retry="continue")]})
+    capsys.readouterr()
+    assert main(["run", str(config), "--output", str(tmp_path / "mix")]) == 2
+    err = capsys.readouterr().err
+    assert "retry = 'reask'" in err and "'continue'" in err
+    tasks = [{**TASKS[0], "retry": "continue"}, TASKS[1]]
+    config = write_config(tmp_path / "mix.yaml", {
+        "run": "mix", "tasks": tasks, "models": [model_entry(server.base_url)]})
+    assert main(["run", str(config), "--output", str(tmp_path / "mix")]) == 2
+    assert "task 'gsm8k' was run with retry" in capsys.readouterr().err

@@ -32,7 +32,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="questions per task (then nothing is written)")
     parser.add_argument("--seed", type=int, default=20240601, help="the simulator's seed")
     parser.add_argument("--slots", type=int, default=32, help="simulator slots = concurrency")
-    parser.add_argument("--per-token-s", type=float, default=0.0001, help="decode s per token")
+    parser.add_argument("--per-token-s", type=float, default=0.0002, help="decode s per token")
     parser.add_argument(
         "--prefill-token-s", type=float, default=0.000005, help="prefill s per token"
     )

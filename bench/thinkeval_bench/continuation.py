@@ -56,6 +56,7 @@ class Measured:
     decode: int  # tokens the server generated (the probe's two included)
     prefill: int
     floor: int
+    busy_s: float  # simulated seconds replies held a slot (`service_s`): the GPU time
     wall_s: float
     statuses: dict[tuple[str, int, str], str]
 
@@ -114,7 +115,8 @@ def measure(
     return Measured(
         shape=shape.name, mode=mode, requests=stats["requests"],
         continuations=stats["continuations"], decode=stats["generation_tokens"],
-        prefill=stats["prompt_tokens"], floor=floor, wall_s=wall, statuses=statuses,
+        prefill=stats["prompt_tokens"], floor=floor, busy_s=stats["service_s"], wall_s=wall,
+        statuses=statuses,
     )
 
 
@@ -136,11 +138,13 @@ def render(results: list[Measured], *, command: str, when: str, settings: str) -
         "Greedy decoding. Decode = tokens the simulator generated, prefill = prompt tokens it "
         "processed (a continuation prefills its carried tokens again); floor = what one run at "
         "B2 would have generated for the same replies (each sample's last reply, once; the "
-        "report's Server tokens section). Verdicts compared per (sample, phase).",
+        "report's Server tokens section). Server busy s = the simulated seconds replies held a "
+        "slot (prefill and decode, queueing excluded): the GPU time; wall time also holds this "
+        "machine's CPU contention. Verdicts compared per (sample, phase).",
         "",
         "| shape | retry | requests | continuations | decode tokens | prefill tokens | floor | "
-        "decode / floor | wall s | verdicts identical |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "decode / floor | server busy s | wall s | verdicts identical |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     verdicts: list[str] = []
     for shape in dict.fromkeys(r.shape for r in results):
@@ -150,15 +154,16 @@ def render(results: list[Measured], *, command: str, when: str, settings: str) -
             r = pair[mode]
             lines.append(
                 f"| {shape} | {mode} | {r.requests} | {r.continuations} | {r.decode} | "
-                f"{r.prefill} | {r.floor} | **{r.ratio:.3f}** | {r.wall_s:.1f} | "
+                f"{r.prefill} | {r.floor} | **{r.ratio:.3f}** | {r.busy_s:.0f} | {r.wall_s:.1f} | "
                 f"{same}/{compared} |"
             )
         reask, cont = pair["reask"], pair["continue"]
         verdicts.append(
             f"- {shape}: continue decodes {cont.ratio:.3f} × the floor (target ≤ 1.05: "
             f"{'met' if cont.ratio <= 1.05 else 'missed'}), re-ask {reask.ratio:.3f} × "
-            f"(expected ≥ 1.2); wall time {cont.wall_s / reask.wall_s:.2f} × re-ask's "
-            f"(decode {cont.decode / reask.decode:.2f} ×); verdicts identical "
+            f"(expected ≥ 1.2); server busy time {cont.busy_s / reask.busy_s:.2f} × re-ask's, "
+            f"wall time {cont.wall_s / reask.wall_s:.2f} × (decode {cont.decode / reask.decode:.2f}"
+            f" ×); verdicts identical "
             f"{same}/{compared} ({'met' if same == compared else 'missed'})."
         )
     lines += ["", *verdicts, "<!-- continue:end -->", ""]

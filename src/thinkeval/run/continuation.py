@@ -105,6 +105,7 @@ async def continue_attempt(
         return msgspec.structs.replace(
             fixed, phase="retry", budget=unit.budget, prompt_token_ids=None, token_ids=None,
             continuation=Continuation(from_tokens=carried, requested=False),
+            request={}, tries=0, started_at=time.time(), latency_s=None, ttft_s=None,
         )
     body = continuation_body(model.served_model, prompt, ids, max_tokens, generation)
     shown = {k: v for k, v in body.items() if k != "prompt"}

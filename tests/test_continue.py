@@ -15,7 +15,7 @@ import pytest
 from conftest import kill_and_resume, write_config
 from thinkeval.cli import main
 from thinkeval.report import build_report, render_markdown
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 
 TASKS = [{"name": "gsm8k", "limit": 40}, {"name": "ceval", "limit": 40}]
 

@@ -58,7 +58,7 @@ class Measured:
     floor: int
     busy_s: float  # simulated seconds replies held a slot (`service_s`): the GPU time
     wall_s: float
-    statuses: dict[tuple[str, int, str], str]
+    statuses: dict[tuple[str, int, str], str | None]
 
     @property
     def ratio(self) -> float:
@@ -83,7 +83,7 @@ def measure(
 ) -> Measured:
     """Run `shape` once in `mode` against a fresh simulator."""
     from thinkeval.report import build_report
-    from thinkeval.run.journal import iter_attempts
+    from thinkeval.store.journal import iter_attempts
 
     folder = work / f"{shape.task}-{mode}"
     folder.mkdir(parents=True, exist_ok=True)

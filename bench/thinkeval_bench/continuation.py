@@ -110,8 +110,10 @@ def measure(
     finally:
         sim.stop()
     floor = sum(row.floor for row in build_report([run_dir]).tokens if row.task == shape.task)
-    statuses = {(x.sample_id, x.repeat, x.phase): x.recorded_status()
-                for x in iter_attempts(run_dir) if x.error is None}
+    statuses: dict[tuple[str, int, str], str | None] = {
+        (x.sample_id, x.repeat, x.phase): x.recorded_status()
+        for x in iter_attempts(run_dir) if x.error is None
+    }
     return Measured(
         shape=shape.name, mode=mode, requests=stats["requests"],
         continuations=stats["continuations"], decode=stats["generation_tokens"],

@@ -51,14 +51,22 @@ def parse_text_completion(body: Any) -> Reply:
     `RequestFailed` when it is unusable."""
     message = error_message(body)
     if message is not None:
-        raise RequestFailed("server_error", f"error body with HTTP 200: {message}", True)
+        raise RequestFailed(
+            kind="server_error", message=f"error body with HTTP 200: {message}", retryable=True
+        )
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise RequestFailed("malformed", "completion reply has no 'choices'", True)
+        raise RequestFailed(
+            kind="malformed", message="completion reply has no 'choices'", retryable=True
+        )
     choice = choices[0]
     text = choice.get("text")
     if not isinstance(text, str):
-        raise RequestFailed("malformed", "completion reply's choices[0].text is not a string", True)
+        raise RequestFailed(
+            kind="malformed",
+            message="completion reply's choices[0].text is not a string",
+            retryable=True,
+        )
     finish = choice.get("finish_reason")
     return Reply(
         content=text,

@@ -216,7 +216,9 @@ class Endpoint:
                 raw = await _read_capped(resp)
         except TimeoutError:
             raise RequestFailed(
-                "timeout", f"no complete reply within {self.timeout_s:g} s", True
+                kind="timeout",
+                message=f"no complete reply within {self.timeout_s:g} s",
+                retryable=True,
             ) from None
         except aiohttp.ClientError as exc:
             raise self._transport_failure(exc) from None
@@ -225,8 +227,10 @@ class Endpoint:
         try:
             parsed = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            message = "completion reply is not valid JSON"
-            raise RequestFailed("malformed", message, True, 200) from None
+            raise RequestFailed(
+                kind="malformed", message="completion reply is not valid JSON", retryable=True,
+                http_status=200,
+            ) from None
         return Timed(parse_text_completion(parsed), time.perf_counter() - started, None)
 
     async def _read_stream(

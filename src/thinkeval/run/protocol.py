@@ -3,7 +3,8 @@
 1. Fixed phase: every (sample, repeat) exactly once at its task's first budget.
 2. Those whose fixed reply is `empty` or `unfinished` (the reply state, `scoring.state`) are
    asked exactly once more at the task's second budget; `wrong` and `no_answer` never are, and
-   there is no third round.
+   there is no third round. With `retry: continue` the retry carries the cut-off reply on
+   from its token ids instead of asking again (`run/continuation.py`).
 
 One pool of workers serves all tasks of a model, so the server stays saturated across task
 boundaries; a retry is queued as soon as its fixed reply is recorded, ahead of fixed work, so

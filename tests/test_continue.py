@@ -214,3 +214,22 @@ def test_a_run_never_mixes_reask_and_continue(tmp_path, sim, capsys) -> None:
         "run": "mix", "tasks": tasks, "models": [model_entry(server.base_url)]})
     assert main(["run", str(config), "--output", str(tmp_path / "mix")]) == 2
     assert "task 'gsm8k' was run with retry" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("reasoning", "content", "more", "joined"), [
+    # Cut off inside the thinking: the reasoning goes on up to </think>, the rest is content.
+    ("\nLet me add 3", None, " and 4.\n</think>\n\nThe answer is 7", ("\nLet me add 3 and 4.\n",
+                                                                     "\n\nThe answer is 7")),
+    # ... and still no </think> at B2: no content.
+    ("\nLet me", None, " think more", ("\nLet me think more", None)),
+    # Cut off in the answer: the content goes on.
+    ("\nR\n", "\n\nThe answer", " is 7", ("\nR\n", "\n\nThe answer is 7")),
+    # Thinking off: content only.
+    (None, "The ans", "wer is 7", (None, "The answer is 7")),
+])
+def test_the_joined_reply_splits_where_the_reasoning_parser_would(
+    reasoning: str | None, content: str | None, more: str, joined: tuple[str | None, str | None]
+) -> None:
+    from thinkeval.client.continuation import join
+
+    assert join(reasoning, content, more) == joined

@@ -96,7 +96,7 @@ async def continue_attempt(
             phase="retry", budget=unit.budget, max_tokens=0, started_at=time.time(), tries=0,
             error="the fixed reply has no token ids to continue from (it was asked without "
             "retry: continue); continue needs them",
-            error_kind="no_token_ids", shard=shard,
+            error_kind="refused", shard=shard,  # resuming a re-ask run as continue is refused
         )
     carried = len(ids or [])
     max_tokens, clamped_from = _room(unit.budget, len(prompt or []), carried, max_model_len)

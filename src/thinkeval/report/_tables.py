@@ -19,7 +19,7 @@ from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
-from thinkeval.report._tables_usage import curve_section, usage_section
+from thinkeval.report._tables_usage import curve_section, tokens_section, usage_section
 from thinkeval.results.summary import Counts
 from thinkeval.results.wording import ERRORS_EXPLAINED, missing
 
@@ -97,6 +97,7 @@ def sections(report: Report) -> list[Section]:
         pairs_section(report),
         curve_section(report),
         usage_section(report),
+        tokens_section(report),
         context_section(report),
     ]
     shown = [section for section in found if section is not None]

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from thinkeval.client.profiles import get_profile
+from thinkeval.config.compare import BaselineConfig, baseline_problems
 from thinkeval.config.models import (
     EndpointConfig,
     ModelConfig,
     base_url_problem,
+    continue_problem,
     read_api_key,
 )
 from thinkeval.config.tasks import TaskSelection, TaskSettings
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RESERVED_GENERATION_KEYS",
+    "BaselineConfig",
     "EndpointConfig",
     "ModelConfig",
     "Problem",
@@ -82,6 +85,8 @@ class RunConfig(Section, kw_only=True, frozen=True):
     tasks: list[TaskSelection] = msgspec.field(default_factory=_default_tasks)
     models: list[ModelConfig]
     endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
+    # The model the others are compared with, and the margin (config/compare.py).
+    baseline: BaselineConfig | str | None = None
 
     def problems(self) -> Iterator[Problem]:
         """Every mistake the types cannot express, each with the key path it is about."""
@@ -109,7 +114,13 @@ class RunConfig(Section, kw_only=True, frozen=True):
             for model in self.models:
                 for message in get_profile(model.api).generation_problems(selection.generation):
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
+        for index, selection in enumerate(self.tasks):
+            for model in self.models:
+                problem = continue_problem(model, selection.retry or model.retry)
+                if selection.retry is not None and problem is not None:
+                    yield f"tasks[{index}].retry", f"for model {model.name!r}: {problem}"
         yield from self._endpoint_problems()
+        yield from baseline_problems(self.baseline, [model.name for model in self.models])
 
     def _endpoint_problems(self) -> Iterator[Problem]:
 
@@ -150,6 +161,7 @@ class RunConfig(Section, kw_only=True, frozen=True):
             repeats=selection.repeats or spec.repeats,
             recommended=dict(spec.generation),
             generation=dict(selection.generation),
+            retry=selection.retry,
         )
 
     def model_named(self, name: str) -> ModelConfig:

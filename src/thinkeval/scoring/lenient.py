@@ -153,12 +153,22 @@ def _math(text: str, gold: str) -> Verdict:
 
 # AISBench's post-processors and evaluators by name; a task spec names the one its AISBench
 # dataset config uses.
+def _code(text: str, gold: str) -> Verdict:
+    # The code kind on the text AISBench scores (reasoning included, truncation ignored).
+    from thinkeval.scoring.kinds.code import CodeKind
+
+    kind = CodeKind()
+    found = kind.find(text)
+    return kind.explain(found, gold) if found is not None else Verdict("no_answer")
+
+
 RULES: dict[str, Callable[[str, str], Verdict]] = {
     "gsm8k": _gsm8k,  # gsm8k_postprocess + Gsm8kEvaluator
     "first-capital": _first_capital,  # first_capital_postprocess + AccEvaluator (BoolQ)
     "last-option-ABCD": _last_option_abcd,  # last_option_postprocess + AccEvaluator (C-Eval)
     "aime": _aime,  # math_postprocess_v2 + MATHEvaluator(version="v2") (AIME)
     "math": _math,  # Math-Verify's parse and verify, as its MATHEvaluator (MATH-500)
+    "code": _code,  # the final Python block of the text, run against the tests (HumanEval)
 }
 
 

@@ -43,7 +43,9 @@ DEFAULT_REPLIES = {
     "exact": "Answer: {answer}",
     "regex": "{answer}",
 }
-SIM_FLAVOURS = {"number": "number", "math": "math", "choice": "choice", "boolean": "yesno"}
+SIM_FLAVOURS = {
+    "number": "number", "math": "math", "choice": "choice", "boolean": "yesno", "code": "code"
+}  # fmt: skip
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _YES = {"a", "yes", "true", "1", "y"}
 _NO = {"b", "no", "false", "0", "n"}
@@ -223,8 +225,8 @@ def _lenient(task: TaskFile, kind: AnswerKind) -> str:
         return task.lenient
     if kind.name == "number":
         return "gsm8k"
-    if kind.name == "math":
-        return "math"
+    if kind.name in ("math", "code"):
+        return kind.name
     if kind.name == "choice" and getattr(kind, "letters", "") == "ABCD":
         return "last-option-ABCD"
     from thinkeval.scoring.lenient import RULES

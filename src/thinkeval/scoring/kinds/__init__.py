@@ -44,6 +44,7 @@ KINDS: dict[str, Callable[..., AnswerKind]] = {
     "exact": _built_in("exact", "ExactKind"),
     "regex": _built_in("regex", "RegexKind"),
     "math": _built_in("math", "MathKind"),
+    "code": _built_in("code", "CodeKind"),
 }
 
 

@@ -15,6 +15,7 @@ one process count).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import selectors
@@ -77,7 +78,10 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _bwrap_args(program_fd: int, limits: Limits) -> list[str]:
     size = str(4 * limits.file_mb * 1024 * 1024)
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    # --as-pid-1: the program is the PID namespace's init, so when it ends the namespace ends,
+    # and no orphaned bwrap init is left for a host init that may never reap it.
+    args = ["bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session"]
+    args += ["--cap-drop", "ALL"]
     args += ["--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib"]
     if os.path.exists("/lib64"):
         args += ["--symlink", "usr/lib64", "/lib64"]
@@ -94,7 +98,8 @@ def _limiter(limits: Limits, uid: int | None) -> object:
     cpu = max(1, int(limits.cpu_s + 0.999))
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        # Soft = hard: the kernel kills at the limit (a namespace's init ignores SIGXCPU).
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         memory = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
@@ -187,11 +192,28 @@ def _collect(
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
-    # bwrap's own child dies with it (--die-with-parent), and with it the whole PID namespace.
+    """End the program (its namespace's init: the whole namespace goes with it) and let bwrap
+    reap it before bwrap itself is killed; killing bwrap first would orphan the program, and a
+    host init that never reaps would keep it as a zombie."""
+    for pid in _children(process.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
     try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+        process.wait(timeout=2)
+    except subprocess.TimeoutExpired:
         process.kill()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)  # --unsafe-local-exec: what it started
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(child) for child in handle.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _exit_of(returncode: int, stderr: str, spent_cpu: bool) -> Exit:
@@ -199,7 +221,10 @@ def _exit_of(returncode: int, stderr: str, spent_cpu: bool) -> Exit:
     number reads 128 + N)."""
     if returncode == 0:
         return "ok"
-    if returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU) or spent_cpu:
+    # Only the kernel's CPU-time kill reaches the program as SIGKILL: as its namespace's init
+    # it is immune to signals sent from inside, and a wall-clock kill is decided above.
+    killed = (-signal.SIGXCPU, 128 + signal.SIGXCPU, -signal.SIGKILL, 128 + signal.SIGKILL)
+    if returncode in killed or spent_cpu:
         return "cpu"
     if "MemoryError" in stderr[-2000:]:
         return "memory"

@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -94,7 +95,7 @@ def _bwrap_args(program_fd: int, limits: Limits) -> list[str]:
     return [*args, "--", SYSTEM_PYTHON, "-I", "/io/main.py"]
 
 
-def _limiter(limits: Limits, uid: int | None) -> object:
+def _limiter(limits: Limits, uid: int | None) -> Callable[[], None]:
     cpu = max(1, int(limits.cpu_s + 0.999))
 
     def apply() -> None:
@@ -142,13 +143,14 @@ def run_program(
 def _run(args: list[str], stdin_fd: int, passed: tuple[int, ...], limits: Limits) -> Execution:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    process = subprocess.Popen(  # noqa: S603 - the arguments are ours
+    process = subprocess.Popen(
         args,
         stdin=stdin_fd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         pass_fds=passed,
-        preexec_fn=_limiter(limits, sandbox_uid()),  # type: ignore[arg-type]  # noqa: PLW1509
+        # The scoring worker that runs this is single-threaded, where preexec_fn is safe.
+        preexec_fn=_limiter(limits, sandbox_uid()),
         start_new_session=True,
         cwd="/",
     )

@@ -141,8 +141,8 @@ def _universal_newlines(value: str) -> str:
 def _open_binary(path: Path, data_dir: Path) -> Iterator[bytes]:
     """The file's lines; a `.gz` file (HumanEval's, kept as published) decompressed."""
     try:
-        handle = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
-        with handle:
+        opened = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")  # noqa: SIM115
+        with opened as handle:
             yield from handle
     except (OSError, EOFError) as exc:
         if isinstance(exc, OSError) and exc.strerror is not None:

@@ -19,7 +19,8 @@ from thinkeval.scoring.kinds.base import Found
 
 # A fence at the start of a line, its info string, the body, the same fence closing it.
 _BLOCK = re.compile(
-    r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)^[ \t]{0,3}(?P=fence)[ \t]*$",
+    r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)\n"
+    r"(?P<body>.*?)^[ \t]{0,3}(?P=fence)[ \t]*$",
     re.MULTILINE | re.DOTALL,
 )
 _PYTHON = frozenset({"", "python", "py", "python3"})
@@ -29,7 +30,8 @@ def final_block(text: str) -> tuple[str, int] | None:
     """The last Python (or unlabelled) fenced block of `text` and how many such blocks there
     are, or None.
 
-    >>> final_block("Try\\n```python\\nx = 1\\n```\\nthen\\n```\\nx = 2\\n```\\n```text\\nout\\n```")
+    >>> text = "Try\\n```python\\nx = 1\\n```\\nthen\\n```\\nx = 2\\n```\\n```text\\nout\\n```"
+    >>> final_block(text)
     ('x = 2\\n', 2)
     """
     blocks = [

@@ -59,7 +59,8 @@ def test_humaneval_fixture_samples_ask_for_a_fenced_function(data_dir: Path) -> 
 
 def test_verdicts_say_why_and_never_read_the_reasoning(data_dir: Path) -> None:
     sample = load_samples("humaneval", data_dir)[2]  # evens, whose prompt imports List
-    solution = "def evens(numbers: List[int]) -> List[int]:\n    return [n for n in numbers if n % 2 == 0]\n"
+    solution = "def evens(numbers: List[int]) -> List[int]:\n"
+    solution += "    return [n for n in numbers if n % 2 == 0]\n"
     right = strict_verdict(CODE, f"Done.\n{_fenced(solution)}", "stop", sample.gold)
     assert right.status == "correct"
     odd = solution.replace("== 0", "== 1")
@@ -85,9 +86,7 @@ async def test_code_replies_are_judged_in_the_workers_as_they_would_be_inline(
                 pooled = await pooled_verdicts(CODE, "code", reply, sample.gold, pool)
                 inline = strict_verdict(CODE, reply.content, "stop", sample.gold)
                 assert pooled[0] == inline
-        jobs = [
-            (CODE, "code", _fenced(_reference(s)), None, "stop", s.gold, None) for s in samples
-        ]
+        jobs = [(CODE, "code", _fenced(_reference(s)), None, "stop", s.gold, None) for s in samples]
         assert all(strict.is_correct for strict, _ in verdict_pairs(jobs, pool))
     finally:
         pool.close()
@@ -155,7 +154,9 @@ def test_every_canonical_solution_passes_and_a_broken_variant_of_each_fails(
     assert len(samples) == 164
     pool = ScoringPool(workers=2, warm=None)
     try:
-        right = [(CODE, "code", _fenced(_reference(s)), None, "stop", s.gold, None) for s in samples]
+        right = [
+            (CODE, "code", _fenced(_reference(s)), None, "stop", s.gold, None) for s in samples
+        ]
         broken = [(CODE, "code", _fenced(_broken(s)), None, "stop", s.gold, None) for s in samples]
         verdicts = verdict_pairs(right + broken, pool)
     finally:

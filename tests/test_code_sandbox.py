@@ -34,13 +34,14 @@ WAITING = orjson.dumps(
 @pytest.fixture
 def canary() -> Iterator[Path]:
     """A fresh directory holding a fake ~/.ssh key: the target of the hostile replies."""
+    prefix = os.path.join(tempfile.gettempdir(), "thinkeval-canary-")
     made = tempfile.mkdtemp(prefix="thinkeval-canary-")
-    assert made.startswith(os.path.join(tempfile.gettempdir(), "thinkeval-canary-"))
+    assert made.startswith(prefix)
     root = Path(made)
     (root / ".ssh").mkdir()
     (root / ".ssh" / "id_rsa").write_text("SECRET-CANARY\n")
     yield root
-    assert made.startswith(os.path.join(tempfile.gettempdir(), "thinkeval-canary-"))
+    assert made.startswith(prefix)  # only the directory made above is ever deleted
     shutil.rmtree(made)
 
 
@@ -122,8 +123,13 @@ def test_the_sandbox_works_here() -> None:
     assert sandbox.check_sandbox() is None
 
 
-def test_each_reply_of_the_corpus_gets_its_exact_verdict_and_is_contained(canary: Path) -> None:
+def test_each_reply_of_the_corpus_gets_its_exact_verdict_and_is_contained(
+    canary: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _snapshot(canary)
+    # The host's temporary directory, as the executions see it: only the lock file may appear.
+    scratch = Path(tempfile.mkdtemp(dir=canary))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     kind = CodeKind()
     for name, program, status, rule in _corpus(canary):
         reply = f"Here it is.\n\n```python\n{program}```\n"
@@ -131,7 +137,8 @@ def test_each_reply_of_the_corpus_gets_its_exact_verdict_and_is_contained(canary
         verdict = strict_verdict(kind, reply, "stop", gold)
         assert verdict.status == status, (name, verdict)
         assert (verdict.rule or "").startswith(rule), (name, verdict)
-        assert _snapshot(canary) == before, name
+        assert {k: v for k, v in _snapshot(canary).items() if scratch.name not in k} == before
+        assert [p.name for p in scratch.iterdir()] == [f"thinkeval-exec-{os.getuid()}.lock"]
         assert _sandbox_processes() == [], name
     assert not Path("/usr/evil").exists() and not Path("/usr/evil2").exists()
 

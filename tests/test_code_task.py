@@ -15,7 +15,7 @@ from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
 from thinkeval.execution import sandbox
 from thinkeval.records import Sample
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds.code import final_block
 from thinkeval.scoring.lenient import lenient_verdict

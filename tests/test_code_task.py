@@ -15,7 +15,6 @@ from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
 from thinkeval.execution import sandbox
 from thinkeval.records import Sample
-from thinkeval.store.journal import iter_attempts
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds.code import final_block
 from thinkeval.scoring.lenient import lenient_verdict
@@ -25,6 +24,7 @@ from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.sim.behaviour import answer_key_from_samples
 from thinkeval.sim.config import SimConfig
+from thinkeval.store.journal import iter_attempts
 from thinkeval.tasks import load_samples
 from thinkeval.tasks.builtin.humaneval import INSTRUCTION
 

@@ -41,10 +41,12 @@ KINDS: dict[str, Callable[..., AnswerKind]] = {
     "number": _built_in("number", "NumberKind"),
     "choice": _built_in("choice", "ChoiceKind"),
     "boolean": _built_in("boolean", "BooleanKind"),
+    "math": _built_in("math", "MathKind"),
     "exact": _built_in("exact", "ExactKind"),
     "regex": _built_in("regex", "RegexKind"),
     "math": _built_in("math", "MathKind"),
     "code": _built_in("code", "CodeKind"),
+    "instructions": _built_in("instructions", "InstructionsKind"),
 }
 
 

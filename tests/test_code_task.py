@@ -13,6 +13,7 @@ import pytest
 
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
+from thinkeval.errors import DatasetError
 from thinkeval.execution import sandbox
 from thinkeval.records import Sample
 from thinkeval.scoring.kinds import make_kind
@@ -27,6 +28,7 @@ from thinkeval.sim.config import SimConfig
 from thinkeval.store.journal import iter_attempts
 from thinkeval.tasks import load_samples
 from thinkeval.tasks.builtin.humaneval import INSTRUCTION
+from thinkeval.tasks.user import load_task_file
 
 CODE = make_kind("code")
 
@@ -144,6 +146,37 @@ def _broken(sample: Sample) -> str:
     """The canonical solution, then the function redefined to return None."""
     name = orjson.loads(sample.gold)["entry_point"]
     return f"{_reference(sample)}\n\ndef {name}(*args, **kwargs):\n    return None\n"
+
+
+def test_a_task_file_runs_its_own_stdio_and_check_tests(tmp_path: Path) -> None:
+    stdio = {
+        "form": "stdio",
+        "cases": [{"input": "2 3\n", "output": "5\n"}, {"input": "-1 1\n", "output": "0"}],
+    }
+    check = {
+        "form": "check",
+        "tests": "def check(f):\n    assert f(2, 3) == 5\n",
+        "entry_point": "add",
+    }
+    rows = [{"q": "Print the sum of a and b.", "t": orjson.dumps(stdio).decode()},
+            {"q": "Write add(a, b).", "t": orjson.dumps(check).decode()}]  # fmt: skip
+    (tmp_path / "code.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    (tmp_path / "code.yaml").write_text(
+        "name: mycode\ndata: {file: code.jsonl}\nfields: {question: q, answer: t}\n"
+        "answer: {kind: code}\n"
+    )
+    spec = load_task_file(tmp_path / "code.yaml")
+    first, second = load_samples(spec, tmp_path)
+    assert "fenced code block" in first.messages[-1]["content"]
+    summing = "a, b = map(int, input().split())\nprint(a + b)\n"
+    assert strict_verdict(spec.answer, _fenced(summing), "stop", first.gold).is_correct
+    product = strict_verdict(spec.answer, _fenced(summing.replace("+", "*")), "stop", first.gold)
+    assert (product.rule or "").startswith("failed_test: case 1/2")
+    adding = "def add(a, b):\n    return a + b\n"
+    assert strict_verdict(spec.answer, _fenced(adding), "stop", second.gold).is_correct
+    (tmp_path / "code.jsonl").write_text('{"q": "x", "t": "{\\"form\\": \\"nope\\"}"}\n')
+    with pytest.raises(DatasetError, match="form 'nope'"):
+        load_samples(load_task_file(tmp_path / "code.yaml"), tmp_path)
 
 
 @pytest.mark.real_data

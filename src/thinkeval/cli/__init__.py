@@ -53,7 +53,9 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _add_module_command(sub: argparse._SubParsersAction, name: str, full: bool) -> None:
+def _add_module_command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, full: bool
+) -> None:
     module_name, help_text = MODULE_COMMANDS[name]
     if not full:
         sub.add_parser(name, help=help_text)

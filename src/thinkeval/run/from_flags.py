@@ -21,6 +21,7 @@ import yaml
 
 from thinkeval.config import RunConfig, base_url_problem, parse_config
 from thinkeval.errors import ConfigError
+from thinkeval.settings import parse_budgets
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -45,20 +46,6 @@ class RunFlags:
     api_key_env: str | None = None
     name: str | None = None
     data_dir: str | None = None
-
-
-def parse_budgets(text: str) -> tuple[int, int]:
-    """`"2048,8192"` -> `(2048, 8192)`.
-
-    >>> parse_budgets("2048, 8192")
-    (2048, 8192)
-    """
-    parts = [part.strip() for part in text.split(",")]
-    if len(parts) != 2 or not all(part.isdigit() for part in parts):
-        raise ConfigError(
-            f"--budgets must be two token counts B1,B2 (e.g. 2048,8192), got {text!r}"
-        )
-    return int(parts[0]), int(parts[1])
 
 
 def parse_generation(items: Iterable[str]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from rich.markup import escape
 from thinkeval.errors import ThinkevalError
 from thinkeval.version import __version__
 
+__all__ = ["MODULE_COMMANDS", "build_parser", "main"]
+
 
 def _console() -> Console:
     return Console(stderr=True, highlight=False)

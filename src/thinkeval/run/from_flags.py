@@ -21,7 +21,6 @@ import yaml
 
 from thinkeval.config import RunConfig, base_url_problem, parse_config
 from thinkeval.errors import ConfigError
-from thinkeval.settings import parse_budgets
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
 API_KEY_ENV = "OPENAI_API_KEY"

@@ -167,8 +167,8 @@ def run(args: argparse.Namespace) -> int:
         return detach(run_argv(args, run_dir, config, shard), run_dir)
     from_config = args.config is not None
     options = RunOptions(
-        only_models=split_list(args.model) if from_config else (),
-        only_tasks=split_list(args.tasks) if from_config else (),
+        only_models=split_list(args.model, "--model") if from_config else (),
+        only_tasks=split_list(args.tasks, "--tasks") if from_config else (),
         shard=shard,
         allow_model_mismatch=args.allow_model_mismatch,
         keep_recorded_samples=args.keep_recorded_samples,
@@ -244,7 +244,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
     from thinkeval.run.identity import served_ids
     from thinkeval.run.selection import split_list
 
-    models = split_list(args.model)
+    models = split_list(args.model, "--model")
     if len(models) > 1:
         raise ConfigError(
             "a run from flags asks one model; for several, write a config file "
@@ -253,7 +253,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
     flags = RunFlags(
         base_url=args.base_url,
         model=models[0] if models else None,
-        tasks=split_list(args.tasks),
+        tasks=split_list(args.tasks, "--tasks"),
         limit=args.limit,
         budgets=parse_budgets(args.budgets) if args.budgets else None,
         concurrency=args.concurrency,

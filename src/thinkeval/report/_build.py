@@ -27,7 +27,7 @@ from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_
 from thinkeval.report._samples import Catalog
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
-from thinkeval.ui.tables import adaptive_cell, fixed_cell, gain_cell
+from thinkeval.ui.tables import adaptive_cell, clamp_note, fixed_cell, gain_cell
 from thinkeval.version import __version__
 
 
@@ -178,6 +178,7 @@ def _headline(mt: ModelTask, counts: Counts) -> HeadlineRow:
         fixed_pending=counts.fixed.pending,
         adaptive_errors=counts.adaptive.error,
         adaptive_pending=counts.adaptive.pending,
+        clamped=clamp_note(mt.model, mt.task, counts, *mt.budgets),
     )
 
 

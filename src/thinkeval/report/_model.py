@@ -57,12 +57,14 @@ class HeadlineRow(_Frozen, frozen=True):
     adaptive_correct: int
     fixed_cell: str  # "1048/1319 = 79.45%", or "15/40 = 37.50% (incomplete: 21 errors)"
     adaptive_cell: str
-    gain: str  # "+16.46 pp", "+0.00 pp (incomplete)"
+    gain: str  # "+16.45 pp", "+0.00 pp (incomplete)"
     complete: bool
     fixed_errors: int
     fixed_pending: int
     adaptive_errors: int
     adaptive_pending: int
+    # Where the server's max_model_len cut a budget: what was asked instead ("" when not).
+    clamped: str = ""
 
 
 class RetryRates(_Frozen, frozen=True):

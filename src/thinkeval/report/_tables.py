@@ -123,6 +123,7 @@ def _headline(report: Report) -> Section:
                 )
             )
         )
+        blocks.extend(Block(text=f"{r.clamped}.") for r in chosen if r.clamped)
     if not report.complete:
         blocks.append(Block(text=INCOMPLETE_EXPLAINED))
     return Section(

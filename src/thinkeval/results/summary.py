@@ -150,10 +150,13 @@ def sample_result(
     ref = entry.fixed[unit]
     attempt = journals.read(ref)
     result = SampleResult(fixed=outcome(ref, attempt))
+    result.fixed_clamped = attempt.max_tokens if attempt.clamped_from is not None else 0
     result.due = attempt.error is None and retry_due(attempt, spec, gold)
     ref = entry.retry_ref(unit)
     if result.candidate and ref:
-        result.retry = outcome(ref, journals.read(ref))
+        retry = journals.read(ref)
+        result.retry = outcome(ref, retry)
+        result.retry_clamped = retry.max_tokens if retry.clamped_from is not None else 0
     return result
 
 

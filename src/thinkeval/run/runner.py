@@ -117,9 +117,14 @@ def _kept(run_dir: Path, before: TaskRecord) -> TaskRecord:
 
 def _changed_message(exc: PromptsChanged, before: TaskRecord | None, version: str) -> str:
     assert before is not None
-    was = f"task version {before.version}" if before.version else "an older thinkeval"
+    if before.version == version:
+        # Same task code: what changed is the data (or a task file), not thinkeval.
+        why = f"the task version is still {version}, so its data or task file changed"
+    else:
+        was = f"task version {before.version}" if before.version else "an older thinkeval"
+        why = f"the run was started with {was}, now task version {version}"
     return (
-        f"{exc}; the run was started with {was}, now {version}. Its recorded answers belong "
+        f"{exc}; {why}. Its recorded answers belong "
         "to the old prompts: to resume with the prompts recorded at the start, add "
         "--keep-recorded-samples; to ask the new ones, start a new run (a new run name or "
         "--output DIR)"

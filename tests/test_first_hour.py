@@ -1,0 +1,126 @@
+"""What a new user meets in the first hour, each once silently wrong or a dead end (issue 23):
+the Python API's `limit=0`, `--tasks ""`, the gain taken from rounded cells, a clamped retry
+budget nobody is told about, `score()` accepting any finish_reason, and the messages around them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import thinkeval
+from thinkeval.cli import main
+from thinkeval.errors import ConfigError, ThinkevalError
+from thinkeval.results.judge import judge_agreement
+from thinkeval.ui.tables import gain
+
+
+@pytest.mark.parametrize(
+    ("fixed", "adaptive", "total", "shown"),
+    [(22, 26, 30, "+13.33 pp"), (166, 199, 233, "+14.16 pp"), (730, 1105, 1319, "+28.43 pp"),
+     (26, 22, 30, "-13.33 pp")],
+)  # fmt: skip
+def test_the_gain_is_taken_from_the_counts_then_rounded(
+    fixed: int, adaptive: int, total: int, shown: str
+) -> None:
+    assert gain(fixed, adaptive, total) == shown
+
+
+def test_evaluate_refuses_limit_0_instead_of_running_everything(
+    sim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = sim(model="m", seed=1)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"^limit= must be at least 1, got 0$"):
+        thinkeval.evaluate(base_url=server.base_url, tasks="gsm8k", limit=0)
+    assert list(tmp_path.iterdir()) == []  # no run started
+
+
+def test_python_api_errors_do_not_say_command_line(sim) -> None:
+    server = sim(model="m", seed=1)
+    with pytest.raises(ThinkevalError) as raised:
+        thinkeval.evaluate(base_url=server.base_url, tasks="gsm8k", budgets=(0, 5))
+    assert str(raised.value).startswith("thinkeval.evaluate()")
+
+
+@pytest.mark.parametrize("tasks", ["", " , ", []])
+def test_evaluate_with_an_empty_task_list_is_an_error(tasks: str | list[str]) -> None:
+    with pytest.raises(ConfigError, match=r"tasks= names nothing"):
+        thinkeval.evaluate(base_url="http://127.0.0.1:9/v1", tasks=tasks)
+
+
+def test_run_with_tasks_empty_string_is_one_line_not_the_default_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", "--base-url", "http://127.0.0.1:9/v1", "--tasks", "",
+                 "--output", str(tmp_path / "out")])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--tasks names nothing" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_negative_budgets_name_the_flag_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--base-url", "http://127.0.0.1:9/v1", "--budgets", "-1,100"]) == 2
+    err = capsys.readouterr().err
+    assert "--budgets must be two token counts" in err and "'-1,100'" in err
+    assert "expected one argument" not in err and "usage:" not in err
+
+
+def test_a_bad_flag_value_is_one_line_without_a_usage_block(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--limit", "x"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "usage:" not in err
+    assert "--limit" in err and "'x'" in err
+
+
+@pytest.mark.parametrize("finish_reason", ["banana", "", "STOP"])
+def test_score_refuses_a_finish_reason_no_server_sends(finish_reason: str) -> None:
+    with pytest.raises(thinkeval.ArgumentError, match="finish_reason"):
+        thinkeval.score("gsm8k", "The answer is 15", finish_reason, "15")
+
+
+def test_score_names_an_unknown_task_or_scorer_with_the_projects_error() -> None:
+    with pytest.raises(ThinkevalError, match="unknown task 'nosuch'"):
+        thinkeval.score("nosuch", "15", "stop", "15")
+    with pytest.raises(ThinkevalError, match="unknown scorer 'fuzzy'"):
+        thinkeval.score("gsm8k", "15", "stop", "15", scorer="fuzzy")
+    assert thinkeval.score("gsm8k", "The answer is 15", None, "15").status == "correct"
+
+
+def test_judge_agreement_takes_a_str_path(sim, tmp_path: Path) -> None:
+    server = sim(model="m", seed=2)
+    out = tmp_path / "run"
+    assert main(["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "4",
+                 "--output", str(out)]) == 0  # fmt: skip
+    assert judge_agreement(str(out)) == judge_agreement(out)
+
+
+def test_a_clamped_retry_budget_is_shown_in_the_table_and_every_report(
+    sim, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = sim(model="m", seed=13, max_model_len=6000, p_long=0.5)
+    out = tmp_path / "run"
+    assert main(["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "30",
+                 "--budgets", "2048,99999999", "--output", str(out)]) == 0  # fmt: skip
+    table = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    retry = summary["results"][0]["retry"]
+    assert retry["clamped"] == retry["candidates"] > 0
+    assert 0 < retry["clamped_to"] < 6000
+    assert f"99999999 (≤{retry['clamped_to']})" in table
+    assert "did not fit the server's max_model_len" in table
+    assert summary["results"][0]["fixed"]["clamped"] == 0
+    for fmt in ("md", "html", "json"):
+        target = tmp_path / f"report.{fmt}"
+        assert main(["report", str(out), "--format", fmt, "--out", str(target),
+                     "--resamples", "200"]) == 0  # fmt: skip
+        text = target.read_text()
+        assert "retry budget 99999999 did not fit the server" in text, fmt
+        assert f"at most {retry['clamped_to']}" in text, fmt

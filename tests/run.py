@@ -85,8 +85,7 @@ def aisbench_python() -> Path:
     if python.exists() and stamp.exists() and stamp.read_text().strip() == wanted:
         return python
     print(
-        "tests/run.py: installing AISBench 3.1 into .ci-aisbench/ (once; it pulls torch: "
-        "minutes)",
+        "tests/run.py: installing AISBench 3.1 into .ci-aisbench/ (once; it pulls torch: minutes)",
         flush=True,
     )
     base = getattr(sys, "_base_executable", sys.executable)

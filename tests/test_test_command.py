@@ -65,7 +65,9 @@ def test_not_root_stops_at_once_with_the_one_command_to_run(
 
 
 def test_as_root_it_installs_both_packages_then_runs_pytest(
-    bare_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    bare_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     log = tmp_path / "apt.log"
@@ -79,7 +81,9 @@ def test_as_root_it_installs_both_packages_then_runs_pytest(
 
 
 def test_a_failing_apt_get_is_one_line_and_pytest_never_starts(
-    bare_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    bare_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _fake_apt_get(bare_path, tmp_path / "apt.log", fail=True)

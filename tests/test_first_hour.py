@@ -124,3 +124,38 @@ def test_a_clamped_retry_budget_is_shown_in_the_table_and_every_report(
         text = target.read_text()
         assert "retry budget 99999999 did not fit the server" in text, fmt
         assert f"at most {retry['clamped_to']}" in text, fmt
+
+
+def test_a_failed_start_leaves_no_run_directory_and_no_advice_to_resume(
+    sim, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = sim(model="m", seed=3)
+    out = tmp_path / "run"
+    code = main(["run", "--base-url", server.base_url, "--model", "nope", "--tasks", "gsm8k",
+                 "--limit", "3", "--output", str(out)])  # fmt: skip
+    assert code == 2
+    captured = capsys.readouterr()
+    assert "serves m, not 'nope'" in captured.err
+    assert "run the same command again" not in captured.out + captured.err
+    assert not out.exists()
+
+
+def test_a_config_fixed_after_a_failed_start_runs_instead_of_refusing(
+    sim, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = sim(model="m", seed=3)
+    out = tmp_path / "run"
+    config = tmp_path / "run.yaml"
+    entry = f"  - name: my-model\n    base_url: {server.base_url}\n"
+    body = "run: first\ntasks:\n  - {name: gsm8k, limit: 3}\nmodels:\n"
+    config.write_text(body + entry)
+    assert main(["run", str(config), "--output", str(out)]) == 2  # the id is 'm', not 'my-model'
+    out.mkdir()  # even where the directory stays (it was there before), nothing binds the run
+    (out / "keep").write_text("")
+    assert main(["run", str(config), "--output", str(out)]) == 2
+    assert (out / "keep").exists()
+    config.write_text(body + entry + "    model: m\n")
+    capsys.readouterr()
+    assert main(["run", str(config), "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "None" not in err and "use a new run name" not in err

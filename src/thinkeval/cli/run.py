@@ -151,6 +151,7 @@ def _console() -> Console:
 
 def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
+    from thinkeval.run.cleanup import discard_unstarted
     from thinkeval.run.runner import RunOptions, run_evaluation
     from thinkeval.run.scheduler import ModelsFailed
     from thinkeval.run.selection import split_list
@@ -177,11 +178,17 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
+    existed = run_dir.exists()
     try:
         summary = asyncio.run(run_evaluation(config, run_dir, options, console))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
+        if discard_unstarted(run_dir, existed):
+            raise  # nothing was asked: no table of pending samples, no directory to resume
         if exc.summary is not None:
             stdout_console().print(results_table(exc.summary))
+        raise
+    except ThinkevalError:
+        discard_unstarted(run_dir, existed)
         raise
     stdout_console().print(results_table(summary))
     repeated = repeats_table(summary)

@@ -15,6 +15,7 @@ from thinkeval.client.limits import EndpointLimits, endpoint_caps
 from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
 from thinkeval.results.summary import Summary, write_summary
+from thinkeval.run.cleanup import nothing_recorded
 from thinkeval.run.journal import Journal
 from thinkeval.run.protocol import TaskPlan
 from thinkeval.run.reproduce import write_run_yaml
@@ -143,6 +144,8 @@ async def run_evaluation(
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
     old = existing_record(run_dir)
+    if old is not None and nothing_recorded(run_dir):
+        old = None  # nothing was ever asked: the settings recorded then bind nothing
     check_resumable(run_dir, old, config)
     writer = options.shard.writer if options.shard else "main"
     # Lock first: a process that may not join this run (another shard plan, or the same

@@ -128,11 +128,6 @@ def stop_run(run_dir: Path, timeout_s: float = 30.0, console: Console | None = N
     console = console or _console()
     if not run_dir.is_dir():
         raise ThinkevalError(f"{run_dir}: no such run directory")
-    if not (run_dir / "config.json").is_file():
-        raise ThinkevalError(
-            f"{run_dir}: not a thinkeval run directory (no config.json); pass the folder that "
-            "`thinkeval run` wrote, e.g. runs/<run>"
-        )
     processes = find_writers(run_dir)
     targets = [
         p for p in processes

@@ -159,3 +159,8 @@ def test_a_config_fixed_after_a_failed_start_runs_instead_of_refusing(
     assert main(["run", str(config), "--output", str(out)]) == 0
     err = capsys.readouterr().err
     assert "None" not in err and "use a new run name" not in err
+
+
+def test_evaluate_names_its_keyword_for_a_bad_base_url() -> None:
+    with pytest.raises(ConfigError, match=r"^base_url=: base_url 'localhost:8000/v1' has no"):
+        thinkeval.evaluate(base_url="localhost:8000/v1", tasks="gsm8k")

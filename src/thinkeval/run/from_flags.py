@@ -104,7 +104,9 @@ def model_label(model_id: str) -> str:
     return _LABEL.sub("-", model_id).strip("-._")[:60] or "model"
 
 
-def resolve_base_url(flags: RunFlags, environ: Mapping[str, str]) -> str:
+def resolve_base_url(
+    flags: RunFlags, environ: Mapping[str, str], flag: str = "--base-url"
+) -> str:
     """`--base-url`, else `OPENAI_BASE_URL`; one line naming the flag when it is unusable."""
     url = flags.base_url if flags.base_url is not None else environ.get(BASE_URL_ENV)
     if url is None:
@@ -114,7 +116,7 @@ def resolve_base_url(flags: RunFlags, environ: Mapping[str, str]) -> str:
         )
     problem = base_url_problem(url)
     if problem is not None:
-        where = "--base-url" if flags.base_url is not None else BASE_URL_ENV
+        where = flag if flags.base_url is not None else BASE_URL_ENV
         raise ConfigError(f"{where}: {problem}")
     return url
 
@@ -165,9 +167,10 @@ async def config_from_flags(
     environ = os.environ if environ is None else environ
     if flags.limit is not None and (isinstance(flags.limit, bool) or flags.limit < 1):
         # 0 would otherwise read as "no limit" and run the whole dataset.
-        where = "--limit" if source == "command line" else "limit="
+        where = "limit=" if source != "command line" else "--limit"
         raise ConfigError(f"{where} must be at least 1, got {flags.limit!r}")
-    base_url = resolve_base_url(flags, environ)
+    api = source != "command line"
+    base_url = resolve_base_url(flags, environ, "base_url=" if api else "--base-url")
     key_env = api_key_env(flags, environ)
     served = [] if flags.model else await list_models(base_url, key_env)
     model_id = choose_model(flags, served, base_url)

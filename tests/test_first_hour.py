@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 import thinkeval
+from conftest import ThreadedSim
 from thinkeval.cli import main
 from thinkeval.errors import ConfigError, ThinkevalError
 from thinkeval.results.judge import judge_agreement
+from thinkeval.sim.config import SimConfig
 from thinkeval.ui.tables import gain
 
 
@@ -164,3 +166,46 @@ def test_a_config_fixed_after_a_failed_start_runs_instead_of_refusing(
 def test_evaluate_names_its_keyword_for_a_bad_base_url() -> None:
     with pytest.raises(ConfigError, match=r"^base_url=: base_url 'localhost:8000/v1' has no"):
         thinkeval.evaluate(base_url="localhost:8000/v1", tasks="gsm8k")
+
+
+def test_the_simulator_answers_a_choice_task_file_with_letters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `thinkeval sim` knows only the built-in tasks' answers: a task file's prompt is read for
+    # its kind, and a choice prompt gets a letter (it got a number: all no_answer).
+    (tmp_path / "quiz.csv").write_text(
+        "id,question,A,B,C,D,answer\n"
+        + "".join(f"{i},Question {i}?,w,x,y,z,{'ABCD'[i % 4]}\n" for i in range(8))
+    )
+    (tmp_path / "quiz.yaml").write_text(
+        "name: quiz\ndata:\n  file: quiz.csv\nfields:\n  question: question\n  answer: answer\n"
+        "  choices: [A, B, C, D]\n  id: id\nanswer:\n  kind: choice\n"
+    )
+    server = ThreadedSim(SimConfig(port=0, model="m", seed=5), {}).start()
+    try:
+        config = tmp_path / "run.yaml"
+        config.write_text(
+            "run: quiz\ntasks:\n  - {file: quiz.yaml}\n"
+            f"models:\n  - {{name: m, base_url: '{server.base_url}'}}\n"
+        )
+        assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
+    finally:
+        server.stop()
+    fixed = json.loads((tmp_path / "out" / "summary.json").read_text())["results"][0]["fixed"]
+    assert fixed["no_answer"] == 0 and fixed["correct"] + fixed["wrong"] > 0
+
+
+@pytest.mark.parametrize("seeded", [False, True])
+def test_the_simulator_warns_that_unseeded_repeats_are_copies(
+    sim, tmp_path: Path, capsys: pytest.CaptureFixture[str], seeded: bool
+) -> None:
+    server = sim(model="m", seed=6)
+    config = tmp_path / "run.yaml"
+    generation = "    generation: {seed: 0}\n" if seeded else ""
+    config.write_text(
+        "run: rep\ntasks:\n  - {name: gsm8k, limit: 3, repeats: 2}\n"
+        f"models:\n  - name: m\n    base_url: {server.base_url}\n{generation}"
+    )
+    assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
+    warned = "repeats are copies of one reply" in capsys.readouterr().err
+    assert warned is not seeded

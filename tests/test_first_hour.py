@@ -6,6 +6,10 @@ budget nobody is told about, `score()` accepting any finish_reason, and the mess
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -209,3 +213,20 @@ def test_the_simulator_warns_that_unseeded_repeats_are_copies(
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
     warned = "repeats are copies of one reply" in capsys.readouterr().err
     assert warned is not seeded
+
+
+def test_an_unreachable_hub_with_nothing_cached_fails_at_once(tmp_path: Path) -> None:
+    code = (
+        "from thinkeval.tasks import load_samples\n"
+        "try:\n    load_samples('gsm8k', None)\n"
+        "except Exception as exc:\n    print(type(exc).__name__, exc)"
+    )
+    env = {**os.environ, "HF_ENDPOINT": "http://127.0.0.1:9", "HF_HOME": str(tmp_path)}
+    for name in ("HF_HUB_OFFLINE", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                 "ALL_PROXY", "all_proxy", "THINKEVAL_DATA_DIR"):  # fmt: skip
+        env.pop(name, None)
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert time.monotonic() - started < 10  # was about 25 s of huggingface_hub's retries
+    assert out.stdout.startswith("DatasetError cannot download openai/gsm8k"), out.stdout
+    assert "not in the cache" in out.stdout

@@ -5,6 +5,7 @@ budget nobody is told about, `score()` accepting any finish_reason, and the mess
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -13,13 +14,16 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 import thinkeval
 from conftest import ThreadedSim
 from thinkeval.cli import main
 from thinkeval.errors import ConfigError, ThinkevalError
+from thinkeval.records import Attempt
 from thinkeval.results.judge import judge_agreement
 from thinkeval.sim.config import SimConfig
+from thinkeval.ui.progress import RunProgress
 from thinkeval.ui.tables import gain
 
 
@@ -230,3 +234,20 @@ def test_an_unreachable_hub_with_nothing_cached_fails_at_once(tmp_path: Path) ->
     assert time.monotonic() - started < 10  # was about 25 s of huggingface_hub's retries
     assert out.stdout.startswith("DatasetError cannot download openai/gsm8k"), out.stdout
     assert "not in the cache" in out.stdout
+
+
+def test_progress_says_why_its_total_grows_and_what_was_recorded_earlier(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    progress = RunProgress(Console(file=io.StringIO()), interval_s=1e9)  # printed at the end
+    with progress.shown():
+        progress.add("a", "gsm8k", 4, already_done=6)  # a resumed run: 6 recorded before
+        for state in ("finished", "unfinished"):
+            progress.record(Attempt(model="a", task="gsm8k", sample_id="x", phase="fixed",
+                                    budget=2048, max_tokens=2048, state=state))  # fmt: skip
+    lines = [line for line in capsys.readouterr().err.splitlines() if "[progress]" in line]
+    assert lines[1] == (
+        "[progress] a gsm8k: 8/11 ok=1 trunc=1 fail=0 "
+        "(+1 retries found so far, 6 recorded earlier)"
+    )
+    assert "(+1 retries found so far, 6 recorded earlier)" in lines[0]

@@ -41,11 +41,23 @@ class RowCounts:
     correct: int = 0
     started: float = 0.0
     resumed: int = 0  # done before this process started: not part of its rate
+    retries_found: int = 0  # retries this process queued as cut-off replies came in
 
     def add(self, other: RowCounts) -> None:
         """Count `other`'s numbers in too (a model's row sums its tasks' rows)."""
-        for name in ("total", "done", "ok", "truncated", "failed", "correct", "resumed"):
+        for name in ("total", "done", "ok", "truncated", "failed", "correct", "resumed",
+                     "retries_found"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def why(self) -> str:
+        """What the counts leave unsaid: the total grows by one per cut-off reply (its retry),
+        and replies recorded by an earlier process are in `done`, not in ok/trunc/fail."""
+        parts = []
+        if self.retries_found:
+            parts.append(f"+{self.retries_found} retries found so far")
+        if self.resumed:
+            parts.append(f"{self.resumed} recorded earlier")
+        return f" ({', '.join(parts)})" if parts else ""
 
     def rate_per_s(self, now: float) -> float:
         """Attempts finished per second since this process started the row."""
@@ -75,6 +87,7 @@ class RunProgress:
             MofNCompleteColumn(),
             TextColumn(
                 "ok {task.fields[ok]}  trunc {task.fields[trunc]}  fail {task.fields[fail]}"
+                "{task.fields[why]}"
             ),
             TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
@@ -134,13 +147,14 @@ class RunProgress:
             row.correct += attempt.recorded_status() == "correct"
         if attempt.phase == "fixed" and attempt.state in RETRY_STATUSES:
             row.total += 1  # its single retry is now known work
+            row.retries_found += 1
         self._refresh(key)
         if not self._live:
             self._log()
 
     def _new_row(self, description: str) -> TaskID:
         return self._progress.add_task(
-            description, total=0, ok=0, trunc=0, fail=0, rate="", note=""
+            description, total=0, ok=0, trunc=0, fail=0, rate="", note="", why=""
         )
 
     def _refresh(self, key: tuple[str, str]) -> None:
@@ -160,6 +174,7 @@ class RunProgress:
             trunc=row.truncated,
             fail=row.failed,
             rate=rate,
+            why=row.why(),
         )
 
     def _log(self, force: bool = False) -> None:
@@ -174,7 +189,8 @@ class RunProgress:
             print(
                 f"[progress] {model}: {row.done}/{row.total} ok={row.ok} "
                 f"trunc={row.truncated} fail={row.failed} rate={row.rate_per_s(now):.1f}/s "
-                f"eta={'-' if eta is None else f'{eta:.0f}s'}" + (f" ({note})" if note else ""),
+                f"eta={'-' if eta is None else f'{eta:.0f}s'}{row.why()}"
+                + (f" ({note})" if note else ""),
                 file=sys.stderr,
                 flush=True,
             )
@@ -182,7 +198,8 @@ class RunProgress:
                 if name == model:
                     print(
                         f"[progress] {model} {task}: {task_row.done}/{task_row.total} "
-                        f"ok={task_row.ok} trunc={task_row.truncated} fail={task_row.failed}",
+                        f"ok={task_row.ok} trunc={task_row.truncated} fail={task_row.failed}"
+                        f"{task_row.why()}",
                         file=sys.stderr,
                         flush=True,
                     )

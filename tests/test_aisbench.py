@@ -23,9 +23,9 @@ from thinkeval.ops import aisbench
 from thinkeval.ops.aisbench import AisbenchError, split_prediction
 from thinkeval.ops.aisbench.reading import imported_state
 from thinkeval.records import RETRY_STATUSES, Attempt
-from thinkeval.run.journal import iter_attempts
-from thinkeval.run.judge import attempt_state
-from thinkeval.run.rundir import read_samples
+from thinkeval.store.journal import iter_attempts
+from thinkeval.store.judge import attempt_state
+from thinkeval.store.rundir import read_samples
 from thinkeval.tasks import get_task
 
 FIXTURE = Path(__file__).parent / "fixtures" / "aisbench" / "20250628_151326"
@@ -96,7 +96,7 @@ def test_import_judges_each_record_from_its_text(
     assert attempts["gsm8k/3"].finish_reason is None  # unfinished by the text alone
     failed = attempts["gsm8k/5"]
     assert failed.error == "Request timed out after 3600 s"
-    assert failed.error_kind == "aisbench_failed"
+    assert failed.error_kind == "imported"
     assert failed.request["source_file"] == f"predictions/{MODEL}/gsm8k_failed.jsonl"
     assert attempts["boolq/0"].usage.completion_tokens is None  # AISBench's 0: not counted
 

@@ -24,7 +24,7 @@ from thinkeval.records import Attempt
 from thinkeval.results.judge import judge_agreement
 from thinkeval.sim.config import SimConfig
 from thinkeval.ui.progress import RunProgress
-from thinkeval.ui.tables import gain
+from thinkeval.results.wording import gain
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.run.rundir import judge_path
+from thinkeval.store.rundir import judge_path
 
 TASKS = [{"name": "gsm8k", "limit": 12}]
 

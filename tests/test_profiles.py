@@ -13,7 +13,7 @@ from thinkeval.cli import main
 from thinkeval.client.profiles import PROFILES, detect_api, get_profile
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 
 MESSAGES = ({"role": "user", "content": "2+2?"},)
 THINKING = {"temperature": 0.6, "chat_template_kwargs": {"enable_thinking": True}}
@@ -78,7 +78,7 @@ def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
         assert failure.kind == "wrong_api" and not failure.retryable
         assert "set `api: openai` for this model" in failure.message
     other = refusal.replace(b'"param": "max_tokens"', b'"param": "temperature"')
-    assert get_profile("vllm").failure(400, other, None).kind == "http_400"
+    assert get_profile("vllm").failure(400, other, None).kind == "refused"
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from thinkeval.errors import ArgumentError
 from thinkeval.records import Verdict
 from thinkeval.scoring.scorers import ReplyText, get_scorer
 from thinkeval.tasks.registry import find_task, task_names
+from thinkeval.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,14 +38,15 @@ FINISH_REASONS = (
 
 
 def score(
-    task: str,
+    task: str | TaskSpec,
     content: str | None,
     finish_reason: str | None,
     gold: str,
     reasoning: str | None = None,
     scorer: str = "strict",
 ) -> Verdict:
-    """Score one reply to a `task` sample against its `gold` answer with the named `scorer`.
+    """Score one reply to a `task` sample (a built-in task's name, or the spec of a task of your
+    own, e.g. from `tasks.user.load_task_file`) against its `gold` answer with `scorer`.
 
     Raises `thinkeval.ArgumentError` (a ValueError) for an unknown task or scorer or a
     finish_reason no server sends; never for the reply's text.
@@ -61,7 +63,7 @@ def score(
             f"finish_reason {finish_reason!r} is not one a server sends: expected one of "
             f"{', '.join(map(repr, FINISH_REASONS))}"
         )
-    spec = find_task(task)
+    spec = find_task(task) if isinstance(task, str) else task
     if spec is None:
         raise ArgumentError(f"unknown task {task!r}: expected one of {', '.join(task_names())}")
     try:
@@ -120,13 +122,15 @@ async def evaluate_async(
 
     from thinkeval.config import RunConfig, load_config, parse_config
     from thinkeval.errors import ConfigError
+    from thinkeval.ops.evaluate import evaluate
     from thinkeval.results.loaded import load_run
     from thinkeval.run.from_flags import RunFlags, config_from_flags
     from thinkeval.run.identity import served_ids
-    from thinkeval.run.rundir import run_dir_for
-    from thinkeval.run.runner import RunOptions, run_evaluation
+    from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
-    from thinkeval.run.shard import Shard
+    from thinkeval.store.rundir import run_dir_for
+    from thinkeval.store.shard import Shard
+    from thinkeval.ui.progress import RunProgress
 
     tasks = settings.get("tasks")
     budgets = settings.get("budgets")
@@ -166,5 +170,5 @@ async def evaluate_async(
         shard=Shard.parse(shard) if shard else None,
         allow_model_mismatch=settings.get("allow_model_mismatch", False),
     )
-    await run_evaluation(resolved, run_dir, options, settings.get("console"))
+    await evaluate(resolved, run_dir, options, RunProgress(settings.get("console")))
     return load_run(run_dir)

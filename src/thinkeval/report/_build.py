@@ -11,6 +11,7 @@ import numpy as np
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
+from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
 from thinkeval.report._model import (
@@ -27,7 +28,7 @@ from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_
 from thinkeval.report._samples import Catalog
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
-from thinkeval.ui.tables import adaptive_cell, clamp_note, fixed_cell, gain_cell
+from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell
 from thinkeval.version import __version__
 
 
@@ -88,6 +89,7 @@ def report_of(
         histograms=[histogram(mt) for mt in data.ordered()],
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
+        comparison=baseline_comparison(data),
     )
 
 

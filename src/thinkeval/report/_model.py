@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._model_samples import Browser
+from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.summary import Counts
 
@@ -345,3 +346,4 @@ class Report(_Frozen, frozen=True, kw_only=True):
     histograms: list[Histogram]
     context: list[RunContext]
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
+    comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)

@@ -11,12 +11,13 @@ import dataclasses
 
 from thinkeval.report._format import Block, Section, percent, points, table
 from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
 from thinkeval.report._tables_usage import curve_section, usage_section
 from thinkeval.results.summary import Counts
-from thinkeval.ui.tables import ERRORS_EXPLAINED, missing
+from thinkeval.results.wording import ERRORS_EXPLAINED, missing
 
 INCOMPLETE_EXPLAINED = (
     "A cell marked incomplete counts samples without a reply as not correct, so its accuracy "
@@ -83,6 +84,7 @@ def sections(report: Report) -> list[Section]:
     """Every section of the report that has something to show, numbered in reading order."""
     found = [
         _headline(report),
+        None if report.comparison is None else compare_section(report.comparison),
         repeated_section(report),
         _outcomes(report),
         _best_of(report),

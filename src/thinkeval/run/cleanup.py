@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from thinkeval.run.journal import journal_files
+from thinkeval.store.journal import journal_files
 
 
 def nothing_recorded(run_dir: Path) -> bool:

@@ -242,6 +242,8 @@ def _read_only_run_cases() -> list[Case]:
         "rescore": ("rescore",),
         "judge": ("judge", "--base-url", "{url}", "--model", "m"),
         "stop": ("stop",),
+        "compare": ("compare", "--baseline", "m"),
+        "export": ("export", "--out", "{root}/exported"),
     }
     for command, argv in commands.items():
         for target, (path, expect) in targets.items():
@@ -303,6 +305,18 @@ OTHER_CASES = [
     Case("tasks-task-file-missing", ("tasks", "list", "--task-file", "{root}/nope_task.yaml"),
          2, ("nope_task.yaml",)),
     Case("tasks-bad-action", ("tasks", "delete"), 2, ("delete",)),
+    Case("compare-no-baseline", ("compare", "{run}"), 2, ("--baseline MODEL",)),
+    Case("compare-margin-word", ("compare", "{run}", "--margin", "x"), 2, ("--margin", "'x'")),
+    Case("compare-baseline-unknown", ("compare", "{run}", "--baseline", "zz"), 2,
+         ("--baseline 'zz' is not a model of these runs",)),
+    Case("plan-task-unknown", ("plan", "--task", "gsm9k", "--margin", "1"), 2, ("gsm9k",)),
+    Case("plan-margin-word", ("plan", "--task", "gsm8k", "--margin", "lots"), 2, ("--margin",)),
+    Case("plan-margin-negative", ("plan", "--task", "gsm8k", "--margin", "-1"), 2,
+         ("--margin must be positive",)),
+    Case("plan-no-margin", ("plan", "--task", "gsm8k"), 2, ("--margin",)),
+    Case("export-no-out", ("export", "{run}"), 2, ("--out",)),
+    Case("export-out-is-a-file", ("export", "{run}", "--out", "{root}/notes.txt"), 2,
+         ("notes.txt",)),
     Case("schema-unknown", ("schema", "journal"), 2, ("journal",)),
     Case("schema-none", ("schema",), 2, ("schema",)),
     Case("no-such-command", ("runn",), 2, ("runn",)),

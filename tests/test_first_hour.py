@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -22,9 +23,9 @@ from thinkeval.cli import main
 from thinkeval.errors import ConfigError, ThinkevalError
 from thinkeval.records import Attempt
 from thinkeval.results.judge import judge_agreement
+from thinkeval.results.wording import gain
 from thinkeval.sim.config import SimConfig
 from thinkeval.ui.progress import RunProgress
-from thinkeval.results.wording import gain
 
 
 @pytest.mark.parametrize(
@@ -247,7 +248,66 @@ def test_progress_says_why_its_total_grows_and_what_was_recorded_earlier(
                                     budget=2048, max_tokens=2048, state=state))  # fmt: skip
     lines = [line for line in capsys.readouterr().err.splitlines() if "[progress]" in line]
     assert lines[1] == (
-        "[progress] a gsm8k: 8/11 ok=1 trunc=1 fail=0 "
-        "(+1 retries found so far, 6 recorded earlier)"
+        "[progress] a gsm8k: 8/11 ok=1 trunc=1 fail=0 (+1 retries found so far, 6 recorded earlier)"
     )
     assert "(+1 retries found so far, 6 recorded earlier)" in lines[0]
+
+
+@pytest.mark.parametrize("model", [None, "m"])
+async def test_a_401_in_run_says_how_to_pass_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: str | None
+) -> None:
+    from aiohttp import web
+
+    async def refuse(request: web.Request) -> web.Response:
+        return web.json_response({"error": {"message": "Invalid API key"}}, status=401)
+
+    app = web.Application()
+    app.router.add_get("/v1/models", refuse)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    monkeypatch.chdir(tmp_path)
+    try:
+        with pytest.raises(ThinkevalError) as raised:
+            await thinkeval.evaluate_async(
+                base_url=f"http://127.0.0.1:{port}/v1", tasks="gsm8k", limit=2,
+                **({"model": model} if model else {}),
+            )  # fmt: skip
+    finally:
+        await runner.cleanup()
+    message = str(raised.value)
+    assert "HTTP 401" in message and "pass the key with --api-key-env VAR" in message
+    assert "Is the server up?" not in message
+
+
+def test_changed_data_under_the_same_task_version_says_so(
+    sim, tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = sim(model="m", seed=3)
+    other = tmp_path / "data"
+    shutil.copytree(data_dir / "gsm8k", other / "gsm8k")
+    argv = ["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "2",
+            "--output", str(tmp_path / "out"), "--data-dir", str(other)]  # fmt: skip
+    assert main(argv) == 0
+    test_file = other / "gsm8k" / "test.jsonl"
+    lines = test_file.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = json.loads(lines[0])
+    lines[0] = json.dumps({**first, "question": first["question"] + " Be quick."}) + "\n"
+    test_file.write_text("".join(lines), encoding="utf-8")
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "the task version is still" in err and "so its data or task file changed" in err
+    assert "now 1" not in err
+
+
+def test_an_unset_key_variable_is_named_as_given_not_as_an_internal_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "I23_UNSET"]) == 2
+    err = capsys.readouterr().err
+    assert "environment variable I23_UNSET (--api-key-env) is not set" in err
+    assert "probe" not in err

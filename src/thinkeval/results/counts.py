@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from thinkeval.records import STATUSES
+from thinkeval.records import STATUSES, Attempt
 from thinkeval.store.judge import Outcome, adaptive_outcome
 
 OUTCOMES = (*STATUSES, "error")
@@ -26,6 +26,11 @@ class SampleResult:
     # max_tokens sent when the server's max_model_len cut it below the budget (0: not cut).
     fixed_clamped: int = 0
     retry_clamped: int = 0
+
+    @staticmethod
+    def sent_if_clamped(attempt: Attempt) -> int:
+        """The max_tokens `attempt` was sent when max_model_len cut its budget, else 0."""
+        return attempt.max_tokens if attempt.clamped_from is not None else 0
 
     @property
     def candidate(self) -> bool:

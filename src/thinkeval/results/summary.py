@@ -137,8 +137,7 @@ def sample_result(
     rescored: Rescored | None = None,
     stale: Callable[[], None] | None = None,
 ) -> SampleResult | None:
-    """The outcomes that count for `unit` (a sample and repeat), read back from the journal.
-
+    """The outcomes that count for `unit` (a sample and repeat), read back from the journal;
     `rescored` holds verdicts scored again beforehand; `stale` is called for an attempt whose
     recorded verdicts are not current and not in `rescored` (a summary of a pooled kind raises
     there, scores all such attempts in the workers, and counts again)."""
@@ -155,13 +154,12 @@ def sample_result(
     ref = entry.fixed[unit]
     attempt = journals.read(ref)
     result = SampleResult(fixed=outcome(ref, attempt))
-    result.fixed_clamped = attempt.max_tokens if attempt.clamped_from is not None else 0
+    result.fixed_clamped = result.sent_if_clamped(attempt)
     result.due = attempt.error is None and retry_due(attempt, spec, gold)
     ref = entry.retry_ref(unit)
     if result.candidate and ref:
         retry = journals.read(ref)
-        result.retry = outcome(ref, retry)
-        result.retry_clamped = retry.max_tokens if retry.clamped_from is not None else 0
+        result.retry, result.retry_clamped = outcome(ref, retry), result.sent_if_clamped(retry)
     return result
 
 

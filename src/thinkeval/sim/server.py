@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -34,6 +33,7 @@ from thinkeval.sim.requests import ChatRequest, parse_chat
 from thinkeval.sim.stats import FAULT_KINDS, Stats, metrics_text
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
 from thinkeval.sim.token_ids import completion_ids, prompt_ids
+from thinkeval.sim.unseeded import UnseededRepeats
 
 # Added to every /v1/models card: the run keeps the card, and reports mark such models simulated
 # (report/_context.py reads the same name).
@@ -55,8 +55,7 @@ class Simulator:
         self.shutting_down = asyncio.Event()
         self._id_prefix = os.urandom(16).hex()
         self._id_counter = 0
-        self._unseeded: set[tuple[str, int]] = set()  # (prompt, max_tokens) asked without seed
-        self.warned_unseeded = False
+        self.unseeded = UnseededRepeats()
         if config.stream_chunk_tokens:
             self.chunk_tokens = config.stream_chunk_tokens
         else:
@@ -240,27 +239,9 @@ class Simulator:
         self._record(gen, chat.prompt_tokens, waited + config.latency_s + config.ttft_s)
         return reply
 
-    def _warn_unseeded_repeat(self, chat: ChatRequest) -> None:
-        """Say once that a prompt asked again at the same budget without a seed gets the same
-        reply: a real server samples anew, the simulator does not (repeats would be copies)."""
-        if chat.seed is not None or self.warned_unseeded:
-            return
-        asked = (chat.key, chat.limit)
-        if asked not in self._unseeded:
-            self._unseeded.add(asked)
-            return
-        self.warned_unseeded = True
-        print(
-            "thinkeval sim: a prompt was asked again at the same max_tokens without a seed; "
-            "the simulator answers it identically, so repeats are copies of one reply. Send a "
-            "seed (generation: {seed: 0}; repeat r sends seed + r) to vary them",
-            file=sys.stderr,
-            flush=True,
-        )
-
     def _generate(self, chat: ChatRequest) -> Generation:
         if not is_judge_prompt(chat.text):
-            self._warn_unseeded_repeat(chat)
+            self.unseeded.saw(chat.key, chat.limit, chat.seed)
             return generate(self.plan(chat.key, chat.text, chat.seed), chat.thinking, chat.limit)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree

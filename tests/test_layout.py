@@ -131,6 +131,7 @@ LAYERS: list[set[str]] = [
     {"errors", "version", "failures"},
     {"records", "urls"},
     {"settings", "sections"},
+    {"execution"},  # the code sandbox, below the answer kind that runs it
     {"scoring"},
     {"tasks"},
     {"client"},

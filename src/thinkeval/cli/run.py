@@ -140,6 +140,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "thinkeval's prompts changed since",
     )
     common.add_argument(
+        "--unsafe-local-exec", action="store_true",
+        help="run code replies as plain child processes with resource limits only, where "
+        "bubblewrap is missing: no other isolation (docs/code.md)",
+    )
+    common.add_argument(
         "--detach", action="store_true",
         help="run in the background, detached from this terminal; log in RUN_DIR/run.log",
     )
@@ -151,6 +156,7 @@ def _console() -> Console:
 
 def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
+    from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import ModelsFailed, evaluate
     from thinkeval.run.cleanup import discard_unstarted
     from thinkeval.run.runner import RunOptions
@@ -161,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
     # The modules just imported live as long as the process: freezing them keeps the cyclic
     # collector from walking them again during the run and at exit (about 0.15 s at exit).
     gc.freeze()
+    if args.unsafe_local_exec:
+        allow_unsafe_exec()
     shard, shard_origin = _shard(args.shard)
     config, run_dir = resolve_run(args)
     if args.detach:
@@ -313,6 +321,7 @@ def run_argv(
     for flag, name in (
         ("--allow-model-mismatch", "allow_model_mismatch"),
         ("--keep-recorded-samples", "keep_recorded_samples"),
+        ("--unsafe-local-exec", "unsafe_local_exec"),
     ):
         if getattr(args, name, False):
             argv.append(flag)

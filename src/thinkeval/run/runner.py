@@ -34,6 +34,7 @@ from thinkeval.store.runlock import RunLock
 from thinkeval.store.shard import Shard
 from thinkeval.tasks import DataSource, iter_samples, resolve_data_dir
 from thinkeval.tasks.source import describe_sources
+from thinkeval.tasks.spec import TaskSpec
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ def write_selected_samples(
         if data_dir is None:
             data_dir = resolve_data_dir(config.data_dir)
         spec = config.catalogue.get(selection.name)
+        _ready(spec)
         sources: list[DataSource] = []
         samples = select_samples(selection, iter_samples(spec, data_dir, sources))
         expect = before.digest if before is not None else None
@@ -94,6 +96,14 @@ def write_selected_samples(
         if notes is not None:
             notes.append(selection_note(selection, count, describe_sources(sources, 1)))
     return records
+
+
+def _ready(spec: TaskSpec) -> None:
+    """Refuse, before any request, a task whose answer kind cannot judge here (code without a
+    working sandbox): the kind's `ready` raises a one-line error."""
+    ready = getattr(spec.answer, "ready", None)
+    if callable(ready):
+        ready()
 
 
 def _recorded_task(old: RunRecord | None, name: str) -> TaskRecord | None:

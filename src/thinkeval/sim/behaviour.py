@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import thinkeval.sim.maths as maths
 from thinkeval.records import Sample
+from thinkeval.sim.code import wrong_code
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.text import (
     EOS,
@@ -37,10 +38,10 @@ if TYPE_CHECKING:
 
 Outcome = Literal["correct", "wrong", "malformed", "empty", "never"]
 # The kind of answer a prompt asks for: a task spec's `sim_flavour`.
-Flavour = Literal["number", "yesno", "choice", "math"]
+Flavour = Literal["number", "yesno", "choice", "math", "code"]
 # What the simulator knows of a prompt: (flavour, gold, task name).
 AnswerEntry = tuple[str, str, str]
-FLAVOUR_NAMES: tuple[Flavour, ...] = ("number", "yesno", "choice", "math")
+FLAVOUR_NAMES: tuple[Flavour, ...] = ("number", "yesno", "choice", "math", "code")
 # How strongly the outcomes of one prompt's repeats agree (the correlation of their normal
 # scores): some questions are hard for the model, whatever the seed.
 _REPEAT_CORRELATION = 0.6
@@ -223,6 +224,8 @@ def _wrong_value(flavour: Flavour, gold: str, rng: random.Random) -> str:
         return rng.choice([letter for letter in "ABCD" if letter != gold])
     if flavour == "math":
         return maths.wrong_value(gold, rng)
+    if flavour == "code":
+        return wrong_code(gold, rng)
     try:
         value = round(float(gold.replace(",", "")))
     except ValueError:
@@ -335,7 +338,9 @@ def plan_for(
         answer=answer,
         plain_answer=plain,
         final=None if instructed else final,
-        mention=(final or gold) if u_mention < _MENTION_SHARE and not instructed else None,
+        mention=(final or gold)
+        if u_mention < _MENTION_SHARE and not instructed and flavour != "code"
+        else None,
         mention_at=mention_at,
         offset=offset,
     )

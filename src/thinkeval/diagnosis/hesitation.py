@@ -3,7 +3,7 @@
 A model that keeps turning back ("Wait, let me re-check. Hmm, alternatively...") spends its
 budget without converging; quantised reasoning models do it more. The density is markers per
 1000 pieces (`diagnosis.pieces`) in the last `TAIL_PIECES` pieces of the reasoning; a reply is
-hesitating at `HESITATION_DENSITY` or more (one marker every 50 pieces) without an exact loop.
+hesitating at `HESITATION_DENSITY` or more (one marker every 25 pieces) without an exact loop.
 Ordinary reasoning of Qwen3 and DeepSeek-R1 has a few per 1000.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 TAIL_PIECES = 1024
-HESITATION_DENSITY = 20.0
+HESITATION_DENSITY = 40.0
 
 # Lower-case English markers: each phrase counts once ("but wait" is one marker, not two).
 ENGLISH_MARKERS: tuple[str, ...] = (

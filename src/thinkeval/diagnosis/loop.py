@@ -51,8 +51,12 @@ class Loop(NamedTuple):
     start: int
 
 
-def find_loop(ids: list[int], params: LoopParams = LoopParams()) -> Loop | None:
-    """The first check point at which the detector fires on `ids`, or None.
+def find_loop(
+    ids: list[int], params: LoopParams = LoopParams(), at_end: bool = False
+) -> Loop | None:
+    """The first check point at which the detector fires on `ids`, or None. `at_end` checks
+    the last position too: a reply vLLM ended with `repetition` was checked exactly there,
+    and its tokens need not fall on our check points when counted as pieces.
 
     >>> find_loop([7, 1, 2, 3, 4] * 3, LoopParams(start=0, every=1))
     Loop(at=15, block=5, repeats=3, start=0)
@@ -69,6 +73,8 @@ def find_loop(ids: list[int], params: LoopParams = LoopParams()) -> Loop | None:
     # Check points are multiples of `every` from `start` on, as the scheduler's counter runs.
     begin = -(-first_point // step) * step
     points = np.arange(begin, n + 1, step, dtype=np.int64)
+    if at_end and (points.size == 0 or points[-1] != n):
+        points = np.append(points, np.int64(n))
     if points.size == 0:
         return None
     tokens = np.asarray(ids, dtype=np.int64)

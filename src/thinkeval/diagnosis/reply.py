@@ -144,7 +144,7 @@ def diagnose(
         has_reasoning=bool(thinking.strip()),
         think_in_content=tagged,
     )
-    loop = find_loop(pieces.ids, params.loop)
+    loop = find_loop(pieces.ids, params.loop, at_end=finish_reason == "repetition")
     if loop is not None:
         diagnosis.loop = _span(loop, pieces.starts, output, len(thinking))
     tail_from = max(0, split - params.tail_pieces)

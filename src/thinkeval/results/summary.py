@@ -16,7 +16,8 @@ from pathlib import Path
 
 import msgspec
 
-from thinkeval.records import SCHEMA_VERSION, Attempt, Sample, Verdict
+from thinkeval.diagnosis.counts import DiagnosisBlock, add_diagnosis
+from thinkeval.records import Attempt, Sample, Verdict
 from thinkeval.results.counts import (
     OUTCOMES,
     AdaptiveBlock,
@@ -96,10 +97,16 @@ class TaskResult(Counts, kw_only=True):
     judge: JudgeBlock | None = None  # after `thinkeval judge`
     # avg@k, pass@k, maj@k per phase, for a task asked more than once per question.
     repeated: RepeatsBlock | None = None
+    # Why replies did not finish, per phase, and the deployment findings (`diagnosis`).
+    diagnosis: DiagnosisBlock | None = None
+
+
+# 3: `diagnosis` per model and task. Attempts stay at `records.SCHEMA_VERSION`.
+SUMMARY_SCHEMA_VERSION = 3
 
 
 class Summary(msgspec.Struct, kw_only=True):
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = SUMMARY_SCHEMA_VERSION
     thinkeval_version: str = __version__
     run: str
     complete: bool
@@ -349,6 +356,7 @@ def summarize(run_dir: Path) -> Summary:
                 )
             )
     _add_judge(run_dir, results)
+    add_diagnosis(run_dir, results)
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

@@ -48,6 +48,12 @@ class SimConfig:
     p_wrong: float = 0.12
     p_malformed: float = 0.03
     p_empty: float = 0.01
+    # Why never-ending prompts do not finish (shares of them; the rest ramble): `sim.causes`.
+    p_loop: float = 0.0
+    p_hesitate: float = 0.0
+    p_buried: float = 0.0
+    repetition_detection: int = 0  # 1: a loop ends with finish_reason "repetition" (vLLM 0.20+)
+    parser_off: int = 0  # 1: no reasoning parser, the think block stays in content
     # As a judge (`thinkeval judge` prompts): share of replies it reads differently from strict.
     p_judge_disagree: float = 0.1
     # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.
@@ -90,6 +96,9 @@ class SimConfig:
             "p_malformed": self.p_malformed,
             "p_empty": self.p_empty,
             "p_judge_disagree": self.p_judge_disagree,
+            "p_loop": self.p_loop,
+            "p_hesitate": self.p_hesitate,
+            "p_buried": self.p_buried,
         }
         faults = {
             "fault_500": self.fault_500,
@@ -114,6 +123,8 @@ class SimConfig:
                 f"p_wrong={self.p_wrong} exceeds the share of answered prompts "
                 f"({self.answered_share:.3f})"
             )
+        if self.p_loop + self.p_hesitate + self.p_buried > 1.0 + 1e-9:
+            out.append("p_loop + p_hesitate + p_buried must not exceed 1")
         if self.fault_share >= 1.0:
             out.append("the fault_* shares must sum to less than 1 so a retry can succeed")
         for name, (lo, hi) in (

@@ -25,6 +25,7 @@ from thinkeval.sim.behaviour import (
     plan_for,
     unit,
 )
+from thinkeval.sim.causes import shape
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.eras import get_profile
 from thinkeval.sim.judge import is_judge_prompt, judge_answer
@@ -213,7 +214,8 @@ class Simulator:
 
     def _generate(self, chat: ChatRequest) -> Generation:
         if not is_judge_prompt(chat.text):
-            return generate(self.plan(chat.key, chat.text, chat.seed), chat.thinking, chat.limit)
+            plan = self.plan(chat.key, chat.text, chat.seed)
+            return shape(self.config, plan, generate(plan, chat.thinking, chat.limit))
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
         tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]

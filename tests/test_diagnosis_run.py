@@ -1,0 +1,66 @@
+"""The diagnosis of a whole run: the simulator produces each cause on request, and
+summary.json counts it per model, task and phase with the deployment findings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import write_config
+from thinkeval.cli import main
+
+
+def _run(tmp_path: Path, sim: Any, name: str, **knobs: Any) -> dict[str, Any]:
+    server = sim(model="m", seed=5, p_long=0.0, p_wrong=0.0, p_malformed=0.0, p_empty=0.0,
+                 **knobs)
+    config = write_config(tmp_path / f"{name}.yaml", {
+        "run": name, "budgets": [1024, 2048], "tasks": [{"name": "gsm8k", "limit": 12}],
+        "models": [{"name": "m", "base_url": server.base_url,
+                    "generation": {"chat_template_kwargs": {"enable_thinking": True}}}]})
+    run_dir = tmp_path / name
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["schema_version"] == 3
+    (result,) = summary["results"]
+    block: dict[str, Any] = result["diagnosis"]
+    return block
+
+
+def test_each_cause_the_simulator_produces_is_the_label_counted(tmp_path: Path, sim) -> None:
+    for knob, label in (("p_loop", "loop"), ("p_hesitate", "hesitation"),
+                        ("p_buried", "found_then_lost")):
+        block = _run(tmp_path, sim, knob, p_never=1.0, **{knob: 1.0})
+        for phase in ("fixed", "retry"):
+            counted = block["phases"][phase]
+            if phase == "fixed":
+                assert counted["labels"] == {label: 12}, (knob, counted)
+            else:
+                # At 2048 tokens the simulator's own sentence pool now and then says one
+                # sentence three times running: a real loop, which vLLM would stop too.
+                assert counted["labels"].get(label, 0) >= 10, (knob, counted)
+                assert set(counted["labels"]) <= {label, "loop"}
+            assert counted["replies"] == {"empty": 12}  # cut while thinking: content null
+            assert sum(counted["reasoning_bins"]) == 12 and counted["still_thinking"] == 12
+        if label == "found_then_lost":
+            assert block["phases"]["fixed"]["found_correct"] == 12
+    plain = _run(tmp_path, sim, "plain", p_never=1.0)
+    assert plain["phases"]["fixed"]["labels"] == {"progressing": 12}
+
+
+def test_repetition_finishes_are_apart_and_retried(tmp_path: Path, sim) -> None:
+    block = _run(tmp_path, sim, "rep", p_never=1.0, p_loop=1.0, repetition_detection=1)
+    fixed = block["phases"]["fixed"]
+    assert fixed["replies"] == {"repetition": 12} and fixed["labels"] == {"loop": 12}
+    assert block["phases"]["retry"]["replies"] == {"repetition": 12}  # retried as unfinished
+    found = {f["check"]: f for f in block["findings"]}
+    assert found["repetition_finish"]["count"] == 24
+    assert len(found["repetition_finish"]["examples"]) == 5
+
+
+def test_reasoning_in_content_is_a_finding(tmp_path: Path, sim) -> None:
+    block = _run(tmp_path, sim, "parser", parser_off=1)
+    found = {f["check"]: f for f in block["findings"]}
+    assert found["reasoning_in_content"]["count"] >= 12
+    assert "thinking_without_reasoning" not in found  # it came back, in the wrong field
+    assert block["phases"]["fixed"]["replies"]["finished"] >= 10

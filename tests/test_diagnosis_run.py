@@ -64,3 +64,19 @@ def test_reasoning_in_content_is_a_finding(tmp_path: Path, sim) -> None:
     assert found["reasoning_in_content"]["count"] >= 12
     assert "thinking_without_reasoning" not in found  # it came back, in the wrong field
     assert block["phases"]["fixed"]["replies"]["finished"] >= 10
+
+
+def test_the_report_shows_the_diagnosis_table_findings_and_plot(tmp_path: Path, sim) -> None:
+    from thinkeval.report import build_report, render_html, render_markdown
+
+    _run(tmp_path, sim, "mixed", p_never=0.6, p_loop=0.5, p_hesitate=0.25, parser_off=0)
+    report = build_report([tmp_path / "mixed"], resamples=100)
+    (row,) = report.diagnosis
+    assert row.block.phases["fixed"].labels.get("loop", 0) >= 1
+    markdown = render_markdown(report)
+    assert "Why replies did not finish" in markdown
+    header = next(line for line in markdown.splitlines() if "found_then_lost" in line)
+    assert "repetition" in header and "progressing" in header
+    page = render_html(report)
+    assert "Share of replies still thinking, m on gsm8k" in page
+    assert page.count("still thinking</title>") == 2  # fixed and retry

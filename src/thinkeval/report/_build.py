@@ -12,6 +12,7 @@ from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._context import run_context
+from thinkeval.report._diagnosis import diagnosis_rows
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
 from thinkeval.report._model import (
     BestOf,
@@ -86,6 +87,7 @@ def report_of(
         curves=[curve(mt, tables[mt.task]) for mt in data.ordered()],
         usage=usage(data),
         histograms=[histogram(mt) for mt in data.ordered()],
+        diagnosis=diagnosis_rows(data),
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
     )

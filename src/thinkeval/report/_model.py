@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import msgspec
+
+from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._model_samples import Browser
 from thinkeval.results.repeats import RepeatsBlock
@@ -342,4 +345,6 @@ class Report(_Frozen, frozen=True, kw_only=True):
     usage: list[UsageRow]
     histograms: list[Histogram]
     context: list[RunContext]
+    # Why replies did not finish, per model and task (`report._diagnosis`).
+    diagnosis: list[DiagnosisRow] = msgspec.field(default_factory=list)
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format

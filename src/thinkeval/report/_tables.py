@@ -12,6 +12,7 @@ import dataclasses
 from thinkeval.report._format import Block, Section, percent, points, table
 from thinkeval.report._model import BreakdownRow, Report
 from thinkeval.report._tables_context import context_section
+from thinkeval.report._tables_diagnosis import diagnosis_section
 from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
 from thinkeval.report._tables_usage import curve_section, usage_section
@@ -91,6 +92,7 @@ def sections(report: Report) -> list[Section]:
         pairs_section(report),
         curve_section(report),
         usage_section(report),
+        diagnosis_section(report),
         context_section(report),
     ]
     shown = [section for section in found if section is not None]

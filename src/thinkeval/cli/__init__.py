@@ -47,6 +47,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
         "ask a judge model for each finished reply's final answer; compare with strict",
     ),
     "tasks": ("cli.tasks", "list the tasks, or show exactly what one sample of a task sends"),
+    "sweep": ("cli.sweep", "a settings study: one model as variants over a grid, side by side"),
 }
 
 

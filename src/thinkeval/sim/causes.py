@@ -4,10 +4,11 @@ server without a reasoning parser, vLLM's repetition detector.
 The simulator's never-ending prompts (`p_never`) ramble by default ("progressing"). With
 `p_loop`, `p_hesitate` and `p_buried` (shares of those prompts, decided per prompt) their
 reasoning instead falls into an exact loop after a while, turns back on itself every few words,
-or states the gold answer midway and goes on. `repetition_detection=1` ends a looping reply as
-vLLM 0.20+ does with `repetition_detection` set (`finish_reason: "repetition"`), and
-`parser_off=1` serves every reply as a server without `--reasoning-parser`: the think block
-inside `content`. The demo and `thinkeval sweep` show each cause in the diagnosis.
+or states the gold answer midway and goes on; `p_greedy_loop` more of them loop at
+temperature 0. `repetition_detection=1` ends a looping reply as vLLM 0.20+ does with
+`repetition_detection` set (`finish_reason: "repetition"`), and `parser_off=1` serves every
+reply as a server without `--reasoning-parser`: the think block inside `content`. The demo
+and `thinkeval sweep` show each cause in the diagnosis.
 """
 
 from __future__ import annotations
@@ -33,13 +34,14 @@ _HESITATIONS = (
 )
 
 
-def cause_of(config: SimConfig, plan: Plan) -> str:
-    """`loop`, `hesitation`, `buried` or `progressing` for a never-ending plan ("" otherwise)."""
+def cause_of(config: SimConfig, plan: Plan, greedy: bool = False) -> str:
+    """`loop`, `hesitation`, `buried` or `progressing` for a never-ending plan ("" otherwise);
+    greedy decoding (temperature 0) loops `p_greedy_loop` more often, as Qwen3's card warns."""
     if plan.outcome != "never":
         return ""
     draw = unit(config.seed, "cause", plan.key)
     for name, share in (
-        ("loop", config.p_loop),
+        ("loop", config.p_loop + (config.p_greedy_loop if greedy else 0.0)),
         ("hesitation", config.p_hesitate),
         ("buried", config.p_buried),
     ):
@@ -49,9 +51,9 @@ def cause_of(config: SimConfig, plan: Plan) -> str:
     return "progressing"
 
 
-def shape(config: SimConfig, plan: Plan, gen: Generation) -> Generation:
+def shape(config: SimConfig, plan: Plan, gen: Generation, greedy: bool = False) -> Generation:
     """`gen` with the plan's cause applied, then the server's parser setting."""
-    cause = cause_of(config, plan)
+    cause = cause_of(config, plan, greedy)
     if cause and gen.thinking and not gen.closed:
         gen = _rewrite(config, plan, gen, cause)
     if config.parser_off and gen.thinking:

@@ -35,6 +35,7 @@ _HELP: dict[str, str] = {
     "p_loop": "share of never-ending prompts whose reasoning falls into an exact loop",
     "p_hesitate": "share of never-ending prompts whose reasoning keeps turning back (wait, hmm)",
     "p_buried": "share of never-ending prompts whose reasoning states the answer, then goes on",
+    "p_greedy_loop": "extra share of never-ending prompts that loop at temperature 0",
     "repetition_detection": "1: end a looping reply with finish_reason repetition (vLLM 0.20+)",
     "parser_off": "1: serve without a reasoning parser (the think block stays in content)",
     "p_judge_disagree": "as a judge (thinkeval judge prompts): share of replies read otherwise",

@@ -52,6 +52,7 @@ class SimConfig:
     p_loop: float = 0.0
     p_hesitate: float = 0.0
     p_buried: float = 0.0
+    p_greedy_loop: float = 0.0  # more loops at temperature 0
     repetition_detection: int = 0  # 1: a loop ends with finish_reason "repetition" (vLLM 0.20+)
     parser_off: int = 0  # 1: no reasoning parser, the think block stays in content
     # As a judge (`thinkeval judge` prompts): share of replies it reads differently from strict.
@@ -99,6 +100,7 @@ class SimConfig:
             "p_loop": self.p_loop,
             "p_hesitate": self.p_hesitate,
             "p_buried": self.p_buried,
+            "p_greedy_loop": self.p_greedy_loop,
         }
         faults = {
             "fault_500": self.fault_500,
@@ -123,8 +125,9 @@ class SimConfig:
                 f"p_wrong={self.p_wrong} exceeds the share of answered prompts "
                 f"({self.answered_share:.3f})"
             )
-        if self.p_loop + self.p_hesitate + self.p_buried > 1.0 + 1e-9:
-            out.append("p_loop + p_hesitate + p_buried must not exceed 1")
+        causes = self.p_loop + self.p_greedy_loop + self.p_hesitate + self.p_buried
+        if causes > 1.0 + 1e-9:
+            out.append("p_loop + p_greedy_loop + p_hesitate + p_buried must not exceed 1")
         if self.fault_share >= 1.0:
             out.append("the fault_* shares must sum to less than 1 so a retry can succeed")
         for name, (lo, hi) in (

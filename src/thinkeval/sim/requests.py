@@ -23,6 +23,7 @@ class ChatRequest:
     stream: bool
     include_usage: bool
     seed: int | None  # the sampling seed: repeats of a prompt sample different replies
+    greedy: bool = False  # temperature 0: loops more (`sim.causes`)
 
 
 def parse_chat(
@@ -81,4 +82,5 @@ def parse_chat(
         stream=stream,
         include_usage=include_usage,
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        greedy=body.get("temperature") == 0,
     )

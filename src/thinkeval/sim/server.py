@@ -215,7 +215,8 @@ class Simulator:
     def _generate(self, chat: ChatRequest) -> Generation:
         if not is_judge_prompt(chat.text):
             plan = self.plan(chat.key, chat.text, chat.seed)
-            return shape(self.config, plan, generate(plan, chat.thinking, chat.limit))
+            gen = generate(plan, chat.thinking, chat.limit)
+            return shape(self.config, plan, gen, chat.greedy)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
         tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]

@@ -18,9 +18,9 @@ from thinkeval.diagnosis.hesitation import count_markers
 from thinkeval.diagnosis.loop import LoopParams, find_loop
 from thinkeval.diagnosis.pieces import cut
 from thinkeval.records import Attempt
-from thinkeval.run.judge import retry_due
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.state import reply_state
+from thinkeval.store.judge import retry_due
 from thinkeval.tasks import get_task
 
 DATA = Path(__file__).parent / "data"

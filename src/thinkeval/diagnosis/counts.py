@@ -138,7 +138,7 @@ def diagnose_run(
     run_dir: Path, kinds: dict[str, AnswerKind]
 ) -> dict[tuple[str, str], DiagnosisBlock]:
     """Fold a run directory's journal (shards included)."""
-    from thinkeval.run.journal import iter_attempts
+    from thinkeval.store.journal import iter_attempts
 
     return fold(iter_attempts(run_dir), kinds)
 

@@ -137,7 +137,7 @@ def mcnemar(gains: int, losses: int) -> float:
 def study(run_dir: Path, variants: Sequence[str]) -> tuple[list[Variant], list[Paired]]:
     """Read the sweep's journal: the numbers per variant and the paired comparisons."""
     from thinkeval.diagnosis import diagnose
-    from thinkeval.run.journal import iter_attempts
+    from thinkeval.store.journal import iter_attempts
     from thinkeval.tasks import get_task
 
     finals: dict[str, dict[tuple[str, str, int], _Final]] = {name: {} for name in variants}

@@ -149,3 +149,24 @@ def test_sweep_refuses_a_bad_grid_in_one_line(tmp_path: Path, capsys) -> None:
     assert main(["sweep", str(config), "--grid", "temperature"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: --grid 'temperature': expected KEY=V1,V2,..., e.g. temperature=0,0.6"]
+
+
+def test_the_sample_browser_gets_each_reply_s_diagnosis_and_loop_block(tmp_path: Path, sim) -> None:
+    from thinkeval.report._collect import collect
+    from thinkeval.report._embed import EMBED_LIMITS
+    from thinkeval.report._samples import Catalog
+
+    _run(tmp_path, sim, "browse", p_never=1.0, p_loop=1.0)
+    with collect([tmp_path / "browse"]) as data:
+        catalog = Catalog(data)
+        views = [
+            v
+            for row in range(len(catalog.row_question))
+            for v in catalog.reply_views(row, EMBED_LIMITS)
+        ]
+    assert len(views) == 24 and {v.diagnosis for v in views} == {"loop"}
+    for view in views:
+        assert view.loop_block and view.reasoning is not None
+        # The embedded page keeps the last 500 characters: the loop, repeated there.
+        shown = view.reasoning if isinstance(view.reasoning, str) else view.reasoning[2]
+        assert shown.count(view.loop_block) >= 2, (view.loop_block, shown)

@@ -30,6 +30,7 @@ from thinkeval.report._columns import (
     STATUS_CODES,
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
+from thinkeval.report._samples_diagnosis import with_diagnosis
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
 from thinkeval.tasks import get_task
@@ -292,7 +293,9 @@ class Catalog:
             if ref:
                 attempt = cell.run.read(ref)
                 judged = score_attempt(attempt, get_task(attempt.task), gold)
-                view = _reply_view(attempt, judged.strict, judged.lenient, limits)
+                view = with_diagnosis(
+                    _reply_view(attempt, judged.strict, judged.lenient, limits), attempt, gold
+                )
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)
                 views.append(view if judge is None else msgspec.structs.replace(view, judge=judge))
         return views

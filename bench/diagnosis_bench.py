@@ -16,6 +16,7 @@ import statistics
 import time
 
 from thinkeval.diagnosis import diagnose
+from thinkeval.diagnosis.pieces import cut
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.strict import strict_verdict
 
@@ -33,8 +34,10 @@ def _reply(kind: str, tokens: int, rng: random.Random) -> str:
         size += 14
     text = " ".join(parts)
     if kind == "loop":
-        text = text[: len(text) * 3 // 4] + " So the total is 42." * (tokens // 28)
-    return text
+        text = text[: len(text) * 3 // 4] + " So the total is 42." * (tokens // 7)
+    # Exactly `tokens` pieces (the detector's tokens when a reply has no token ids).
+    starts = cut(text).starts
+    return text[: starts[tokens]] if len(starts) > tokens else text
 
 
 def main() -> int:

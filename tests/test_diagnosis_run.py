@@ -93,6 +93,9 @@ def test_the_report_shows_the_diagnosis_table_findings_and_plot(tmp_path: Path, 
     page = render_html(report)
     assert "Share of replies still thinking, m on gsm8k" in page
     assert page.count("still thinking</title>") == 2  # fixed and retry
+    # Without summary.json (or with a stale one) the report diagnoses the journal itself.
+    (tmp_path / "mixed" / "summary.json").unlink()
+    assert build_report([tmp_path / "mixed"], resamples=100).diagnosis == report.diagnosis
 
 
 def test_sweep_runs_a_2x2_grid_and_prints_the_per_variant_table(

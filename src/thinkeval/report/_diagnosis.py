@@ -1,14 +1,21 @@
 """The report's diagnosis rows: each model and task's `DiagnosisBlock`, from the journals.
 
-Recomputed from the run directories (never calling a model), combined runs adding up; the
-same numbers as `summary.json`'s `diagnosis`.
+Read from `summary.json` when it is newer than the journal and of the current diagnosis
+version, else recomputed from the journal (never calling a model); combined runs add up.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import msgspec
+
 from thinkeval.diagnosis.counts import DiagnosisBlock, PhaseDiagnosis, diagnose_run
+from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION
 from thinkeval.report._cells import Collection
 from thinkeval.report._frozen import Frozen
+from thinkeval.store.journal import journal_files
+from thinkeval.store.rundir import SUMMARY_FILE
 
 
 class DiagnosisRow(Frozen, frozen=True):
@@ -26,13 +33,42 @@ def diagnosis_rows(data: Collection) -> list[DiagnosisRow]:
     kinds = {task: get_task(task).answer for task in data.tasks}
     merged: dict[tuple[str, str], DiagnosisBlock] = {}
     for run in data.runs:
-        for key, block in diagnose_run(run.path, kinds).items():
+        for key, block in (_from_summary(run.path) or diagnose_run(run.path, kinds)).items():
             merged[key] = _add(merged[key], block) if key in merged else block
     return [
         DiagnosisRow(model=mt.model, task=mt.task, block=merged[(mt.model, mt.task)])
         for mt in data.ordered()
         if (mt.model, mt.task) in merged
     ]
+
+
+def _from_summary(run_dir: Path) -> dict[tuple[str, str], DiagnosisBlock] | None:
+    """The blocks `summary.json` holds, when it is newer than every journal file and of this
+    diagnosis version (None: diagnose the journal again)."""
+    path = run_dir / SUMMARY_FILE
+    journals = journal_files(run_dir)
+    if not path.is_file() or not journals:
+        return None
+    if path.stat().st_mtime < max(j.stat().st_mtime for j in journals):
+        return None
+    try:
+        summary = msgspec.json.decode(path.read_bytes(), type=_Stored)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    blocks = {(r.model, r.task): r.diagnosis for r in summary.results if r.diagnosis is not None}
+    if any(block.version != DIAGNOSIS_VERSION for block in blocks.values()):
+        return None
+    return blocks
+
+
+class _StoredResult(msgspec.Struct):
+    model: str
+    task: str
+    diagnosis: DiagnosisBlock | None = None
+
+
+class _Stored(msgspec.Struct):
+    results: list[_StoredResult]
 
 
 def _add(one: DiagnosisBlock, other: DiagnosisBlock) -> DiagnosisBlock:

@@ -78,7 +78,7 @@ def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
         assert failure.kind == "wrong_api" and not failure.retryable
         assert "set `api: openai` for this model" in failure.message
     other = refusal.replace(b'"param": "max_tokens"', b'"param": "temperature"')
-    assert get_profile("vllm").failure(400, other, None).kind == "http_400"
+    assert get_profile("vllm").failure(400, other, None).kind == "refused"
 
 
 @pytest.mark.parametrize(

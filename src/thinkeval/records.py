@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from thinkeval.failures import FailureKind, legacy_kind
+
 # 2: attempts carry `repeat`, the reply `state` and `verdicts` per scorer; summaries carry
 # budgets and repeats per task. Version-1 journals are still read (their verdicts re-scored).
 SCHEMA_VERSION = 2
@@ -133,7 +135,7 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     usage: Usage = msgspec.field(default_factory=Usage)
     http_status: int | None = None
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: FailureKind | None = None  # set with `error` (thinkeval/failures.py)
     endpoint: str | None = None
     tries: int = 1
     started_at: float = 0.0  # unix time the first try was sent
@@ -162,3 +164,20 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
             return "error"
         stored = self.verdicts.get(scorer)
         return stored.status if stored is not None else None
+
+
+_DECODE_ATTEMPT = msgspec.json.Decoder(Attempt)
+
+
+def decode_attempt(line: bytes) -> Attempt:
+    """One journal line as an `Attempt`; an `error_kind` written before the kinds were typed
+    (`http_500`) is read as its kind. Raises `msgspec.MsgspecError` for anything else."""
+    try:
+        return _DECODE_ATTEMPT.decode(line)
+    except msgspec.ValidationError as exc:
+        if decode_error_parts(exc)[0] != "error_kind":
+            raise
+    raw = msgspec.json.decode(line)
+    raw["error_kind"] = legacy_kind(str(raw["error_kind"]), raw.get("http_status"))
+    return msgspec.convert(raw, Attempt)
+

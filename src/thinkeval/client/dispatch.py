@@ -121,7 +121,9 @@ class Dispatcher:
         return delay
 
     def _mark(self, endpoint: Endpoint, failure: RequestFailed | None) -> None:
-        if failure is None or not failure.retryable or failure.kind.startswith("http_4"):
+        # The server answered 408 or 429: the endpoint is up, only busy, so it does not rest.
+        answered = failure is not None and 400 <= (failure.http_status or 0) < 500
+        if failure is None or not failure.retryable or answered:
             self._failures.pop(endpoint, None)
             self._rested_until.pop(endpoint, None)
             return

@@ -33,6 +33,7 @@ from thinkeval.client.session import (
     proxy_for,
     split_credentials,
 )
+from thinkeval.failures import FailureKind
 from thinkeval.records import Reply
 from thinkeval.urls import redact_url
 from thinkeval.version import __version__
@@ -127,11 +128,11 @@ class Endpoint:
             except RequestFailed:
                 raise exc from None
             raise RequestFailed(
-                "wrong_base_url",
-                f"{self.base_url}/models answered HTTP 404; did you mean "
+                kind="wrong_base_url",
+                message=f"{self.base_url}/models answered HTTP 404; did you mean "
                 f"{self.base_url}/v1? (/v1/models answers there)",
-                False,
-                404,
+                retryable=False,
+                http_status=404,
             ) from None
 
     async def _models(self, root: str) -> list[dict[str, Any]]:
@@ -144,16 +145,22 @@ class Endpoint:
                     raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
                 raw = await _read_capped(resp)
         except TimeoutError:
-            raise RequestFailed("timeout", "GET /models timed out", True) from None
+            raise RequestFailed(
+                kind="timeout", message="GET /models timed out", retryable=True
+            ) from None
         except aiohttp.ClientError as exc:
             raise self._transport_failure(exc) from None
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            raise RequestFailed("malformed", "/models reply is not JSON", True) from None
+            raise RequestFailed(
+                kind="malformed", message="/models reply is not JSON", retryable=True
+            ) from None
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
-            raise RequestFailed("malformed", "/models reply has no 'data' list", False)
+            raise RequestFailed(
+                kind="malformed", message="/models reply has no 'data' list", retryable=False
+            )
         return [card for card in data if isinstance(card, dict)]
 
     async def chat(self, body: dict[str, Any]) -> Timed:
@@ -183,12 +190,17 @@ class Endpoint:
                     except orjson.JSONDecodeError:
                         snippet = raw[:120].decode("utf-8", "replace")
                         raise RequestFailed(
-                            "malformed", f"reply is not valid JSON: {snippet!r}", True, 200
+                            kind="malformed",
+                            message=f"reply is not valid JSON: {snippet!r}",
+                            retryable=True,
+                            http_status=200,
                         ) from None
                     reply, message = self.profile.parse(parsed)
         except TimeoutError:
             raise RequestFailed(
-                "timeout", f"no complete reply within {self.timeout_s:g} s", True
+                kind="timeout",
+                message=f"no complete reply within {self.timeout_s:g} s",
+                retryable=True,
             ) from None
         except aiohttp.ClientError as exc:
             raise self._transport_failure(exc) from None
@@ -213,17 +225,25 @@ class Endpoint:
                 event = orjson.loads(data)
             except orjson.JSONDecodeError:
                 raise RequestFailed(
-                    "malformed", "stream event is not valid JSON", True, 200
+                    kind="malformed",
+                    message="stream event is not valid JSON",
+                    retryable=True,
+                    http_status=200,
                 ) from None
             assembly.add(event)
         if not done and not assembly.finished:
-            raise RequestFailed("connection", "stream ended before [DONE]", True, 200)
+            raise RequestFailed(
+                kind="connection",
+                message="stream ended before [DONE]",
+                retryable=True,
+                http_status=200,
+            )
         return assembly.reply(), assembly.ttft
 
     def _transport_failure(self, exc: aiohttp.ClientError) -> RequestFailed:
         """A failure below HTTP as one plain sentence; never a URL's credentials."""
         retryable = True
-        kind = "connection"
+        kind: FailureKind = "connection"
         if isinstance(exc, aiohttp.ClientConnectorCertificateError):
             kind, retryable = "tls", False
             why = _reason(exc.certificate_error)
@@ -258,7 +278,9 @@ class Endpoint:
             message = f"connection failed: {_reason(exc)}"
         else:
             message = f"{type(exc).__name__}: {exc}"
-        return RequestFailed(kind, _USERINFO.sub("//***@", message), retryable)
+        return RequestFailed(
+            kind=kind, message=_USERINFO.sub("//***@", message), retryable=retryable
+        )
 
 
 def _reason(error: BaseException) -> str:
@@ -292,16 +314,20 @@ async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
     length = resp.content_length
     if length is not None and length > MAX_REPLY_BYTES:
         raise RequestFailed(
-            "too_large",
-            f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
-            False,
+            kind="too_large",
+            message=f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
+            retryable=False,
         )
     chunks: list[bytes] = []
     size = 0
     async for chunk in resp.content.iter_any():
         size += len(chunk)
         if size > MAX_REPLY_BYTES:
-            raise RequestFailed("too_large", f"reply larger than {MAX_REPLY_BYTES} bytes", False)
+            raise RequestFailed(
+                kind="too_large",
+                message=f"reply larger than {MAX_REPLY_BYTES} bytes",
+                retryable=False,
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -317,7 +343,9 @@ async def _lines(content: aiohttp.StreamReader, cap: int) -> AsyncIterator[bytes
     async for chunk in content.iter_any():
         size += len(chunk)
         if size > cap:
-            raise RequestFailed("too_large", f"stream larger than {cap} bytes", False)
+            raise RequestFailed(
+                kind="too_large", message=f"stream larger than {cap} bytes", retryable=False
+            )
         if b"\n" not in chunk:
             pending.append(chunk)
             continue

@@ -21,21 +21,34 @@ with one tolerant reader (`replies.py`, §7.3).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from thinkeval.client.replies import (
+    ErrorBody,
     RequestFailed,
     StreamAssembly,
     http_failure,
     parse_completion,
 )
+from thinkeval.failures import FailureKind, http_kind
 from thinkeval.records import Reply
 
 Api = Literal["vllm", "sglang", "openai"]
 DEFAULT_API: Api = "vllm"
 # OpenAI lists its own models as owned by "openai", "system" or "openai-internal".
 _OPENAI_OWNERS = frozenset({"openai", "system", "openai-internal"})
+# How vLLM's eras, SGLang and OpenAI word a prompt over the context window, and its length.
+_CONTEXT_OVERFLOW = re.compile(
+    r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
+)
+_PROMPT_TOKENS = re.compile(
+    r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
+    r"|(\d+) in the messages|(\d+) tokens from the input messages",
+    re.I,
+)
 
 
 class ServerProfile:
@@ -86,21 +99,41 @@ class ServerProfile:
         return StreamAssembly(started)
 
     def failure(self, status: int, raw: bytes, retry_after: str | None) -> RequestFailed:
-        """A non-200 reply as a `RequestFailed`."""
+        """A non-200 reply as a `RequestFailed` of the kind this flavour's words say."""
         failure, error = http_failure(status, raw, retry_after)
-        if (
-            error is not None
-            and status == 400
-            and error.code == "unsupported_parameter"
-            and error.param == "max_tokens"
-        ):
-            # The OpenAI API refusing max_tokens: no request of this model can succeed.
-            failure.kind = "wrong_api"
+        kind = self.kind_of(status, error, failure.message)
+        if kind == failure.kind:
+            return failure
+        # A kind the body names (not the status alone) is about this request or this model:
+        # asking again cannot help.
+        failure = dataclasses.replace(failure, kind=kind, retryable=False)
+        if kind == "context_overflow":
+            match = _PROMPT_TOKENS.search(failure.message)
+            failure.prompt_tokens = (
+                next((int(g) for g in match.groups() if g), None) if match else None
+            )
+        elif kind == "wrong_api":
             failure.message += (
                 " This server speaks the OpenAI API: set `api: openai` for this model "
                 "(thinkeval check --base-url URL detects it)"
             )
         return failure
+
+    def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
+        """What an HTTP error means, read once here from this flavour's codes and wording
+        (`message`: the whole error line, also for a body that is not JSON)."""
+        if (
+            status == 400
+            and error is not None
+            and error.code == "unsupported_parameter"
+            and error.param == "max_tokens"
+        ):
+            return "wrong_api"  # the OpenAI API refusing max_tokens: no request can succeed
+        if status == 400 and _CONTEXT_OVERFLOW.search(message):
+            return "context_overflow"
+        if status == 404 and "does not exist" in message:
+            return "model_missing"  # vLLM: "The model `m` does not exist."
+        return http_kind(status)
 
 
 class SGLangProfile(ServerProfile):
@@ -115,6 +148,15 @@ class OpenAIProfile(ServerProfile):
     name: ClassVar[Api] = "openai"
     budget_field: ClassVar[str] = "max_completion_tokens"
     takes_template_kwargs: ClassVar[bool] = False
+
+    def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
+        """OpenAI names its causes in `error.code`; the shared wording covers the rest."""
+        code = None if error is None else error.code
+        if code == "model_not_found":
+            return "model_missing"
+        if code == "context_length_exceeded":
+            return "context_overflow"
+        return super().kind_of(status, error, message)
 
 
 PROFILES: dict[Api, ServerProfile] = {

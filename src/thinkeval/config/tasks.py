@@ -34,11 +34,14 @@ class TaskSelection(Section, kw_only=True, frozen=True):
     budgets: tuple[int, int] | None = None
     repeats: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
+    # A task of your own, resolved from `file` or `define` when the config is loaded: what the
+    # run records, and what the config's catalogue builds the spec from.
+    definition: dict[str, Any] | None = None
 
     def problems(self) -> Iterator[Problem]:
         from thinkeval.tasks import find_task, task_names
 
-        if find_task(self.name) is None:
+        if self.definition is None and find_task(self.name) is None:
             yield "name", f"unknown task {self.name!r}; known tasks: {', '.join(task_names())}"
         if self.range is not None:
             match = _RANGE.match(self.range)

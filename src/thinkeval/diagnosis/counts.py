@@ -149,12 +149,9 @@ class _Result(Protocol):
     diagnosis: DiagnosisBlock | None
 
 
-def add_diagnosis(run_dir: Path, results: Sequence[_Result]) -> None:
-    """Set each model and task's diagnosis block (`summary.json`), from the journal."""
-    from thinkeval.tasks import get_task
-
-    blocks = diagnose_run(
-        run_dir, {result.task: get_task(result.task).answer for result in results}
-    )
+def add_diagnosis(run_dir: Path, results: Sequence[_Result], kinds: dict[str, AnswerKind]) -> None:
+    """Set each model and task's diagnosis block (`summary.json`), from the journal; `kinds`
+    are the tasks' answer kinds (from the run's task catalogue)."""
+    blocks = diagnose_run(run_dir, kinds)
     for result in results:
         result.diagnosis = blocks.get((result.model, result.task))

@@ -23,6 +23,7 @@ import msgspec
 from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
+from thinkeval.failures import FailureKind
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.urls import redact_url, url_problem
@@ -67,7 +68,7 @@ class Probe(msgspec.Struct, kw_only=True):
     answer: str | None = None
     latency_s: float = 0.0
     error: str | None = None
-    error_kind: str | None = None  # RequestFailed.kind: `connection`, `http_400`, `wrong_api`, ...
+    error_kind: FailureKind | None = None  # RequestFailed.kind (thinkeval/failures.py)
 
 
 class CheckReport(msgspec.Struct, kw_only=True):

@@ -78,9 +78,7 @@ def expand(config: RunConfig, grid: Grid, model: str | None, limit: int | None) 
         generation = _merged(base.generation, parse_generation(settings))
         name = f"{base.name}[{','.join(settings)}]"
         variants.append(
-            msgspec.structs.replace(
-                base, name=name, model=base.served_model, generation=generation
-            )
+            msgspec.structs.replace(base, name=name, model=base.served_model, generation=generation)
         )
     tasks = [
         msgspec.structs.replace(t, limit=min(limit, t.limit or limit)) if limit else t
@@ -138,7 +136,9 @@ def study(run_dir: Path, variants: Sequence[str]) -> tuple[list[Variant], list[P
     """Read the sweep's journal: the numbers per variant and the paired comparisons."""
     from thinkeval.diagnosis import diagnose
     from thinkeval.store.journal import iter_attempts
-    from thinkeval.tasks import get_task
+    from thinkeval.store.run_record import read_run_record
+
+    catalogue = read_run_record(run_dir).catalogue
 
     finals: dict[str, dict[tuple[str, str, int], _Final]] = {name: {} for name in variants}
     lengths: dict[str, list[int]] = {name: [] for name in variants}
@@ -152,7 +152,7 @@ def study(run_dir: Path, variants: Sequence[str]) -> tuple[list[Variant], list[P
         finished = attempt.state == "finished"
         loop = False
         if not finished:
-            kind = get_task(attempt.task).answer
+            kind = catalogue.get(attempt.task).answer
             found = diagnose(
                 attempt.reasoning,
                 attempt.content,

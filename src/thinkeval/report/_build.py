@@ -11,6 +11,7 @@ import numpy as np
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
+from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
 from thinkeval.report._diagnosis import diagnosis_rows
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
@@ -90,6 +91,7 @@ def report_of(
         diagnosis=diagnosis_rows(data),
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
+        comparison=baseline_comparison(data),
     )
 
 

@@ -28,9 +28,7 @@ class DiagnosisRow(Frozen, frozen=True):
 
 def diagnosis_rows(data: Collection) -> list[DiagnosisRow]:
     """One row per model and task that has replies, in the report's order."""
-    from thinkeval.tasks import get_task
-
-    kinds = {task: get_task(task).answer for task in data.tasks}
+    kinds = {task: run.record.catalogue.get(task).answer for run in data.runs for task in run.tasks}
     merged: dict[tuple[str, str], DiagnosisBlock] = {}
     for run in data.runs:
         for key, block in (_from_summary(run.path) or diagnose_run(run.path, kinds)).items():

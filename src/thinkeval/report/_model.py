@@ -16,6 +16,7 @@ import msgspec
 from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._model_samples import Browser
+from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.summary import Counts
 
@@ -348,3 +349,4 @@ class Report(_Frozen, frozen=True, kw_only=True):
     # Why replies did not finish, per model and task (`report._diagnosis`).
     diagnosis: list[DiagnosisRow] = msgspec.field(default_factory=list)
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
+    comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)

@@ -33,7 +33,6 @@ from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, 
 from thinkeval.report._samples_diagnosis import with_diagnosis
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
-from thinkeval.tasks import get_task
 
 # Columns of `SampleIndex` that describe rows, in its field order.
 ROW_COLUMNS = tuple(name for name in SampleIndex.__struct_fields__ if name.startswith("row_"))
@@ -292,9 +291,10 @@ class Catalog:
             ref = int(replies.ref[unit])
             if ref:
                 attempt = cell.run.read(ref)
-                judged = score_attempt(attempt, get_task(attempt.task), gold)
+                spec = cell.run.record.catalogue.get(attempt.task)
+                judged = score_attempt(attempt, spec, gold)
                 view = with_diagnosis(
-                    _reply_view(attempt, judged.strict, judged.lenient, limits), attempt, gold
+                    _reply_view(attempt, judged.strict, judged.lenient, limits), attempt, gold, spec
                 )
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)
                 views.append(view if judge is None else msgspec.structs.replace(view, judge=judge))

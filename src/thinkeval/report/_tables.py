@@ -11,6 +11,7 @@ import dataclasses
 
 from thinkeval.report._format import Block, Section, percent, points, table
 from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_diagnosis import diagnosis_section
 from thinkeval.report._tables_pairs import pairs_section
@@ -84,6 +85,7 @@ def sections(report: Report) -> list[Section]:
     """Every section of the report that has something to show, numbered in reading order."""
     found = [
         _headline(report),
+        None if report.comparison is None else compare_section(report.comparison),
         repeated_section(report),
         _outcomes(report),
         _best_of(report),

@@ -60,7 +60,6 @@ from thinkeval.store.rundir import (
     recorded_tasks,
     write_json,
 )
-from thinkeval.tasks import get_task
 from thinkeval.tasks.spec import TaskSpec
 from thinkeval.version import __version__
 
@@ -194,7 +193,8 @@ def tally(
         counted = count_journal(journals, indexes, observe=observe)
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}
-            reading = _TaskReading(run_dir, task, repeats[task], indexes[task], journals)
+            spec = record.catalogue.get(task)
+            reading = _TaskReading(run_dir, spec, repeats[task], indexes[task], journals)
             for model, counts in reading.count(
                 entries, record.budgets_of(task), on_question
             ).items():
@@ -207,14 +207,14 @@ class _TaskReading:
     """One task's samples file read against the counted attempts of every model."""
 
     run_dir: Path
-    task: str
+    spec: TaskSpec
     k: int
     index: IdIndex
     journals: Journals
 
     def _units(self) -> Iterator[tuple[Sample, int]]:
         """Each sample and the number of its first unit (its repeats follow)."""
-        with SamplesFile(self.run_dir, self.task, messages=False) as stream:
+        with SamplesFile(self.run_dir, self.spec.name, messages=False) as stream:
             for _, sample in stream:
                 slot = self.index.slot(sample.id)
                 assert slot is not None  # indexed from this very file
@@ -253,7 +253,7 @@ class _TaskReading:
         """The counts per model. A pooled kind's task is counted in one pass when its recorded
         verdicts are all current (a run scores as it records); otherwise the stale ones are
         scored again in the workers, together, and the task counted again."""
-        spec = get_task(self.task)
+        spec = self.spec
         if not spec.answer.pooled:
             return self._count(spec, entries, budgets, on_question, {}, None)
         # Questions are shown to `on_question` once the pass that counts is known.
@@ -304,7 +304,7 @@ class _TaskReading:
                     phases[model][0].append(question_phase([_voted(r, False) for r in results]))
                     phases[model][1].append(question_phase([_voted(r, True) for r in results]))
                 if on_question is not None:
-                    on_question(model, self.task, sample, results)
+                    on_question(model, self.spec.name, sample, results)
         out = {}
         for model in entries:
             by_subject = (
@@ -356,7 +356,7 @@ def summarize(run_dir: Path) -> Summary:
                 )
             )
     _add_judge(run_dir, results)
-    add_diagnosis(run_dir, results)
+    add_diagnosis(run_dir, results, {task: record.catalogue.get(task).answer for task in tasks})
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

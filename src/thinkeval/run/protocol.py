@@ -358,8 +358,4 @@ def default_estimates(tasks: list[TaskPlan]) -> dict[str, TaskEstimate]:
 
 
 def _model_gone(attempt: Attempt) -> bool:
-    return (
-        attempt.http_status == 404
-        and attempt.error is not None
-        and "does not exist" in attempt.error
-    )
+    return attempt.error_kind == "model_missing"

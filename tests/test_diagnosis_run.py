@@ -173,3 +173,36 @@ def test_the_sample_browser_gets_each_reply_s_diagnosis_and_loop_block(tmp_path:
         # The embedded page keeps the last 500 characters: the loop, repeated there.
         shown = view.reasoning if isinstance(view.reasoning, str) else view.reasoning[2]
         assert shown.count(view.loop_block) >= 2, (view.loop_block, shown)
+
+
+def test_compare_says_how_many_more_samples_the_candidate_loops_on(
+    tmp_path: Path, sim, capsys
+) -> None:
+    shape = {"seed": 5, "p_long": 0.0, "p_wrong": 0.0, "p_malformed": 0.0, "p_empty": 0.0}
+    base = sim(model="base", p_never=0.5, **shape)
+    looping = sim(model="cand", p_never=0.5, p_loop=1.0, **shape)
+    config = write_config(
+        tmp_path / "pair.yaml",
+        {
+            "run": "pair",
+            "budgets": [1024, 2048],
+            "tasks": [{"name": "gsm8k", "limit": 12}],
+            "models": [
+                {"name": "base", "base_url": base.base_url},
+                {"name": "cand", "base_url": looping.base_url},
+            ],
+        },
+    )
+    run_dir = tmp_path / "pair"
+    assert main(["run", str(config), "--output", str(run_dir)]) == 0
+    summary = json.loads((run_dir / "summary.json").read_text())
+    loops = {
+        r["model"]: r["diagnosis"]["phases"]["retry"]["labels"].get("loop", 0)
+        for r in summary["results"]
+    }
+    assert loops["cand"] > loops["base"]
+    capsys.readouterr()
+    main(["compare", str(run_dir), "--baseline", "base"])
+    printed = capsys.readouterr().out
+    more = loops["cand"] - loops["base"]
+    assert f"gsm8k: cand loops on +{more} samples against base after the retry" in printed

@@ -6,16 +6,18 @@ version, else recomputed from the journal (never calling a model); combined runs
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
 
 from thinkeval.diagnosis.counts import DiagnosisBlock, PhaseDiagnosis, diagnose_run
 from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION
-from thinkeval.report._cells import Collection
+from thinkeval.report._cells import Collection, ModelTask
 from thinkeval.report._frozen import Frozen
 from thinkeval.store.journal import journal_files
 from thinkeval.store.rundir import SUMMARY_FILE
+from thinkeval.tasks.catalogue import Catalogue
 
 
 class DiagnosisRow(Frozen, frozen=True):
@@ -120,3 +122,32 @@ def still_thinking(bins: list[int], bin_tokens: int) -> tuple[list[float], list[
         left -= count
         shares.append(left / total if total else 0.0)
     return x, shares
+
+
+def loop_counts(mt: ModelTask) -> dict[str, int]:
+    """A side's loops for `thinkeval compare` (`SideData.extra`): final replies that loop
+    (`loops`: the retry's, since every looping fixed reply is retried) and fixed ones."""
+    blocks = _run_blocks(mt.run.path, mt.run.tasks, mt.run.record.catalogue)
+    block = blocks.get((mt.model, mt.task))
+    if block is None:
+        return {}
+    fixed, retry = block.phases.get("fixed"), block.phases.get("retry")
+    return {
+        "loops": retry.labels.get("loop", 0) if retry else 0,
+        "loops_fixed": fixed.labels.get("loop", 0) if fixed else 0,
+    }
+
+
+_BLOCKS: dict[tuple[Path, tuple[float, ...]], dict[tuple[str, str], DiagnosisBlock]] = {}
+
+
+def _run_blocks(
+    run_dir: Path, tasks: Sequence[str], catalogue: Catalogue
+) -> dict[tuple[str, str], DiagnosisBlock]:
+    """A run's blocks, read once per process (a comparison asks for each of its sides)."""
+    # Keyed by the journal files' times too, so a run that grew is read again.
+    key = (run_dir, tuple(path.stat().st_mtime for path in journal_files(run_dir)))
+    if key not in _BLOCKS:
+        kinds = {task: catalogue.get(task).answer for task in tasks}
+        _BLOCKS[key] = _from_summary(run_dir) or diagnose_run(run_dir, kinds)
+    return _BLOCKS[key]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from thinkeval.diagnosis.reply import LABELS, REPLY_LABELS
 from thinkeval.report._format import Block, Section, shown_ids, table
 from thinkeval.report._model import Report
+from thinkeval.results.compare_model import Candidate
 
 _INTRO = (
     "Why empty and unfinished replies did not finish, from their stored reasoning and content "
@@ -52,3 +53,22 @@ def diagnosis_section(report: Report) -> Section | None:
             )
         )
     return Section("diagnosis", "Why replies did not finish", _INTRO, blocks)
+
+
+def loop_bullets(candidate: Candidate, baseline: str) -> list[str]:
+    """`thinkeval compare`: per task, how many more samples the candidate's replies loop on."""
+    bullets = []
+    for row in candidate.rows:
+        if row.phase != "adaptive" or row.baseline is None or row.candidate is None:
+            continue
+        mine, theirs = row.candidate.extra, row.baseline.extra
+        if "loops" not in mine or "loops" not in theirs:
+            continue
+        more = mine["loops"] - theirs["loops"]
+        fixed = mine.get("loops_fixed", 0) - theirs.get("loops_fixed", 0)
+        bullets.append(
+            f"{row.task}: {candidate.model} loops on {more:+d} samples against {baseline} "
+            f"after the retry ({mine['loops']} vs {theirs['loops']}; fixed phase {fixed:+d}), "
+            "counted over every sample of each side (docs/diagnosis.md)."
+        )
+    return bullets

@@ -98,6 +98,21 @@ class Reply(Record, kw_only=True, forbid_unknown_fields=True):
     http_status: int | None = None
     served_model: str | None = None
     reasoning_in_content: bool = False  # the think block came inside `content` (split here)
+    # Only when asked for (`return_token_ids`, vLLM 0.10.2+): what a continuation resends.
+    prompt_token_ids: list[int] | None = None
+    token_ids: list[int] | None = None
+
+
+class Continuation(Record, kw_only=True, forbid_unknown_fields=True):
+    """How a `retry: continue` attempt was made: the fixed reply's `from_tokens` generated tokens
+    carried over, then one `/v1/completions` request that prefilled `prompt_tokens` (the prompt
+    and the carried tokens) and generated `completion_tokens` more, as the server reported.
+    `requested` is False when the fixed reply had stopped on its own: it is its own B2 reply."""
+
+    from_tokens: int
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    requested: bool = True
 
 
 class StoredVerdict(Record, kw_only=True, forbid_unknown_fields=True):
@@ -147,6 +162,11 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     state: ReplyState | None = None  # None for an error attempt (and in version-1 journals)
     gold: str | None = None  # what the verdicts were judged against
     verdicts: dict[str, StoredVerdict] = msgspec.field(default_factory=dict)
+    # `retry: continue`: a cut-off fixed reply keeps its token ids (what the continuation
+    # resends); its retry says how it continued, its usage then counts the whole joined reply.
+    prompt_token_ids: list[int] | None = None
+    token_ids: list[int] | None = None
+    continuation: Continuation | None = None
     # Version-1 journals recorded these; they are read, never written, and always re-scored.
     verdict: Status | None = None
     answer: str | None = None

@@ -133,9 +133,10 @@ class Dispatcher:
             rest = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**count)
             self._rested_until[endpoint] = time.monotonic() + rest
 
-    async def chat(self, body: dict[str, Any]) -> Outcome:
+    async def chat(self, body: dict[str, Any], *, completion: bool = False) -> Outcome:
         """Send `body`, retrying what can be retried; never raises for transport problems.
 
+        `completion`: to `/v1/completions` (a continuation), not `/v1/chat/completions`.
         Raises `ServerError` when the server speaks another API than the model's `api`.
         """
         started_at = time.time()
@@ -148,7 +149,7 @@ class Dispatcher:
                 await self._rate.wait()
             token = self.health.started()
             try:
-                timed = await self._send(endpoint, body)
+                timed = await self._send(endpoint, body, completion)
             except RequestFailed as exc:
                 if exc.kind == "wrong_api":
                     # Every request of this model would fail the same way: stop, say why.
@@ -166,12 +167,13 @@ class Dispatcher:
         tries = attempt + 1
         return Outcome(None, failure, tries, endpoint.base_url, started_at)
 
-    async def _send(self, endpoint: Endpoint, body: dict[str, Any]) -> Timed:
+    async def _send(self, endpoint: Endpoint, body: dict[str, Any], completion: bool) -> Timed:
+        send = endpoint.completions if completion else endpoint.chat
         slot = self._slots.get(endpoint.base_url)
         if slot is None:
-            return await endpoint.chat(body)
+            return await send(body)
         async with slot:  # a server shared with other models: wait for one of its slots
-            return await endpoint.chat(body)
+            return await send(body)
 
     async def models(self) -> tuple[Endpoint, list[dict[str, Any]]]:
         """The `/v1/models` cards of the first endpoint that answers."""

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
+from thinkeval.client.continuation import parse_text_completion
 from thinkeval.client.profiles import ServerProfile, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.client.session import (
@@ -207,6 +208,42 @@ class Endpoint:
         finally:
             self.outstanding -= 1
         return Timed(reply, time.perf_counter() - started, ttft, message)
+
+    async def completions(self, body: dict[str, Any]) -> Timed:
+        """Send one `/v1/completions` request (a continuation, `continuation.py`); return its
+        raw text as the reply's content, or raise `RequestFailed`."""
+        started = time.perf_counter()
+        self.outstanding += 1
+        try:
+            async with self.session.post(
+                self._chat_url.removesuffix("chat/completions") + "completions",
+                data=orjson.dumps(body),
+                headers=self._headers,
+                proxy=self.proxy,
+                timeout=self._timeout,
+            ) as resp:
+                if resp.status != 200:
+                    raw = await _read_head(resp, MAX_ERROR_BYTES)
+                    raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
+                raw = await _read_capped(resp)
+        except TimeoutError:
+            raise RequestFailed(
+                kind="timeout",
+                message=f"no complete reply within {self.timeout_s:g} s",
+                retryable=True,
+            ) from None
+        except aiohttp.ClientError as exc:
+            raise self._transport_failure(exc) from None
+        finally:
+            self.outstanding -= 1
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise RequestFailed(
+                kind="malformed", message="completion reply is not valid JSON", retryable=True,
+                http_status=200,
+            ) from None
+        return Timed(parse_text_completion(parsed), time.perf_counter() - started, None)
 
     async def _read_stream(
         self, resp: aiohttp.ClientResponse, started: float

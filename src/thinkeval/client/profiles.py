@@ -57,6 +57,8 @@ class ServerProfile:
     name: ClassVar[Api] = "vllm"
     budget_field: ClassVar[str] = "max_tokens"
     takes_template_kwargs: ClassVar[bool] = True
+    # `return_token_ids` (vLLM 0.10.2+): what `retry: continue` resends (run/continuation.py).
+    returns_token_ids: ClassVar[bool] = True
 
     def request(
         self,
@@ -140,6 +142,7 @@ class SGLangProfile(ServerProfile):
     """SGLang: asked as vLLM is; replies differ only in shapes the shared reader knows."""
 
     name: ClassVar[Api] = "sglang"
+    returns_token_ids: ClassVar[bool] = False
 
 
 class OpenAIProfile(ServerProfile):
@@ -148,6 +151,7 @@ class OpenAIProfile(ServerProfile):
     name: ClassVar[Api] = "openai"
     budget_field: ClassVar[str] = "max_completion_tokens"
     takes_template_kwargs: ClassVar[bool] = False
+    returns_token_ids: ClassVar[bool] = False
 
     def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
         """OpenAI names its causes in `error.code`; the shared wording covers the rest."""

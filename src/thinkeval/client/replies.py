@@ -203,8 +203,19 @@ def parse_completion(body: Any) -> tuple[Reply, dict[str, Any]]:
         usage=parse_usage(body.get("usage")),
         http_status=200,
         served_model=_text(body.get("model")),
+        prompt_token_ids=token_ids(body.get("prompt_token_ids")),
+        token_ids=token_ids(choice.get("token_ids")),
     )
     return reply, msg
+
+
+def token_ids(value: Any) -> list[int] | None:
+    """A list of token ids as `return_token_ids` sends it; None for anything else."""
+    if isinstance(value, list) and all(
+        isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in value
+    ):
+        return value
+    return None
 
 
 class StreamAssembly:

@@ -22,6 +22,7 @@ from thinkeval.config.models import (
     EndpointConfig,
     ModelConfig,
     base_url_problem,
+    continue_problem,
     read_api_key,
 )
 from thinkeval.config.tasks import TaskSelection, TaskSettings
@@ -113,6 +114,11 @@ class RunConfig(Section, kw_only=True, frozen=True):
             for model in self.models:
                 for message in get_profile(model.api).generation_problems(selection.generation):
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
+        for index, selection in enumerate(self.tasks):
+            for model in self.models:
+                problem = continue_problem(model, selection.retry or model.retry)
+                if selection.retry is not None and problem is not None:
+                    yield f"tasks[{index}].retry", f"for model {model.name!r}: {problem}"
         yield from self._endpoint_problems()
         yield from baseline_problems(self.baseline, [model.name for model in self.models])
 
@@ -155,6 +161,7 @@ class RunConfig(Section, kw_only=True, frozen=True):
             repeats=selection.repeats or spec.repeats,
             recommended=dict(spec.generation),
             generation=dict(selection.generation),
+            retry=selection.retry,
         )
 
     def model_named(self, name: str) -> ModelConfig:

@@ -97,6 +97,9 @@ class CheckReport(msgspec.Struct, kw_only=True):
     smallest_budget: int | None = None
     warnings: list[str] = []
     probes: list[Probe] = []
+    # `retry: continue` (token ids and /v1/completions): None when it works, else why not.
+    continue_ok: bool | None = None
+    continue_problem: str | None = None
 
     @property
     def smallest_budget_text(self) -> str:
@@ -164,6 +167,7 @@ async def check_server(
         raise ConfigError(f"--base-url {redact_url(base_url)!r} {problem}")
     from thinkeval.client.endpoint import Endpoint
     from thinkeval.client.session import open_session
+    from thinkeval.run.continuation import probe_continuation
 
     report = CheckReport(
         base_url=redact_url(base_url.rstrip("/")), expected_model=expected_model, budgets=budgets
@@ -193,6 +197,12 @@ async def check_server(
                     report.api_evidence = "HTTP 400 unsupported_parameter for max_tokens"
                     report.probes = []
                     await _climb(asker("openai"), report)
+                if not get_profile(report.api).returns_token_ids:
+                    why: str | None = f"the {report.api} API returns no token ids"
+                    report.continue_ok, report.continue_problem = False, why
+                elif report.probes and report.probes[-1].error is None:
+                    why = await probe_continuation(asker(report.api), report.model or "")
+                    report.continue_ok, report.continue_problem = why is None, why
     if report.reason is None:
         _conclude(report)
     _redact(report, api_key)

@@ -18,6 +18,7 @@ import msgspec
 
 from thinkeval.diagnosis.counts import DiagnosisBlock, add_diagnosis
 from thinkeval.records import Attempt, Sample, Verdict
+from thinkeval.results.categories import CategoriesBlock, categories_block
 from thinkeval.results.counts import (
     OUTCOMES,
     AdaptiveBlock,
@@ -31,6 +32,7 @@ from thinkeval.results.counts import (
     Tally,
     count,
 )
+from thinkeval.results.instructions import InstructionsBlock, InstructionTally
 from thinkeval.results.repeats import (
     QuestionPhase,
     RepeatsBlock,
@@ -66,24 +68,10 @@ from thinkeval.version import __version__
 # The counts live in `results.counts`; they are part of what a summary is, so they are
 # importable from here too.
 __all__ = [
-    "OUTCOMES",
-    "AdaptiveBlock",
-    "Counts",
-    "FixedBlock",
-    "JudgeBlock",
-    "LenientBlock",
-    "Outcome",
-    "OutcomeCounts",
-    "RetryBlock",
-    "SampleResult",
-    "Summary",
-    "TaskResult",
-    "count",
-    "sample_result",
-    "summarize",
-    "tally",
-    "write_summary",
-]
+    "OUTCOMES", "AdaptiveBlock", "Counts", "FixedBlock", "JudgeBlock", "LenientBlock", "Outcome",
+    "OutcomeCounts", "RetryBlock", "SampleResult", "Summary", "TaskResult", "count",
+    "sample_result", "summarize", "tally", "write_summary",
+]  # fmt: skip
 
 
 class TaskResult(Counts, kw_only=True):
@@ -96,6 +84,10 @@ class TaskResult(Counts, kw_only=True):
     judge: JudgeBlock | None = None  # after `thinkeval judge`
     # avg@k, pass@k, maj@k per phase, for a task asked more than once per question.
     repeated: RepeatsBlock | None = None
+    # IFEval's prompt/instruction-level strict/loose accuracies (`instructions` answer kind).
+    instructions: InstructionsBlock | None = None
+    # Per category and the average over categories (C-Eval's headline), for tasks with them.
+    categories: CategoriesBlock | None = None
     # Why replies did not finish, per phase, and the deployment findings (`diagnosis`).
     diagnosis: DiagnosisBlock | None = None
 
@@ -338,7 +330,10 @@ def summarize(run_dir: Path) -> Summary:
     # A task in the config but never started (e.g. `run --task` chose another) has no samples yet.
     started = recorded_tasks(run_dir)
     tasks = [task for task in record.task_names if task in started]
-    counts = tally(run_dir, record, models, tasks)
+    instructed = InstructionTally(
+        {task for task in tasks if (record.task(task).scoring or "").startswith("instructions-")}
+    )
+    counts = tally(run_dir, record, models, tasks, on_question=instructed)
     results = []
     for model in models:
         for task in tasks:
@@ -352,6 +347,10 @@ def summarize(run_dir: Path) -> Summary:
                     samples=task_counts.samples,
                     subjects=task_counts.subjects,
                     repeated=task_counts.repeated,
+                    instructions=instructed.block(model, task),
+                    categories=categories_block(
+                        record.catalogue.get(task).categories, task_counts.subjects
+                    ),
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )

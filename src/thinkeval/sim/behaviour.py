@@ -304,7 +304,14 @@ def plan_for(
         reasoning_len = _log_uniform(bounds, u_length, scale)
         mention_at = round(mention_frac * reasoning_len)
     malformed = malformed_text(flavour, form, numbers)
-    if outcome in ("correct", "wrong"):
+    # IFEval's prompts (task flavour "instructions"): replies built to follow the instructions,
+    # over the number flavour's reasoning, which never restates the gold.
+    instructed = entry is not None and entry[0] == "instructions"
+    if instructed and outcome in ("correct", "wrong"):
+        from thinkeval.sim.instructions import ifeval_reply
+
+        answer = plain = ifeval_reply(gold, outcome == "correct")
+    elif outcome in ("correct", "wrong"):
         value = final or gold
         written = maths.written_as(value, form) if flavour == "math" else value
         answer = answer_text(flavour, written, form)
@@ -325,8 +332,8 @@ def plan_for(
         reasoning_len=reasoning_len,
         answer=answer,
         plain_answer=plain,
-        final=final,
-        mention=(final or gold) if u_mention < _MENTION_SHARE else None,
+        final=None if instructed else final,
+        mention=(final or gold) if u_mention < _MENTION_SHARE and not instructed else None,
         mention_at=mention_at,
         offset=offset,
     )

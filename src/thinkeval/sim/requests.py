@@ -24,6 +24,7 @@ class ChatRequest:
     include_usage: bool
     seed: int | None  # the sampling seed: repeats of a prompt sample different replies
     greedy: bool = False  # temperature 0: loops more (`sim.causes`)
+    token_ids: bool = False  # `return_token_ids`: the reply carries prompt and completion ids
 
 
 def parse_chat(
@@ -83,4 +84,5 @@ def parse_chat(
         include_usage=include_usage,
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
         greedy=body.get("temperature") == 0,
+        token_ids=body.get("return_token_ids") is True and profile.returns_token_ids,
     )

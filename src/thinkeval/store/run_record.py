@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 RECORD_VERSION = 2
 # Settings that change what a recorded attempt means: a resumed run must keep them.
-_FROZEN_MODEL_KEYS = ("model", "generation", "stream")
+# `retry` too: a task's retries are all re-asks or all continuations, never a mix.
+_FROZEN_MODEL_KEYS = ("model", "generation", "stream", "retry")
 
 
 class TaskRecord(msgspec.Struct, kw_only=True):
@@ -44,6 +45,7 @@ class TaskRecord(msgspec.Struct, kw_only=True):
     source: str | None = None  # "local DIR (files)" or "hub REPO@COMMIT (files)"
     # A task of your own: its task file, paths resolved (readers register it from here).
     definition: dict[str, Any] | None = None
+    retry: str | None = None  # the task entry's `retry` (None: each model's)
 
 
 class RunRecord(msgspec.Struct, kw_only=True):
@@ -136,6 +138,7 @@ def task_record(
         samples=samples,
         source=source,
         definition=selection.definition,
+        retry=settings.retry,
     )
 
 
@@ -199,6 +202,7 @@ def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> 
             ("repeats", before.repeats, now.repeats),
             ("generation", before.generation, now.generation),
             ("recommended sampling", before.recommended if before.version else {}, now.recommended),
+            ("retry", before.retry or "the model's", now.retry or "the model's"),
         ):
             if was is not None and _plain(was) != _plain(is_now):
                 raise JournalError(

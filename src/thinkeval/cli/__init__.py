@@ -96,6 +96,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("cli.compare", "is the candidate as good as the baseline? decisions at a margin"),
     "plan": ("cli.plan", "how many questions or repeats a comparison needs at a margin"),
     "export": ("cli.export", "write a run's results in the Every Eval Ever formats"),
+    "sweep": ("cli.sweep", "a settings study: one model as variants over a grid, side by side"),
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
@@ -370,6 +371,8 @@ class Report(_Frozen, frozen=True, kw_only=True):
     tokens: list[TokenRow] = msgspec.field(default_factory=list)  # server tokens, the floor
     histograms: list[Histogram]
     context: list[RunContext]
+    # Why replies did not finish, per model and task (`report._diagnosis`).
+    diagnosis: list[DiagnosisRow] = msgspec.field(default_factory=list)
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
     comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)
     # IFEval's four numbers (`instructions` tasks).

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import msgspec
 
-from thinkeval.records import SCHEMA_VERSION, Attempt, Sample, Verdict
+from thinkeval.diagnosis.counts import DiagnosisBlock, add_diagnosis
+from thinkeval.records import Attempt, Sample, Verdict
 from thinkeval.results.categories import CategoriesBlock, categories_block
 from thinkeval.results.counts import (
     OUTCOMES,
@@ -67,24 +68,10 @@ from thinkeval.version import __version__
 # The counts live in `results.counts`; they are part of what a summary is, so they are
 # importable from here too.
 __all__ = [
-    "OUTCOMES",
-    "AdaptiveBlock",
-    "Counts",
-    "FixedBlock",
-    "JudgeBlock",
-    "LenientBlock",
-    "Outcome",
-    "OutcomeCounts",
-    "RetryBlock",
-    "SampleResult",
-    "Summary",
-    "TaskResult",
-    "count",
-    "sample_result",
-    "summarize",
-    "tally",
-    "write_summary",
-]
+    "OUTCOMES", "AdaptiveBlock", "Counts", "FixedBlock", "JudgeBlock", "LenientBlock", "Outcome",
+    "OutcomeCounts", "RetryBlock", "SampleResult", "Summary", "TaskResult", "count",
+    "sample_result", "summarize", "tally", "write_summary",
+]  # fmt: skip
 
 
 class TaskResult(Counts, kw_only=True):
@@ -101,10 +88,16 @@ class TaskResult(Counts, kw_only=True):
     instructions: InstructionsBlock | None = None
     # Per category and the average over categories (C-Eval's headline), for tasks with them.
     categories: CategoriesBlock | None = None
+    # Why replies did not finish, per phase, and the deployment findings (`diagnosis`).
+    diagnosis: DiagnosisBlock | None = None
+
+
+# 3: `diagnosis` per model and task. Attempts stay at `records.SCHEMA_VERSION`.
+SUMMARY_SCHEMA_VERSION = 3
 
 
 class Summary(msgspec.Struct, kw_only=True):
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = SUMMARY_SCHEMA_VERSION
     thinkeval_version: str = __version__
     run: str
     complete: bool
@@ -363,6 +356,7 @@ def summarize(run_dir: Path) -> Summary:
                 )
             )
     _add_judge(run_dir, results)
+    add_diagnosis(run_dir, results, {task: record.catalogue.get(task).answer for task in tasks})
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

@@ -25,6 +25,7 @@ from thinkeval.sim.behaviour import (
     plan_for,
     unit,
 )
+from thinkeval.sim.causes import shape
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.eras import get_profile
 from thinkeval.sim.judge import is_judge_prompt, judge_answer
@@ -242,7 +243,9 @@ class Simulator:
     def _generate(self, chat: ChatRequest) -> Generation:
         if not is_judge_prompt(chat.text):
             self.unseeded.saw(chat.key, chat.limit, chat.seed)
-            return generate(self.plan(chat.key, chat.text, chat.seed), chat.thinking, chat.limit)
+            plan = self.plan(chat.key, chat.text, chat.seed)
+            gen = generate(plan, chat.thinking, chat.limit)
+            return shape(self.config, plan, gen, chat.greedy)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
         tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]

@@ -220,13 +220,15 @@ def test_lenient_counts_answers_read_out_of_cut_replies(tmp_path: Path) -> None:
 
     report = build_report([run])
 
-    row = _row(report.lenient, model="m", task="gsm8k")
-    assert (row.lenient_on_cut_fixed, row.lenient_on_cut_adaptive) == (2, 1)
-    assert (row.strict_fixed, row.lenient_fixed) == (0.25, 0.75)
-    assert (row.strict_adaptive, row.lenient_adaptive) == (0.5, 0.75)
+    row = _row(report.scorers, scorer="lenient", model="m", task="gsm8k")
+    assert (row.on_cut_fixed, row.on_cut_adaptive) == (2, 1)
+    assert (row.strict_fixed, row.fixed) == (0.25, 0.75)
+    assert (row.strict_adaptive, row.adaptive) == (0.5, 0.75)
     summary = summarize(run).results[0]
-    assert row.lenient_fixed == summary.lenient.fixed_accuracy
-    assert row.lenient_adaptive == summary.lenient.adaptive_accuracy
+    assert row.fixed == summary.lenient.fixed_accuracy
+    assert row.adaptive == summary.lenient.adaptive_accuracy
+    assert row.fixed == summary.scorers["lenient"].fixed_accuracy
+    assert summary.scorers["lenient"].adaptive_correct == 3
     assert "| m | gsm8k | 25.00% | 75.00% | +50.00 pp | 2 | 50.00% | 75.00% | +25.00 pp | 1 |" in (
         render_markdown(report)
     )

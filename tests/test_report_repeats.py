@@ -152,7 +152,7 @@ def test_reports_with_repeats_are_the_same_bytes_every_time(demo: Path) -> None:
     for render in (render_markdown, render_html, render_json):
         assert render(first) == render(second)
     data = json.loads(render_json(first))
-    assert data["schema_version"] == 3 and data["repeats"]["aime25"] == K
+    assert data["schema_version"] == 4 and data["repeats"]["aime25"] == K
     assert data["repeated"][0]["metrics"]["k"] == K
 
 

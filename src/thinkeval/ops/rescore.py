@@ -14,7 +14,7 @@ from pathlib import Path
 
 from thinkeval.records import Attempt, Verdict
 from thinkeval.results.summary import Summary, write_summary
-from thinkeval.scoring.scorers import RECORDING_SCORERS
+from thinkeval.scoring.scorers import recording_scorers
 from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.judge import attempt_state, score_attempt
 from thinkeval.store.run_record import read_run_record
@@ -77,7 +77,7 @@ def rescore_run(run_dir: Path) -> Rescore:
             ready = getattr(spec.answer, "ready", None)
             if callable(ready):
                 ready()  # code without a working sandbox: one line, before anything runs
-            rows = {s.name: ScorerChanges(model, task, s.name) for s in RECORDING_SCORERS}
+            rows = {s.name: ScorerChanges(model, task, s.name) for s in recording_scorers()}
             with SamplesFile(run_dir, task, messages=False) as samples:
                 golds = {sample.id: sample.gold for _, sample in samples}
             refs = [ref for ref in entry.fixed if ref]
@@ -125,14 +125,14 @@ def _compare(
     if attempt.error is not None:
         return
     scored = score_attempt(attempt, spec, gold, strict, lenient)
-    now = {"strict": scored.strict, "lenient": scored.lenient}
-    for scorer in RECORDING_SCORERS:
+    now = scored.verdicts
+    for scorer in recording_scorers():
         row = rows[scorer.name]
         verdict = now[scorer.name]
         assert verdict is not None  # only error attempts have no verdicts
         row.replies += 1
         stored = attempt.verdicts.get(scorer.name)
-        legacy = attempt.verdict if scorer.name == "strict" else attempt.lenient_verdict
+        legacy = {"strict": attempt.verdict, "lenient": attempt.lenient_verdict}.get(scorer.name)
         before = stored.status if stored is not None else legacy
         version = scorer.version_for(spec)
         current = stored is not None and stored.version == version and attempt.gold == gold

@@ -20,19 +20,20 @@ from thinkeval.report._model import (
     BestOf,
     BreakdownRow,
     HeadlineRow,
-    LenientRow,
     Report,
     RetryRates,
     RunInfo,
+    ScorerRow,
 )
 from thinkeval.report._pairs import pairs
 from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_rows
 from thinkeval.report._samples import Catalog
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
-from thinkeval.results.counts import Tally
+from thinkeval.results.counts import ScorerBlock, Tally
 from thinkeval.results.summary import Counts
 from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell
+from thinkeval.scoring.scorers import STRICT, recording_scorers
 from thinkeval.version import __version__
 
 
@@ -83,7 +84,12 @@ def report_of(
         repeated=repeat_rows(data, repeats, counts),
         breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts)],
         best_of=_best_of(data, counts),
-        lenient=[_lenient(mt, counts[(mt.model, mt.task)]) for mt in data.ordered()],
+        scorers=[
+            _scorer_row(scorer.name, mt, counts[(mt.model, mt.task)])
+            for scorer in recording_scorers()
+            if scorer.name != STRICT.name
+            for mt in data.ordered()
+        ],
         judge=judge_rows(data),
         pairs=pair_rows,
         repeat_pairs=repeated_pairs,
@@ -246,20 +252,22 @@ def _best_of(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[Be
     return rows
 
 
-def _lenient(mt: ModelTask, counts: Counts) -> LenientRow:
-    """Strict beside lenient; 'on cut': lenient correct although strictly empty or unfinished
-    (units: with repeats, each (sample, repeat))."""
+def _scorer_row(scorer: str, mt: ModelTask, counts: Counts) -> ScorerRow:
+    """Strict beside `scorer`; 'on cut': `scorer` correct although strictly empty or
+    unfinished (units: with repeats, each (sample, repeat))."""
     cut_fixed = np.isin(mt.fixed.status, RETRY_CODES)  # strictly empty or unfinished
     adaptive = mt.adaptive_status()
     cut_adaptive = np.isin(adaptive, RETRY_CODES)
-    return LenientRow(
+    block = counts.scorers.get(scorer, ScorerBlock())
+    return ScorerRow(
+        scorer=scorer,
         model=mt.model,
         task=mt.task,
         total=counts.total,
         strict_fixed=counts.fixed.accuracy,
-        lenient_fixed=counts.lenient.fixed_accuracy,
+        fixed=block.fixed_accuracy,
         strict_adaptive=counts.adaptive.accuracy,
-        lenient_adaptive=counts.lenient.adaptive_accuracy,
-        lenient_on_cut_fixed=int((cut_fixed & mt.fixed.lenient).sum()),
-        lenient_on_cut_adaptive=int((cut_adaptive & mt.adaptive_lenient()).sum()),
+        adaptive=block.adaptive_accuracy,
+        on_cut_fixed=int((cut_fixed & mt.fixed.correct_by(scorer)).sum()),
+        on_cut_adaptive=int((cut_adaptive & mt.adaptive_correct(scorer)).sum()),
     )

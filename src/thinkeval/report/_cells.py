@@ -118,8 +118,13 @@ class ModelTask:
         """Per unit the adaptive outcome: the retry's for candidates, else the fixed one's."""
         return np.where(self.candidate, self.retry.status, self.fixed.status)
 
+    def adaptive_correct(self, scorer: str) -> np.ndarray:
+        """Per unit, whether the recording scorer `scorer` counts the adaptive outcome correct."""
+        retry, fixed = self.retry.correct_by(scorer), self.fixed.correct_by(scorer)
+        return np.where(self.candidate, retry, fixed)
+
     def adaptive_lenient(self) -> np.ndarray:
-        return np.where(self.candidate, self.retry.lenient, self.fixed.lenient)
+        return self.adaptive_correct("lenient")
 
     def status(self, phase: str) -> np.ndarray:
         """The fixed or the adaptive outcome codes."""

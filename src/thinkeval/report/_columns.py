@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thinkeval.records import STATUSES, Attempt
+from thinkeval.scoring.scorers import recording_scorers
 from thinkeval.store.judge import Outcome
 
 # A sample's outcome in one phase as a small integer: a verdict status, a transport error, or
@@ -34,7 +35,9 @@ class Replies:
 
     def __init__(self, size: int) -> None:
         self.status = np.full(size, PENDING, dtype=np.int8)
-        self.lenient = np.zeros(size, dtype=np.bool_)
+        # Per recording scorer (registry order, `recording_scorers`), per unit: counted correct.
+        self.names = tuple(scorer.name for scorer in recording_scorers())
+        self.correct = np.zeros((len(self.names), size), dtype=np.bool_)
         self.due = np.zeros(size, dtype=np.bool_)  # fixed phase: the judge calls for the retry
         self.completion = np.full(size, NONE, dtype=np.int32)
         self.reasoning = np.full(size, NONE, dtype=np.int32)
@@ -52,7 +55,8 @@ class Replies:
     ) -> None:
         usage = attempt.usage
         self.status[unit] = CODE[outcome.status]
-        self.lenient[unit] = outcome.lenient_correct
+        if outcome.correct:
+            self.correct[:, unit] = outcome.correct
         self.due[unit] = due
         self.completion[unit] = NONE if usage.completion_tokens is None else usage.completion_tokens
         self.reasoning[unit] = NONE if usage.reasoning_tokens is None else usage.reasoning_tokens
@@ -68,7 +72,17 @@ class Replies:
         if code == PENDING:
             return None
         tokens = int(self.completion[unit])
-        return Outcome(STATUS_CODES[code], bool(self.lenient[unit]), None if tokens < 0 else tokens)
+        correct = tuple(bool(each) for each in self.correct[:, unit])
+        return Outcome(STATUS_CODES[code], correct, None if tokens < 0 else tokens)
+
+    def correct_by(self, scorer: str) -> np.ndarray:
+        """Per unit, whether the recording scorer named `scorer` counts the reply correct."""
+        row: np.ndarray = self.correct[self.names.index(scorer)]
+        return row
+
+    @property
+    def lenient(self) -> np.ndarray:
+        return self.correct_by("lenient")
 
     @property
     def ok(self) -> np.ndarray:

@@ -17,7 +17,7 @@ from thinkeval.config import ModelConfig
 from thinkeval.errors import JournalError
 from thinkeval.report._cells import RunData
 from thinkeval.report._model import ModelContext, RunContext, TaskContext
-from thinkeval.scoring.scorers import RECORDING_SCORERS
+from thinkeval.scoring.scorers import recording_scorers
 from thinkeval.store.run_record import TaskRecord
 from thinkeval.store.rundir import MODELS_DIR, SAMPLES_DIR, read_json
 from thinkeval.urls import redact_url
@@ -101,7 +101,7 @@ def _task(run: RunData, task: TaskRecord) -> TaskContext:
         version=task.version or UNKNOWN,
         scoring=task.scoring or UNKNOWN,
         scorers=", ".join(
-            f"{scorer.name} {scorer.version_for(spec)}" for scorer in RECORDING_SCORERS
+            f"{scorer.name} {scorer.version_for(spec)}" for scorer in recording_scorers()
         ),
         digest=task.digest or UNKNOWN,
     )

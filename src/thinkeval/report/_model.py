@@ -25,7 +25,9 @@ from thinkeval.results.summary import Counts
 # and pending), completeness in runs and headline rows, the run context, simulated models.
 # 3: budgets and repeats per task (a run's tasks may differ), repeated sampling (avg@k, pass@k,
 # maj@k, solve rates; comparisons over questions), strict vs the judge scorer.
-REPORT_SCHEMA_VERSION = 3
+# 4: `scorers` (one row per recording scorer beside strict, model and task: `scorer`, `fixed`,
+# `adaptive`, `on_cut_*`) replaces `lenient` (whose rows had `lenient_fixed`, ...).
+REPORT_SCHEMA_VERSION = 4
 
 # The accuracy a model is compared on: its fixed-budget reply, or its adaptive outcome.
 Comparison = Literal["fixed", "adaptive"]
@@ -100,20 +102,22 @@ class BestOf(_Frozen, frozen=True):
     complete: bool  # every listed model's accuracy is complete
 
 
-class LenientRow(_Frozen, frozen=True):
-    """The strict verdicts beside the lenient scorer's (what AISBench reports by default)."""
+class ScorerRow(_Frozen, frozen=True):
+    """The strict verdicts beside another recording scorer's (lenient: what AISBench reports
+    by default), one row per model, task and scorer."""
 
+    scorer: str
     model: str
     task: str
     total: int
     strict_fixed: float
-    lenient_fixed: float
+    fixed: float
     strict_adaptive: float
-    lenient_adaptive: float
-    # Samples the lenient scorer counts correct although the strict verdict is `empty` or
+    adaptive: float
+    # Samples the scorer counts correct although the strict verdict is `empty` or
     # `unfinished`: answers read out of a cut-off reply or out of the reasoning.
-    lenient_on_cut_fixed: int
-    lenient_on_cut_adaptive: int
+    on_cut_fixed: int
+    on_cut_adaptive: int
 
 
 class PairSide(_Frozen, frozen=True):
@@ -361,7 +365,8 @@ class Report(_Frozen, frozen=True, kw_only=True):
     repeated: list[RepeatRow]  # tasks asked more than once per question
     breakdown: list[BreakdownRow]
     best_of: list[BestOf]
-    lenient: list[LenientRow]
+    # Per recording scorer beside strict (registry order), per model and task.
+    scorers: list[ScorerRow]
     judge: list[JudgeRow]  # runs judged by `thinkeval judge`
     pairs: list[PairRow]  # tasks asked once per question
     repeat_pairs: list[RepeatPairRow]  # tasks asked more than once: compared over questions

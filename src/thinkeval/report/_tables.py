@@ -11,7 +11,7 @@ import dataclasses
 
 from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
 from thinkeval.report._categories import category_rows
-from thinkeval.report._format import Block, Section, percent, points, table
+from thinkeval.report._format import Block, Section, percent, table
 from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
 from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report
@@ -20,6 +20,7 @@ from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_diagnosis import diagnosis_section
 from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
+from thinkeval.report._tables_scorers import scorer_sections
 from thinkeval.report._tables_usage import curve_section, tokens_section, usage_section
 from thinkeval.results.summary import Counts
 from thinkeval.results.wording import ERRORS_EXPLAINED, missing
@@ -93,7 +94,7 @@ def sections(report: Report) -> list[Section]:
         repeated_section(report),
         _outcomes(report),
         _best_of(report),
-        _lenient(report),
+        *scorer_sections(report),
         judge_section(report),
         pairs_section(report),
         curve_section(report),
@@ -331,54 +332,6 @@ def _best_of(report: Report) -> Section:
             Block(
                 table=table(
                     ("task", "comparison", "best", "accuracy"), rows, text_columns=3, warn=warn
-                )
-            )
-        ],
-    )
-
-
-def _lenient(report: Report) -> Section:
-    rows = [
-        (
-            r.model,
-            r.task,
-            percent(r.strict_fixed),
-            percent(r.lenient_fixed),
-            points(r.lenient_fixed - r.strict_fixed),
-            str(r.lenient_on_cut_fixed),
-            percent(r.strict_adaptive),
-            percent(r.lenient_adaptive),
-            points(r.lenient_adaptive - r.strict_adaptive),
-            str(r.lenient_on_cut_adaptive),
-        )
-        for r in report.lenient
-    ]
-    return Section(
-        "lenient",
-        "Strict vs lenient",
-        "The lenient scorer is what AISBench/OpenCompass report by default: it reads the "
-        "reasoning as well as the content and ignores the finish reason, so it can find a "
-        "'correct' number or letter in a reply the model never finished. 'Lenient on cut' counts "
-        "samples the lenient scorer marks correct although the strict verdict is empty or "
-        "unfinished"
-        + (" (with repeats, (question, repeat) replies)." if _repeated(report) else "."),
-        [
-            Block(
-                table=table(
-                    (
-                        "model",
-                        "task",
-                        "strict fixed",
-                        "lenient fixed",
-                        "lenient − strict",
-                        "lenient on cut (fixed)",
-                        "strict adaptive",
-                        "lenient adaptive",
-                        "lenient − strict",
-                        "lenient on cut (adaptive)",
-                    ),
-                    rows,
-                    text_columns=2,
                 )
             )
         ],

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import msgspec
 
 from thinkeval.records import STATUSES, Attempt
+from thinkeval.scoring.scorers import recording_scorers
 from thinkeval.store.judge import Outcome, adaptive_outcome
 
 OUTCOMES = (*STATUSES, "error")
@@ -77,8 +78,22 @@ class AdaptiveBlock(OutcomeCounts, kw_only=True):
 
 
 class LenientBlock(msgspec.Struct, kw_only=True):
+    """The lenient scorer's accuracies, as summaries before version 4 wrote them: kept for
+    older readers (the same numbers as `scorers["lenient"]`)."""
+
     fixed_accuracy: float = 0.0
     adaptive_accuracy: float = 0.0
+
+
+class ScorerBlock(msgspec.Struct, kw_only=True):
+    """One recording scorer's numbers: replies it counts correct in the fixed phase and after
+    the adaptive one, over all (sample, repeat) pairs; `version` is the scorer's."""
+
+    fixed_correct: int = 0
+    fixed_accuracy: float = 0.0
+    adaptive_correct: int = 0
+    adaptive_accuracy: float = 0.0
+    version: str | None = None  # None: read from a summary written before scorers were keyed
 
 
 class JudgeBlock(msgspec.Struct, kw_only=True):
@@ -106,6 +121,27 @@ class Counts(msgspec.Struct, kw_only=True):
     retry: RetryBlock
     adaptive: AdaptiveBlock
     lenient: LenientBlock
+    # Per recording scorer, by name, in registry order (strict's too: the same as `fixed` and
+    # `adaptive` say). Summaries before version 4 had only `lenient`: read into this.
+    scorers: dict[str, ScorerBlock] = msgspec.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.scorers:
+            total = self.total
+            self.scorers = {
+                "strict": ScorerBlock(
+                    fixed_correct=self.fixed.correct,
+                    fixed_accuracy=self.fixed.accuracy,
+                    adaptive_correct=self.adaptive.correct,
+                    adaptive_accuracy=self.adaptive.accuracy,
+                ),
+                "lenient": ScorerBlock(
+                    fixed_correct=round(self.lenient.fixed_accuracy * total),
+                    fixed_accuracy=self.lenient.fixed_accuracy,
+                    adaptive_correct=round(self.lenient.adaptive_accuracy * total),
+                    adaptive_accuracy=self.lenient.adaptive_accuracy,
+                ),
+            }
 
     @property
     def complete(self) -> bool:
@@ -130,7 +166,10 @@ class Tally:
         self.fixed = FixedBlock(budget=budgets[0])
         self.retry = RetryBlock(budget=budgets[1])
         self.adaptive = AdaptiveBlock()
-        self.lenient_fixed = self.lenient_adaptive = 0
+        # Per recording scorer (registry order): correct replies, fixed phase and adaptive.
+        self.scorers = recording_scorers()
+        self.correct_fixed = [0] * len(self.scorers)
+        self.correct_adaptive = [0] * len(self.scorers)
 
     def add(self, result: SampleResult | None) -> None:
         self.total += 1
@@ -141,7 +180,10 @@ class Tally:
             return
         setattr(fixed, result.fixed.status, getattr(fixed, result.fixed.status) + 1)
         _add_clamped(fixed, result.fixed_clamped)
-        self.lenient_fixed += result.fixed.lenient_correct
+        by_scorer = self.correct_fixed
+        for i, correct in enumerate(result.fixed.correct):
+            if correct:
+                by_scorer[i] += 1
         if result.candidate:
             retry.candidates += 1
             if result.retry is None:
@@ -154,7 +196,10 @@ class Tally:
             adaptive.pending += 1
         else:
             setattr(adaptive, final.status, getattr(adaptive, final.status) + 1)
-            self.lenient_adaptive += final.lenient_correct
+            by_scorer = self.correct_adaptive
+            for i, correct in enumerate(final.correct):
+                if correct:
+                    by_scorer[i] += 1
 
     def counts(self) -> Counts:
         total = self.total
@@ -166,11 +211,30 @@ class Tally:
         retry.answered = retry.correct + retry.wrong
         fixed.accuracy = fixed.correct / total if total else 0.0
         adaptive.accuracy = adaptive.correct / total if total else 0.0
+        scorers = {
+            scorer.name: ScorerBlock(
+                fixed_correct=fixed_correct,
+                fixed_accuracy=fixed_correct / total if total else 0.0,
+                adaptive_correct=adaptive_correct,
+                adaptive_accuracy=adaptive_correct / total if total else 0.0,
+                version=scorer.version,
+            )
+            for scorer, fixed_correct, adaptive_correct in zip(
+                self.scorers, self.correct_fixed, self.correct_adaptive, strict=True
+            )
+        }
+        known = scorers.get("lenient", ScorerBlock())
         lenient = LenientBlock(
-            fixed_accuracy=self.lenient_fixed / total if total else 0.0,
-            adaptive_accuracy=self.lenient_adaptive / total if total else 0.0,
+            fixed_accuracy=known.fixed_accuracy, adaptive_accuracy=known.adaptive_accuracy
         )
-        return Counts(total=total, fixed=fixed, retry=retry, adaptive=adaptive, lenient=lenient)
+        return Counts(
+            total=total,
+            fixed=fixed,
+            retry=retry,
+            adaptive=adaptive,
+            lenient=lenient,
+            scorers=scorers,
+        )
 
 
 def count(results: Iterable[SampleResult | None], budgets: tuple[int, int]) -> Counts:

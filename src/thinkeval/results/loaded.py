@@ -163,7 +163,7 @@ def _attempt_row(
         "state": attempt.state,
         "status": outcome.status if outcome is not None else None,
         "answer": outcome.answer if outcome is not None else None,
-        "lenient_correct": outcome.lenient_correct if outcome is not None else None,
+        "lenient_correct": outcome.correct_by("lenient") if outcome is not None else None,
         "gold": gold,
         "error": attempt.error,
         "prompt_tokens": attempt.usage.prompt_tokens,

@@ -1,9 +1,9 @@
 """Results: count the journal's outcomes per model and task into `summary.json`.
 
-Verdicts are recomputed from the recorded replies with the current scorers (strict and
-lenient), so re-scoring a run is a pure function of its journal. Which attempt counts, whether
-a retry was due and what the outcome is are the judge's decisions (`store/judge.py`); this module
-only counts them, per (sample, repeat).
+Verdicts are recomputed from the recorded replies with the current recording scorers
+(`scoring.scorers.SCORERS`: strict, lenient and any registered), so re-scoring a run is a pure
+function of its journal. Which attempt counts, whether a retry was due and what the outcome is
+are the judge's decisions (`store/judge.py`); this module only counts them, per (sample, repeat).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from thinkeval.results.counts import (
     OutcomeCounts,
     RetryBlock,
     SampleResult,
+    ScorerBlock,
     Tally,
     count,
 )
@@ -69,8 +70,8 @@ from thinkeval.version import __version__
 # importable from here too.
 __all__ = [
     "OUTCOMES", "AdaptiveBlock", "Counts", "FixedBlock", "JudgeBlock", "LenientBlock", "Outcome",
-    "OutcomeCounts", "RetryBlock", "SampleResult", "Summary", "TaskResult", "count",
-    "sample_result", "summarize", "tally", "write_summary",
+    "OutcomeCounts", "RetryBlock", "SampleResult", "ScorerBlock", "Summary", "TaskResult",
+    "count", "sample_result", "summarize", "tally", "write_summary",
 ]  # fmt: skip
 
 
@@ -92,8 +93,10 @@ class TaskResult(Counts, kw_only=True):
     diagnosis: DiagnosisBlock | None = None
 
 
-# 3: `diagnosis` per model and task. Attempts stay at `records.SCHEMA_VERSION`.
-SUMMARY_SCHEMA_VERSION = 3
+# 3: `diagnosis` per model and task. 4: `scorers`, the numbers per recording scorer by name
+# (`lenient` stays, the same as `scorers["lenient"]`; older summaries are read into `scorers`).
+# Attempts stay at `records.SCHEMA_VERSION`.
+SUMMARY_SCHEMA_VERSION = 4
 
 
 class Summary(msgspec.Struct, kw_only=True):

@@ -9,7 +9,7 @@ from typing import Any
 from thinkeval.client.dispatch import Outcome
 from thinkeval.records import Attempt, Phase, Reply, Sample, StoredVerdict
 from thinkeval.scoring.pooled import pooled_verdicts
-from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, Scorer
+from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, recording_scorers
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.store.judge import recorded_verdicts
 from thinkeval.tasks.spec import TaskSpec
@@ -30,11 +30,12 @@ async def verdicts_for(spec: TaskSpec, reply: Reply, gold: str) -> dict[str, Sto
     text = ReplyText(reply.content, reply.reasoning, reply.finish_reason)
     verdicts = recorded_verdicts(spec, text, gold, skip_pooled=True)
     if spec.answer.pooled:
-        # Symbolic checks can take long or hang: a worker process with a time limit does them,
-        # never the event loop.
+        # Symbolic checks can take long or hang: a worker process with a time limit does
+        # strict's and lenient's, never the event loop; any other scorer is scored here.
         pair = await pooled_verdicts(spec.answer, spec.lenient, text, gold)
-        scorers: tuple[Scorer, Scorer] = (STRICT, LENIENT)
-        for scorer, verdict in zip(scorers, pair, strict=True):
+        given = dict(zip((STRICT.name, LENIENT.name), pair, strict=True))
+        for scorer in recording_scorers():
+            verdict = given.get(scorer.name) or scorer.score(spec, text, gold)
             verdicts[scorer.name] = StoredVerdict(
                 status=verdict.status,
                 answer=verdict.answer,

@@ -2,14 +2,24 @@
 
 Named scorers read the same replies: `strict` (only a finished reply's explicit final answer
 counts, judged by the task's answer kind) and `lenient` (what AISBench/OpenCompass report by
-default). See `scoring.scorers` for the plug-in interface and `scoring.kinds` for answer kinds;
+default), and any recording scorer registered beside them (`register_scorer`). See
+`scoring.scorers` for the plug-in interface and `scoring.kinds` for answer kinds;
 `thinkeval.score` scores one reply to a named task.
 """
 
 from __future__ import annotations
 
 from thinkeval.records import ReplyState
-from thinkeval.scoring.scorers import SCORERS, ReplyText, Scorer, get_scorer
+from thinkeval.scoring.scorers import (
+    SCORERS,
+    ReplyText,
+    Scorer,
+    get_scorer,
+    recording_scorers,
+    register_scorer,
+    registered,
+    unregister_scorer,
+)
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 
 __all__ = [
@@ -19,5 +29,9 @@ __all__ = [
     "ReplyText",
     "Scorer",
     "get_scorer",
+    "recording_scorers",
+    "register_scorer",
+    "registered",
     "reply_state",
+    "unregister_scorer",
 ]

@@ -8,6 +8,8 @@ fact and store their verdicts beside the journal. Verdicts are summarised per sc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -40,6 +42,12 @@ class Scorer(Protocol):
     @property
     def version(self) -> str: ...
 
+    @property
+    def recording(self) -> bool:
+        """Whether it runs whenever a reply is recorded (its verdicts are journalled, counted
+        into `summary.json` and shown as a report column); False for after-the-fact scorers."""
+        ...
+
     def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict: ...
 
     def version_for(self, spec: TaskSpec) -> str:
@@ -51,6 +59,7 @@ class Scorer(Protocol):
 class StrictScorer:
     name: str = "strict"
     version: str = "2"
+    recording: bool = True
 
     def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict:
         return strict_verdict(spec.answer, reply.content, reply.finish_reason, gold, reply.state)
@@ -63,6 +72,7 @@ class StrictScorer:
 class LenientScorer:
     name: str = "lenient"
     version: str = "3"
+    recording: bool = True
 
     def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict:
         return lenient_verdict(spec.lenient, reply.content, reply.reasoning, gold)
@@ -73,9 +83,48 @@ class LenientScorer:
 
 STRICT = StrictScorer()
 LENIENT = LenientScorer()
-# Scorers that run whenever a reply is recorded.
+# The registry, in order: strict first (the protocol's), then the others as registered. Every
+# reader of verdicts, counts, summaries and reports goes through it by name.
+SCORERS: dict[str, Scorer] = {STRICT.name: STRICT, LENIENT.name: LENIENT}
+# Scorers that run whenever a reply is recorded, in registry order (kept as a tuple: it is read
+# per reply). `Outcome.correct` and the counts are aligned with it.
 RECORDING_SCORERS: tuple[Scorer, ...] = (STRICT, LENIENT)
-SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in RECORDING_SCORERS}
+
+
+def recording_scorers() -> tuple[Scorer, ...]:
+    """The recording scorers now, in registry order (strict first)."""
+    return RECORDING_SCORERS
+
+
+def _refresh() -> None:
+    global RECORDING_SCORERS
+    RECORDING_SCORERS = tuple(scorer for scorer in SCORERS.values() if scorer.recording)
+
+
+def register_scorer(scorer: Scorer) -> None:
+    """Add `scorer` to the registry (after the ones there): a recording one is then scored,
+    journalled, counted and reported with strict and lenient."""
+    if scorer.name in SCORERS:
+        raise ValueError(f"a scorer named {scorer.name!r} is registered already")
+    SCORERS[scorer.name] = scorer
+    _refresh()
+
+
+def unregister_scorer(name: str) -> None:
+    if name in (STRICT.name, LENIENT.name):
+        raise ValueError(f"{name!r} is built in")
+    SCORERS.pop(name, None)
+    _refresh()
+
+
+@contextmanager
+def registered(scorer: Scorer) -> Iterator[Scorer]:
+    """`scorer` registered for the `with` block only (tests, one-off runs)."""
+    register_scorer(scorer)
+    try:
+        yield scorer
+    finally:
+        unregister_scorer(scorer.name)
 
 
 def get_scorer(name: str) -> Scorer:

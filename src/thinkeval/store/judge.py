@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from thinkeval.records import Attempt, Phase, ReplyState, StoredVerdict, Verdict
-from thinkeval.scoring.scorers import LENIENT, RECORDING_SCORERS, STRICT, ReplyText
+from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, recording_scorers
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.tasks.spec import TaskSpec
 
@@ -162,18 +162,35 @@ class Outcome:
     """One phase of one (sample, repeat), reduced to what the numbers need."""
 
     status: str  # a strict verdict status, or "error"
-    lenient_correct: bool
+    # Per recording scorer, in registry order (`scoring.scorers.recording_scorers`): whether it
+    # counts the reply correct (empty for a transport error).
+    correct: tuple[bool, ...]
     completion_tokens: int | None
     answer: str | None = None  # the strict scorer's extracted answer (majority votes)
+
+    def correct_by(self, scorer: str) -> bool:
+        """Whether the recording scorer named `scorer` counts the reply correct."""
+        for each, correct in zip(recording_scorers(), self.correct, strict=False):
+            if each.name == scorer:
+                return correct
+        return False
 
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """An attempt's outcome with the verdicts behind it (None for a transport error)."""
+    """An attempt's outcome with the verdicts behind it, per recording scorer's name (empty for
+    a transport error)."""
 
     outcome: Outcome
-    strict: Verdict | None
-    lenient: Verdict | None
+    verdicts: dict[str, Verdict]
+
+    @property
+    def strict(self) -> Verdict | None:
+        return self.verdicts.get(STRICT.name)
+
+    @property
+    def lenient(self) -> Verdict | None:
+        return self.verdicts.get(LENIENT.name)
 
 
 def score_attempt(
@@ -182,22 +199,29 @@ def score_attempt(
     gold: str,
     strict: Verdict | None = None,
     lenient: Verdict | None = None,
+    given: dict[str, Verdict] | None = None,
 ) -> Scored:
-    """Score one attempt with the recording scorers, applying the run-level rules once.
+    """Score one attempt with every recording scorer, applying the run-level rules once.
 
     `strict` and `lenient` are its verdicts when already computed (pooled kinds, scored in a
-    batch by `scoring.pooled.verdict_pairs`)."""
+    batch by `scoring.pooled.verdict_pairs`); `given` holds any other scorer's."""
     tokens = attempt.usage.completion_tokens
     if attempt.error is not None:
-        return Scored(Outcome("error", False, tokens), None, None)
+        return Scored(Outcome("error", (), tokens), {})
     state = attempt_state(attempt, spec, gold)
     reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason, state)
-    if strict is None:
-        strict = STRICT.score(spec, reply, gold)
-    if lenient is None:
-        lenient = LENIENT.score(spec, reply, gold)
-    outcome = Outcome(strict.status, lenient.is_correct, tokens, strict.answer)
-    return Scored(outcome, strict, lenient)
+    known = dict(given) if given else {}
+    if strict is not None:
+        known[STRICT.name] = strict
+    if lenient is not None:
+        known[LENIENT.name] = lenient
+    verdicts: dict[str, Verdict] = {}
+    for scorer in recording_scorers():
+        verdict = known.get(scorer.name)
+        verdicts[scorer.name] = scorer.score(spec, reply, gold) if verdict is None else verdict
+    first = verdicts[STRICT.name]
+    correct = tuple(verdict.status == "correct" for verdict in verdicts.values())
+    return Scored(Outcome(first.status, correct, tokens, first.answer), verdicts)
 
 
 def outcome_of(
@@ -211,16 +235,30 @@ def outcome_of(
     gave them against this gold (scoring again would give the same), else it is scored again
     (with `strict` and `lenient` as its verdicts when given: see `recorded_is_current`)."""
     if attempt.error is None and attempt.gold == gold:
-        stored = _current(attempt, STRICT.name, STRICT.version_for(spec))
-        stored_lenient = _current(attempt, LENIENT.name, LENIENT.version_for(spec))
-        if stored is not None and stored_lenient is not None:
+        # Per reply: one pass over the recorded verdicts, no dict built unless one is stale.
+        recorded = attempt.verdicts
+        correct: list[bool] = []
+        stale = False
+        for scorer in recording_scorers():
+            each = recorded.get(scorer.name)
+            if each is None or each.version != scorer.version_for(spec):
+                stale = True
+                break
+            correct.append(each.status == "correct")
+        if not stale:
+            first = recorded[STRICT.name]
             tokens = attempt.usage.completion_tokens
-            correct = stored_lenient.status == "correct"
-            return Outcome(stored.status, correct, tokens, stored.answer)
-        if stored is not None and strict is None:
-            strict = Verdict(stored.status, stored.answer, stored.rule)
-        if stored_lenient is not None and lenient is None:
-            lenient = Verdict(stored_lenient.status, stored_lenient.answer, stored_lenient.rule)
+            return Outcome(first.status, tuple(correct), tokens, first.answer)
+        given: dict[str, Verdict] = {}
+        for scorer in recording_scorers():
+            each = _current(attempt, scorer.name, scorer.version_for(spec))
+            if each is not None:
+                given[scorer.name] = Verdict(each.status, each.answer, each.rule)
+        if strict is not None:
+            given[STRICT.name] = strict
+        if lenient is not None:
+            given[LENIENT.name] = lenient
+        return score_attempt(attempt, spec, gold, given=given).outcome
     return score_attempt(attempt, spec, gold, strict, lenient).outcome
 
 
@@ -230,10 +268,9 @@ def recorded_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
     each result to `outcome_of`."""
     if attempt.error is not None:
         return True
-    return (
-        attempt.gold == gold
-        and _current(attempt, STRICT.name, STRICT.version_for(spec)) is not None
-        and _current(attempt, LENIENT.name, LENIENT.version_for(spec)) is not None
+    return attempt.gold == gold and all(
+        _current(attempt, scorer.name, scorer.version_for(spec)) is not None
+        for scorer in recording_scorers()
     )
 
 
@@ -253,7 +290,7 @@ def recorded_verdicts(
     verdicts: dict[str, StoredVerdict] = {}
     if skip_pooled and spec.answer.pooled:
         return verdicts
-    for scorer in RECORDING_SCORERS:
+    for scorer in recording_scorers():
         verdict = scorer.score(spec, reply, gold)
         verdicts[scorer.name] = StoredVerdict(
             status=verdict.status,

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from thinkeval.results.counts import ScorerBlock
 from thinkeval.results.summary import Summary
 from thinkeval.results.wording import (
     ERRORS_EXPLAINED,
@@ -23,6 +24,7 @@ from thinkeval.results.wording import (
     fixed_cell,
     gain_cell,
 )
+from thinkeval.scoring.scorers import SCORERS
 
 
 def stdout_console() -> Console:
@@ -41,7 +43,13 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
     table.add_column("adaptive", justify="right")
     table.add_column("gain", justify="right")
     table.add_column("retried", justify="right")
-    table.add_column("lenient fixed", justify="right")
+    # One column per recording scorer beside strict, as the summary names them.
+    # (summary.json's keys are sorted: the registry's order first).
+    found = {name for row in summary.results for name in row.scorers if name != "strict"}
+    order = list(SCORERS)
+    others = sorted(found, key=lambda n: (order.index(n) if n in order else len(order), n))
+    for name in others:
+        table.add_column(f"{name} fixed", justify="right")
     table.add_column("errors", justify="right")
     errors_seen = pending_seen = False
     clamped: list[str] = []
@@ -61,7 +69,7 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
             budgets_cell(row, b1, b2),
             *(text if row.complete else f"[yellow]{text}[/]" for text in cells),
             f"{row.retry.candidates}",
-            f"{100 * row.lenient.fixed_accuracy:.2f}%",
+            *(_scorer_cell(row.scorers.get(name)) for name in others),
             f"{errors}" + (f" (+{pending} pending)" if pending else ""),
         )
     captions = [f"≤N: {escape(note)}." for note in clamped]
@@ -72,6 +80,10 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
         table.caption = "\n".join(captions)
         table.caption_justify = "left"
     return table
+
+
+def _scorer_cell(block: ScorerBlock | None) -> str:
+    return "–" if block is None else f"{100 * block.fixed_accuracy:.2f}%"
 
 
 def _interval(value: float, low: float, high: float) -> str:

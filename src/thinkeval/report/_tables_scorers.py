@@ -1,0 +1,76 @@
+"""The report's section per recording scorer beside strict ("Strict vs lenient", and one for
+any scorer registered in `scoring.scorers.SCORERS`): its accuracies beside strict's, and how many
+replies it counts correct although strict reads them as empty or cut off."""
+
+from __future__ import annotations
+
+from thinkeval.report._format import Block, Section, percent, points, table
+from thinkeval.report._model import Report
+from thinkeval.scoring.scorers import SCORERS
+
+
+def _repeated(report: Report) -> bool:
+    """Some task is asked more than once per question."""
+    return any(k > 1 for k in report.repeats.values())
+
+
+# What the report says of a recording scorer beside strict (others: their class's docstring).
+_LENIENT_ABOUT = (
+    "The lenient scorer is what AISBench/OpenCompass report by default: it reads the "
+    "reasoning as well as the content and ignores the finish reason, so it can find a "
+    "'correct' number or letter in a reply the model never finished."
+)
+
+
+def scorer_sections(report: Report) -> list[Section]:
+    """One section per recording scorer beside strict, in registry order."""
+    names = list(dict.fromkeys(row.scorer for row in report.scorers))
+    return [_scorer_section(report, name) for name in names]
+
+
+def _scorer_section(report: Report, name: str) -> Section:
+    rows = [
+        (
+            r.model,
+            r.task,
+            percent(r.strict_fixed),
+            percent(r.fixed),
+            points(r.fixed - r.strict_fixed),
+            str(r.on_cut_fixed),
+            percent(r.strict_adaptive),
+            percent(r.adaptive),
+            points(r.adaptive - r.strict_adaptive),
+            str(r.on_cut_adaptive),
+        )
+        for r in report.scorers
+        if r.scorer == name
+    ]
+    scorer = SCORERS.get(name)
+    about = _LENIENT_ABOUT if name == "lenient" else " ".join((type(scorer).__doc__ or "").split())
+    return Section(
+        name,
+        f"Strict vs {name}",
+        f"{about} '{name.capitalize()} on cut' counts samples the {name} scorer marks correct "
+        "although the strict verdict is empty or unfinished"
+        + (" (with repeats, (question, repeat) replies)." if _repeated(report) else "."),
+        [
+            Block(
+                table=table(
+                    (
+                        "model",
+                        "task",
+                        "strict fixed",
+                        f"{name} fixed",
+                        f"{name} − strict",
+                        f"{name} on cut (fixed)",
+                        "strict adaptive",
+                        f"{name} adaptive",
+                        f"{name} − strict",
+                        f"{name} on cut (adaptive)",
+                    ),
+                    rows,
+                    text_columns=2,
+                )
+            )
+        ],
+    )

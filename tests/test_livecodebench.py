@@ -85,10 +85,16 @@ def test_releases_are_cumulative_and_read_from_the_pinned_hub_revision(
     lcb_hub: FakeHub, data_dir: Path
 ) -> None:
     assert [r.files[-1] for r in RELEASES.values()] == [
-        "test.jsonl", *(f"test{n}.jsonl" for n in range(2, 7))
+        "test.jsonl",
+        *(f"test{n}.jsonl" for n in range(2, 7)),
     ]
     assert [RELEASES[f"release_v{n}"].problems for n in range(1, 7)] == [
-        400, 511, 612, 713, 880, 1055
+        400,
+        511,
+        612,
+        713,
+        880,
+        1055,
     ]
     v1 = load_samples("livecodebench_v1", data_dir)  # a data dir has no copy: the hub is read
     assert [s.id for s in v1] == ["livecodebench_v1/sum_two", "livecodebench_v1/3001"]
@@ -112,8 +118,9 @@ def test_the_official_prompt_with_and_without_starter_code(lcb_hub: FakeHub) -> 
         f"### Format: {WITHOUT_STARTER}\n```python\n# YOUR CODE HERE\n```\n\n"
         "### Answer: (use the provided format with backticks)\n\n"
     )
-    assert f"### Format: {WITH_STARTER}\n```python\n{STARTER}\n```\n\n" in (
-        functional.messages[0]["content"]
+    assert (
+        f"### Format: {WITH_STARTER}\n```python\n{STARTER}\n```\n\n"
+        in (functional.messages[0]["content"])
     )
 
 

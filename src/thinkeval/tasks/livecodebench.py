@@ -94,7 +94,7 @@ IMPORTS = (
     "import random\nimport statistics\nimport itertools\nimport functools\nimport operator\n"
     "import io\nimport sys\nimport json\nsys.setrecursionlimit(50000)\n"
 )
-_CHECK = '''
+_CHECK = """
 def check(candidate):
     import json as _json
     _cases = _json.loads({cases!r})
@@ -107,7 +107,7 @@ def check(candidate):
         assert _got == _want, (
             f"case {{_number}}/{{len(_cases)}}: got {{repr(_got)[:80]}}, want {{repr(_want)[:80]}}"
         )
-'''
+"""
 
 
 def data_file(release: str) -> DataFile:

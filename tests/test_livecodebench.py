@@ -188,3 +188,12 @@ def test_a_functional_problem_without_its_function_name_is_named(lcb_hub: FakeHu
     lcb_hub.add(REPO, {"test.jsonl": bad}, branch=REVISION)
     with pytest.raises(DatasetError, match=r"functional tests need metadata\.func_name"):
         load_samples("livecodebench_v1", None)
+
+
+def test_listing_tasks_does_not_download_livecodebench(lcb_hub: FakeHub, data_dir: Path) -> None:
+    from thinkeval.ops.tasks import list_tasks
+
+    listed = {info.name: info for info in list_tasks(str(data_dir))}
+    assert listed["livecodebench"].samples is None and listed["gsm8k"].samples
+    assert listed["livecodebench_v1"].answer == "code"
+    assert lcb_hub.requests == []

@@ -137,6 +137,7 @@ LAYERS: list[set[str]] = [
     {"client"},
     {"config"},
     {"store"},  # the run store: what every reader of a run shares
+    {"diagnosis"},  # why replies did not finish: read from stored replies, below their readers
     {"run", "results", "sim"},  # executing a run; reading its counts; the simulator
     {"report"},
     {"ops"},

@@ -158,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
     from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import ModelsFailed, evaluate
+    from thinkeval.run.cleanup import discard_unstarted
     from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
     from thinkeval.ui.progress import RunProgress
@@ -176,8 +177,8 @@ def run(args: argparse.Namespace) -> int:
         return detach(run_argv(args, run_dir, config, shard), run_dir)
     from_config = args.config is not None
     options = RunOptions(
-        only_models=split_list(args.model) if from_config else (),
-        only_tasks=split_list(args.tasks) if from_config else (),
+        only_models=split_list(args.model, "--model") if from_config else (),
+        only_tasks=split_list(args.tasks, "--tasks") if from_config else (),
         shard=shard,
         allow_model_mismatch=args.allow_model_mismatch,
         keep_recorded_samples=args.keep_recorded_samples,
@@ -186,11 +187,17 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
+    existed = run_dir.exists()
     try:
         summary = asyncio.run(evaluate(config, run_dir, options, RunProgress(console)))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
+        if discard_unstarted(run_dir, existed):
+            raise  # nothing was asked: no table of pending samples, no directory to resume
         if exc.summary is not None:
             stdout_console().print(results_table(exc.summary))
+        raise
+    except ThinkevalError:
+        discard_unstarted(run_dir, existed)
         raise
     stdout_console().print(results_table(summary))
     repeated = repeats_table(summary)
@@ -253,7 +260,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
     from thinkeval.run.identity import served_ids
     from thinkeval.run.selection import split_list
 
-    models = split_list(args.model)
+    models = split_list(args.model, "--model")
     if len(models) > 1:
         raise ConfigError(
             "a run from flags asks one model; for several, write a config file "
@@ -262,7 +269,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
     flags = RunFlags(
         base_url=args.base_url,
         model=models[0] if models else None,
-        tasks=split_list(args.tasks),
+        tasks=split_list(args.tasks, "--tasks"),
         limit=args.limit,
         budgets=parse_budgets(args.budgets) if args.budgets else None,
         concurrency=args.concurrency,

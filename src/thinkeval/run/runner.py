@@ -12,6 +12,7 @@ from pathlib import Path
 from thinkeval.client.limits import EndpointLimits, endpoint_caps
 from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
+from thinkeval.run.cleanup import nothing_recorded
 from thinkeval.run.progress import Progress
 from thinkeval.run.protocol import TaskPlan
 from thinkeval.run.scheduler import RunOutcome, run_models
@@ -119,9 +120,14 @@ def _kept(run_dir: Path, before: TaskRecord) -> TaskRecord:
 
 def _changed_message(exc: PromptsChanged, before: TaskRecord | None, version: str) -> str:
     assert before is not None
-    was = f"task version {before.version}" if before.version else "an older thinkeval"
+    if before.version == version:
+        # Same task code: what changed is the data (or a task file), not thinkeval.
+        why = f"the task version is still {version}, so its data or task file changed"
+    else:
+        was = f"task version {before.version}" if before.version else "an older thinkeval"
+        why = f"the run was started with {was}, now task version {version}"
     return (
-        f"{exc}; the run was started with {was}, now {version}. Its recorded answers belong "
+        f"{exc}; {why}. Its recorded answers belong "
         "to the old prompts: to resume with the prompts recorded at the start, add "
         "--keep-recorded-samples; to ask the new ones, start a new run (a new run name or "
         "--output DIR)"
@@ -143,6 +149,8 @@ async def run_evaluation(
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
     old = existing_record(run_dir)
+    if old is not None and nothing_recorded(run_dir):
+        old = None  # nothing was ever asked: the settings recorded then bind nothing
     check_resumable(run_dir, old, config)
     writer = options.shard.writer if options.shard else "main"
     # Lock first: a process that may not join this run (another shard plan, or the same

@@ -170,7 +170,9 @@ def infer_flavour(text: str) -> Flavour:
     """Guess the flavour from the prompt wording, for prompts missing from the answer key."""
     if "A. Yes\nB. No" in text:
         return "yesno"
-    if "answer:$letter" in text.lower():
+    lowered = text.lower()
+    # C-Eval's prompt, and the one a task file of kind `choice` gets by default.
+    if "answer:$letter" in lowered or "letter of the correct option" in lowered:
         return "choice"
     if "\\boxed{}" in text:
         return "math"

@@ -46,8 +46,6 @@ class Replies:
         self.ref = np.zeros(size, dtype=np.uint64)
         self.judge = np.full(size, NONE, dtype=np.int8)  # JUDGE_* codes
         self.judge_by = np.zeros(size, dtype=np.int8)  # which of the run's judge models
-        # Why the reply did not finish: a code into `diagnosis.LABELS` (NONE: it finished).
-        self.diagnosis = np.full(size, NONE, dtype=np.int8)
 
     def set(
         self, unit: int, attempt: Attempt, outcome: Outcome, due: bool, finish: int, ref: int

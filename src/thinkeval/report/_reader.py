@@ -13,7 +13,6 @@ from __future__ import annotations
 from thinkeval.records import Attempt
 from thinkeval.report._cells import ModelTask, RunData
 from thinkeval.report._columns import JUDGE_AGREES, JUDGE_DIFFERS, JUDGE_MISSING, NONE, Replies
-from thinkeval.report._samples_diagnosis import diagnosis_code
 from thinkeval.results.judge import Key, content_sha, read_verdicts, verdict_for
 from thinkeval.store.counted import IdIndex, Journals, count_journal
 from thinkeval.store.judge import Outcome, attempt_state, outcome_of, retry_due
@@ -98,8 +97,6 @@ class _Reader:
         outcome = outcome_of(attempt, spec, gold)
         due = attempt.phase == "fixed" and attempt.ok and retry_due(attempt, spec, gold)
         replies.set(unit, attempt, outcome, due, self.finish_code(attempt.finish_reason), ref)
-        state = attempt_state(attempt, spec, gold)
-        replies.diagnosis[unit] = diagnosis_code(attempt, state, spec, gold)
         if self.verdicts is not None and attempt_state(attempt, spec, gold) == "finished":
             self._judged(cell, replies, unit, attempt, outcome)
 

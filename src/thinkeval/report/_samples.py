@@ -30,7 +30,7 @@ from thinkeval.report._columns import (
     STATUS_CODES,
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
-from thinkeval.report._samples_diagnosis import DIAGNOSES, with_diagnosis
+from thinkeval.report._samples_diagnosis import DIAGNOSES, diagnosis_column, with_diagnosis
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
 
@@ -182,9 +182,9 @@ class Catalog:
                 columns["row_fixed_finish"][rows] = fixed.finish[at]
                 columns["row_retry_finish"][rows] = retry.finish[at]
                 columns["row_due"][rows] = fixed.due[at]
-                columns["row_fixed_diagnosis"][rows] = fixed.diagnosis[at]
+                columns["row_fixed_diagnosis"][rows] = diagnosis_column(cell, fixed, at)
                 columns["row_retry_diagnosis"][rows] = np.where(
-                    cell.candidate[at], retry.diagnosis[at], NONE
+                    cell.candidate[at], diagnosis_column(cell, retry, at), NONE
                 )
                 lenient_final = cell.adaptive_lenient()[at] & (final != PENDING)
                 columns["row_lenient"][rows] = fixed.lenient[at] * 1 + lenient_final * 2

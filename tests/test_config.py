@@ -63,6 +63,19 @@ def test_task_entries_select_samples() -> None:
     assert read == [0, 1, 2, 3, 4]
 
 
+def test_a_range_is_numbers_once_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from thinkeval.config import tasks
+
+    config = parse_config(minimal(tasks=[{"name": "boolq", "range": " 2 : 5 "}, "ceval"]))
+    selection = config.tasks[0]
+    assert selection.bounds == (2, 5) and config.tasks[1].bounds is None
+    assert selection.range == " 2 : 5 "  # recorded as written
+    # Selecting reads the numbers: the string is not parsed again.
+    monkeypatch.setattr(tasks, "parse_range", lambda text: pytest.fail(f"parsed {text!r} again"))
+    assert list(selection.select(range(10))) == [2, 3, 4]
+    assert selection.bounds == (2, 5)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -17,10 +17,10 @@ from thinkeval.errors import ConfigError
 from thinkeval.run.from_flags import (
     RunFlags,
     choose_model,
-    parse_budgets,
     parse_generation,
 )
 from thinkeval.run.selection import split_list
+from thinkeval.settings import parse_budgets
 from thinkeval.store.journal import iter_attempts
 
 
@@ -190,6 +190,34 @@ def test_lists_and_budgets() -> None:
     assert parse_budgets("1024,4096") == (1024, 4096)
     with pytest.raises(ConfigError, match="two token counts"):
         parse_budgets("2048")
+
+
+BAD_BUDGETS = ["2048", "1,2,3", "a,b", " ,8192", "-1,2", "+1,2", "1.5,4", "²,4", "0,10",
+               "8192,2048", "2048,2048"]
+
+
+@pytest.mark.parametrize("text", BAD_BUDGETS)
+def test_every_command_refuses_bad_budgets_with_one_message(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ConfigError) as refused:
+        parse_budgets(text)
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith("--budgets ") and repr(text) in message
+    # `run` parses the flag itself; `check` and `import-aisbench` through argparse.
+    flag = f"--budgets={text}"
+    assert main(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", flag]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {message}"
+    for argv in (
+        ["check", "--base-url", "http://127.0.0.1:9/v1", flag],
+        ["import-aisbench", "no-such-folder", flag],
+    ):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2
+        # argparse's own wording around it, on the same one line.
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("error: ") and f"argument --budgets: {message}" in line
 
 
 def test_the_model_defaults_to_the_only_one_served() -> None:

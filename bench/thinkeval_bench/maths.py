@@ -149,7 +149,9 @@ def drive(config_path: str, out_path: str) -> None:
     # The run's own CPU at the models' start and at the summary's: what asking costs, without
     # start-up before it and the summary's statistics after it.
     cpu_at: list[float] = []
-    write_summary, run_models = evaluate.write_summary, runner.run_models
+    # Looked up (and patched below) on the modules that call them, not where they are defined.
+    write_summary = evaluate.write_summary  # type: ignore[attr-defined]
+    run_models = runner.run_models  # type: ignore[attr-defined]
 
     def timed_summary(run_dir: Path) -> Any:
         summary_at.append(time.monotonic())
@@ -282,7 +284,7 @@ def runs_section(data_dir: Path, work: Path, seed: int) -> list[RunFigures]:
 
 def per_request_ms(small: RunFigures, large: RunFigures, field: str = "cpu_s") -> float:
     """CPU per request after start-up: the difference between two sizes of the same run."""
-    spent = getattr(large, field) - getattr(small, field)
+    spent: float = getattr(large, field) - getattr(small, field)
     return 1000 * spent / (large.requests - small.requests)
 
 

@@ -16,6 +16,8 @@ from rich.markup import escape
 from thinkeval.errors import ThinkevalError
 from thinkeval.version import __version__
 
+__all__ = ["MODULE_COMMANDS", "build_parser", "main"]
+
 
 def _console() -> Console:
     return Console(stderr=True, highlight=False)
@@ -100,7 +102,9 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _add_module_command(sub: argparse._SubParsersAction, name: str, full: bool) -> None:
+def _add_module_command(
+    sub: argparse._SubParsersAction[_Parser], name: str, full: bool
+) -> None:
     module_name, help_text = MODULE_COMMANDS[name]
     if not full:
         sub.add_parser(name, help=help_text)

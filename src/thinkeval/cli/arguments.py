@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from thinkeval.errors import ConfigError
+from thinkeval.settings import parse_budgets
 
-def parse_budgets(text: str) -> tuple[int, int]:
-    """`"2048,8192"` → `(2048, 8192)`: the fixed budget, then the larger retry budget.
 
-    >>> parse_budgets("2048,8192")
+def budgets_type(text: str) -> tuple[int, int]:
+    """`parse_budgets` as an argparse type: the same checks and message, shown by argparse.
+
+    >>> budgets_type("2048,8192")
     (2048, 8192)
     """
     try:
-        fixed, retry = (int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"budgets must look like B1,B2 (e.g. 2048,8192), got {text!r}"
-        ) from None
-    if fixed <= 0 or retry <= fixed:
-        raise argparse.ArgumentTypeError(
-            f"budgets {text!r}: B1 must be positive and B2 larger than B1"
-        )
-    return fixed, retry
+        return parse_budgets(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

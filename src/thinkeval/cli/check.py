@@ -8,7 +8,7 @@ import sys
 import textwrap
 from typing import get_args
 
-from thinkeval.cli.arguments import parse_budgets
+from thinkeval.cli.arguments import budgets_type
 from thinkeval.client.profiles import Api
 
 DESCRIPTION = textwrap.dedent(
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--budgets",
-        type=parse_budgets,
+        type=budgets_type,
         default=(2048, 8192),
         metavar="B1,B2",
         help="the run's budgets; probes go up to B2 (default: 2048,8192)",

@@ -6,7 +6,7 @@ import argparse
 import textwrap
 from pathlib import Path
 
-from thinkeval.cli.arguments import parse_budgets
+from thinkeval.cli.arguments import budgets_type
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", metavar="NAME", help="run name (default: aisbench-<folder>)")
     parser.add_argument(
         "--budgets",
-        type=parse_budgets,
+        type=budgets_type,
         default=(2048, 8192),
         metavar="B1,B2",
         help="B1 must be AISBench's max_out_len; B2 is the retry budget (default: 2048,8192)",

@@ -254,11 +254,11 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
     from thinkeval.run.from_flags import (
         RunFlags,
         config_from_flags,
-        parse_budgets,
         parse_generation,
     )
     from thinkeval.run.identity import served_ids
     from thinkeval.run.selection import split_list
+    from thinkeval.settings import parse_budgets
 
     models = split_list(args.model, "--model")
     if len(models) > 1:

@@ -3,6 +3,7 @@ generation settings."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -16,9 +17,24 @@ from thinkeval.settings import budget_problems, generation_problems
 Retry = Literal["reask", "continue"]  # as `config.models.Retry`
 _RANGE = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
 T = TypeVar("T")
+Bounds = tuple[int | None, int | None]  # a range's START and END, None where left open
 
 
-class TaskSelection(Section, kw_only=True, frozen=True):
+def parse_range(text: str) -> Bounds | None:
+    """`"START:END"` -> `(START, END)`, either end open; None when it does not look like one.
+
+    >>> parse_range("1000:1500"), parse_range(":20"), parse_range("1-2")
+    ((1000, 1500), (None, 20), None)
+    """
+    match = _RANGE.match(text)
+    if match is None:
+        return None
+    start, end = (int(g) if g else None for g in match.groups())
+    return start, end
+
+
+# dict=True: room for `bounds`, the range parsed once per selection (never encoded).
+class TaskSelection(Section, kw_only=True, frozen=True, dict=True):
     """One task, which of its samples to run (by position in the dataset), and its settings.
 
     `budgets`, `repeats` and `generation` override the task's defaults (`thinkeval tasks show`);
@@ -46,13 +62,13 @@ class TaskSelection(Section, kw_only=True, frozen=True):
         if self.definition is None and find_task(self.name) is None:
             yield "name", f"unknown task {self.name!r}; known tasks: {', '.join(task_names())}"
         if self.range is not None:
-            match = _RANGE.match(self.range)
-            if not match:
+            bounds = self.bounds
+            if bounds is None:
                 yield "range", (
                     f"range must look like 'START:END' (e.g. '1000:1500'), got {self.range!r}"
                 )
             else:
-                start, end = (int(g) if g else None for g in match.groups())
+                start, end = bounds
                 if start is not None and end is not None and end <= start:
                     yield "range", f"range {self.range!r} is empty: END must be greater than START"
         if self.limit is not None and self.range is not None:
@@ -61,20 +77,18 @@ class TaskSelection(Section, kw_only=True, frozen=True):
             yield from (("budgets", message) for message in budget_problems(self.budgets))
         yield from (("generation", message) for message in generation_problems(self.generation))
 
-    def bounds(self) -> tuple[int | None, int | None]:
-        """`range`'s START and END (None where left open, or without a range)."""
-        match = _RANGE.match(self.range or "")
-        if match is None:
-            return None, None
-        start, end = (int(g) if g else None for g in match.groups())
-        return start, end
+    @functools.cached_property
+    def bounds(self) -> Bounds | None:
+        """`range` as numbers, parsed once: None without a range (or one that is malformed,
+        which `problems` refuses before anything selects)."""
+        return None if self.range is None else parse_range(self.range)
 
     def select(self, items: Iterable[T]) -> Iterator[T]:
         """Apply `limit` / `range` to the task's samples in dataset order, as they stream."""
         if self.limit is not None:
             return itertools.islice(items, self.limit)
-        if self.range is not None:
-            return itertools.islice(items, *self.bounds())
+        if self.bounds is not None:
+            return itertools.islice(items, *self.bounds)
         return iter(items)
 
 

@@ -209,7 +209,7 @@ def mcnemar(gains: int, losses: int) -> float:
     n = gains + losses
     if n == 0:
         return 1.0
-    tail = sum(comb(n, k) for k in range(min(gains, losses) + 1)) / 2**n
+    tail: float = sum(comb(n, k) for k in range(min(gains, losses) + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 

@@ -30,7 +30,8 @@ from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_
 from thinkeval.report._samples import Catalog
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
-from thinkeval.results.summary import Counts, Tally
+from thinkeval.results.counts import Tally
+from thinkeval.results.summary import Counts
 from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell
 from thinkeval.version import __version__
 

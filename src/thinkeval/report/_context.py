@@ -52,7 +52,8 @@ def _card(run_dir: Path, model: str) -> dict[str, Any] | None:
     card = read_json(path)
     if not isinstance(card, dict):
         raise JournalError(f"{path}: not a JSON object; expected the server's /v1/models card")
-    return _redacted(card)
+    redacted: dict[str, Any] = _redacted(card)
+    return redacted
 
 
 def _model(run: RunData, model: ModelConfig) -> ModelContext:

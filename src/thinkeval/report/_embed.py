@@ -91,7 +91,8 @@ def _not_correct_groups(catalog: Catalog) -> list[np.ndarray]:
 def _all_correct(catalog: Catalog) -> np.ndarray:
     """Questions every model that was asked got right at the fixed budget, in every repeat."""
     solved = catalog.count("row_fixed", (CORRECT,))
-    return ((solved == catalog.question_repeats) | (catalog.first_row < 0)).all(axis=0)
+    every: np.ndarray = ((solved == catalog.question_repeats) | (catalog.first_row < 0)).all(axis=0)
+    return every
 
 
 def _rest_groups(catalog: Catalog) -> list[np.ndarray]:

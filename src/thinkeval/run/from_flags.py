@@ -47,20 +47,6 @@ class RunFlags:
     data_dir: str | None = None
 
 
-def parse_budgets(text: str) -> tuple[int, int]:
-    """`"2048,8192"` -> `(2048, 8192)`.
-
-    >>> parse_budgets("2048, 8192")
-    (2048, 8192)
-    """
-    parts = [part.strip() for part in text.split(",")]
-    if len(parts) != 2 or not all(part.isdigit() for part in parts):
-        raise ConfigError(
-            f"--budgets must be two token counts B1,B2 (e.g. 2048,8192), got {text!r}"
-        )
-    return int(parts[0]), int(parts[1])
-
-
 def parse_generation(items: Iterable[str]) -> dict[str, Any]:
     """`--gen KEY=VALUE` settings: values are YAML scalars (`0.6`, `true`, `null`, `[1, 2]`);
     dotted keys build nested mappings.

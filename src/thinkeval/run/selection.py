@@ -82,8 +82,8 @@ def selection_note(selection: TaskSelection, count: int, source: str) -> str:
             if count < selection.limit
             else f"limit {selection.limit}"
         )
-    elif selection.range is not None:
-        start, end = selection.bounds()
+    elif selection.bounds is not None:
+        start, end = selection.bounds
         start = start or 0
         if end is not None and count < end - start:
             detail = (

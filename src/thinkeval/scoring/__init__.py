@@ -8,8 +8,9 @@ default). See `scoring.scorers` for the plug-in interface and `scoring.kinds` fo
 
 from __future__ import annotations
 
+from thinkeval.records import ReplyState
 from thinkeval.scoring.scorers import SCORERS, ReplyText, Scorer, get_scorer
-from thinkeval.scoring.state import RETRY_STATES, ReplyState, reply_state
+from thinkeval.scoring.state import RETRY_STATES, reply_state
 
 __all__ = [
     "RETRY_STATES",

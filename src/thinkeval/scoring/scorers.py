@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from thinkeval.records import Verdict
+from thinkeval.records import ReplyState, Verdict
 from thinkeval.scoring.lenient import lenient_verdict
-from thinkeval.scoring.state import ReplyState
 from thinkeval.scoring.strict import strict_verdict
 
 if TYPE_CHECKING:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from thinkeval.records import Status, Verdict
+from thinkeval.records import ReplyState, Status, Verdict
 from thinkeval.scoring.kinds import AnswerKind
-from thinkeval.scoring.state import ReplyState, reply_state
+from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.text import fold_width
 
 

@@ -238,7 +238,7 @@ def _wrong_value(flavour: Flavour, gold: str, rng: random.Random) -> str:
 
 def _log_uniform(bounds: tuple[int, int], u: float, scale: int = 1) -> int:
     low, high = bounds
-    return round(scale * low * (high / low) ** u)
+    return round(scale * low * math.pow(high / low, u))
 
 
 def _repeat_draw(question: float, repeat: float) -> float:

@@ -203,7 +203,7 @@ def _settings() -> dict[str, Any]:
 @contextlib.contextmanager
 def _quiet_hub() -> Iterator[None]:
     """No progress bars or warnings from huggingface_hub: a run prints its own source line."""
-    from huggingface_hub.utils import (
+    from huggingface_hub.utils.tqdm import (
         are_progress_bars_disabled,
         disable_progress_bars,
         enable_progress_bars,

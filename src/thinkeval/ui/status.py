@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from thinkeval.ops.status import ModelStatus, RunStatus
+from thinkeval.ops.model_status import ModelStatus
+from thinkeval.ops.status import RunStatus
 from thinkeval.results.wording import missing
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from thinkeval.scoring.ifeval import content, form
 
+__all__ = ["CHECKERS", "Checker", "Instruction", "check_instruction", "follows", "loose_variants"]
+
 Checker = Callable[[str, Mapping[str, Any]], bool]
 
 # instruction id -> (checker, the arguments it needs).

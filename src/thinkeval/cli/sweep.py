@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from thinkeval.config import load_config
     from thinkeval.errors import ConfigError, ThinkevalError
     from thinkeval.ops.sweep import expand, parse_grid, study
-    from thinkeval.run.cleanup import discard_unstarted
+    from thinkeval.run.cleanup import discard_unstarted, missing_dirs
     from thinkeval.store.rundir import run_dir_for
     from thinkeval.ui.sweep import render
 
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.data_dir:
         options["data_dir"] = args.data_dir
     run_dir = run_dir_for(config, args.output)
-    existed = run_dir.exists()
+    existed = missing_dirs(run_dir)
     try:
         results = evaluate(config, console=console, **options)
     except ThinkevalError:

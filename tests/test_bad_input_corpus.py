@@ -73,6 +73,7 @@ def _files(root: Path) -> None:
         "bad.jsonl": '{"id": "1", "question": "2+2?", "answer": "4"}\n{"id": "2", "question"\n',
         "nocol.csv": "id,prompt,answer\n1,2+2?,4\n",
         "notes.txt": "not a run\n",
+        **SWEEP_FILES,
     }
     for name, text in files.items():
         (root / name).write_text(text)
@@ -322,8 +323,70 @@ OTHER_CASES = [
     Case("no-such-command", ("runn",), 2, ("runn",)),
 ]  # fmt: skip
 
+# `thinkeval sweep`: configs of their own (written by `_files`), then the flags' mistakes.
+_SWEEP_BASE = f"run: s\ntasks: [{{name: gsm8k, limit: 2}}]\n{_model(UNREACHABLE)}"
+SWEEP_FILES = {
+    "sweep_plain.yaml": _SWEEP_BASE,
+    "sweep_two.yaml": _SWEEP_BASE + f"  - name: b\n    base_url: {UNREACHABLE}\n",
+    "sweep_not_list.yaml": _SWEEP_BASE + "sweep:\n  grid: {temperature: 0.6}\n",
+    "sweep_empty.yaml": _SWEEP_BASE + "sweep:\n  grid: {temperature: []}\n",
+    "sweep_prompt.yaml": _SWEEP_BASE + "prompts: {a: {}}\nsweep:\n  grid: {prompt: [a, bb]}\n",
+    "sweep_model.yaml": _SWEEP_BASE + "sweep:\n  model: zz\n  grid: {seed: [1]}\n",
+    "sweep_key.yaml": _SWEEP_BASE + "sweep:\n  gird: {seed: [1]}\n",
+    "sweep_reserved.yaml": _SWEEP_BASE + "sweep:\n  grid: {max_tokens: [1, 2]}\n",
+    "sweep_limit.yaml": _SWEEP_BASE + "sweep:\n  limit: 0\n  grid: {seed: [1]}\n",
+    "sweep_template.yaml": _SWEEP_BASE + "prompts: {a: {template: 'no slot'}}\n",
+    "sweep_prompt_key.yaml": _SWEEP_BASE + "prompts: {a: {sytem: hi}}\n",
+}
+SWEEP = ("sweep", "{root}/sweep_plain.yaml", "--output", "{root}/out-sweep")
+SWEEP_CASES = [
+    Case("sweep-no-grid", SWEEP, 2, ("give at least one --grid",), "out-sweep"),
+    Case("sweep-grid-no-equals", (*SWEEP, "--grid", "temperature"), 2,
+         ("--grid 'temperature'", "KEY=V1,V2")),
+    Case("sweep-grid-no-values", (*SWEEP, "--grid", "temperature="), 2, ("--grid",)),
+    Case("sweep-grid-empty-value", (*SWEEP, "--grid", "seed=1,,2"), 2, ("--grid 'seed=1,,2'",)),
+    Case("sweep-grid-twice", (*SWEEP, "--grid", "seed=1", "--grid", "seed=2"), 2,
+         ("seed is in the grid twice",)),
+    Case("sweep-grid-value-twice", (*SWEEP, "--grid", "seed=1,1"), 2,
+         ("--grid 'seed=1,1'", "listed twice")),
+    Case("sweep-grid-bad-key", (*SWEEP, "--grid", "1x=2"), 2, ("--grid '1x=2'", "KEY=VALUE")),
+    Case("sweep-grid-bad-yaml", (*SWEEP, "--grid", "stop=[a"), 2,
+         ("--grid 'stop=[a'", "not valid YAML")),
+    Case("sweep-grid-reserved", (*SWEEP, "--grid", "max_tokens=10,20"), 2,
+         ("max_tokens cannot be set",)),
+    Case("sweep-grid-stop", (*SWEEP, "--grid", "stop=x"), 2, ("stop sequences are not sent",)),
+    Case("sweep-prompt-unknown", (*SWEEP, "--grid", "prompt=a,b"), 2,
+         ("--grid prompt=a", "no prompt named 'a'", "prompts:")),
+    Case("sweep-limit-0", (*SWEEP, "--grid", "seed=1", "--limit", "0"), 2,
+         ("--limit 0", "at least 1")),
+    Case("sweep-limit-word", (*SWEEP, "--grid", "seed=1", "--limit", "ten"), 2,
+         ("--limit", "'ten'")),
+    Case("sweep-model-unknown", (*SWEEP, "--grid", "seed=1", "--model", "zz"), 2,
+         ("no model named 'zz'",)),
+    Case("sweep-several-models", ("sweep", "{root}/sweep_two.yaml", "--grid", "seed=1"), 2,
+         ("several models (m, b)", "--model")),
+    Case("sweep-config-missing", ("sweep", "{root}/nope.yaml", "--grid", "seed=1"), 2,
+         ("nope.yaml",)),
+    Case("sweep-no-config", ("sweep",), 2, ("CONFIG",)),
+    Case("sweep-unreachable", (*SWEEP, "--grid", "seed=1,2"), 2,
+         ("cannot reach", "127.0.0.1:9"), "out-sweep"),
+    *[Case(f"sweep-{name}", ("sweep", f"{{root}}/sweep_{name}.yaml", "--grid", "seed=1"), 2,
+           (f"sweep_{name}.yaml: ", *expect)) for name, expect in (
+        ("not_list", ("sweep.grid.temperature: give a list of values",)),
+        ("empty", ("sweep.grid.temperature: list at least one value",)),
+        ("prompt", ("sweep.grid.prompt: no prompt named 'bb'; prompts: a",)),
+        ("model", ("sweep.model: no model named 'zz'",)),
+        ("key", ("sweep.gird: unknown key",)),
+        ("reserved", ("sweep.grid.max_tokens: max_tokens cannot be set",)),
+        ("limit", ("sweep.limit",)),
+        ("template", ("prompts.a.template: template must hold {prompt}",)),
+        ("prompt_key", ("prompts.a.sytem: unknown key",)),
+    )],
+]  # fmt: skip
+
 CASES = [
     *FLAG_CASES,
+    *SWEEP_CASES,
     *[Case(name, ("run", f"{{root}}/{name}.yaml", "--output", f"{{root}}/out-{name}"), 2,
            expect, f"out-{name}") for name, _, expect in CONFIG_BODIES],
     *_read_only_run_cases(),
@@ -379,7 +442,7 @@ def test_each_mistake_is_one_clear_line(
     assert _journal_digest(world.run) == before, "a recorded run was changed"
     if case.output is not None:
         assert not (world.root / case.output).exists(), "a failed start left its directory"
-    assert not (world.root / "runs").exists() or not any((world.root / "runs").iterdir())
+    assert not (world.root / "runs").exists(), "a failed start left an empty runs/ behind"
 
 
 API_CASES: list[tuple[str, Callable[[World], object], str]] = [

@@ -208,7 +208,7 @@ def test_a_run_never_mixes_reask_and_continue(tmp_path, sim, capsys) -> None:
     capsys.readouterr()
     assert main(["run", str(config), "--output", str(tmp_path / "mix")]) == 2
     err = capsys.readouterr().err
-    assert "retry = 'reask'" in err and "'continue'" in err
+    assert "run with retry 'reask'" in err and "now says 'continue'" in err
     tasks = [{**TASKS[0], "retry": "continue"}, TASKS[1]]
     config = write_config(tmp_path / "mix.yaml", {
         "run": "mix", "tasks": tasks, "models": [model_entry(server.base_url)]})

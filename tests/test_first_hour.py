@@ -151,6 +151,19 @@ def test_a_failed_start_leaves_no_run_directory_and_no_advice_to_resume(
     assert not out.exists()
 
 
+def test_a_failed_start_in_the_default_place_leaves_no_empty_runs_folder(
+    sim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = sim(model="m", seed=3)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keep").mkdir()  # a folder that was there before is never touched
+    code = main(["run", "--base-url", server.base_url, "--model", "nope", "--tasks", "gsm8k",
+                 "--limit", "3"])  # fmt: skip
+    assert code == 2
+    assert "serves m, not 'nope'" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep"]
+
+
 def test_a_config_fixed_after_a_failed_start_runs_instead_of_refusing(
     sim, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
     from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import ModelsFailed, evaluate
-    from thinkeval.run.cleanup import discard_unstarted
+    from thinkeval.run.cleanup import discard_unstarted, missing_dirs
     from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
     from thinkeval.ui.progress import RunProgress
@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
-    existed = run_dir.exists()
+    existed = missing_dirs(run_dir)
     try:
         summary = asyncio.run(evaluate(config, run_dir, options, RunProgress(console)))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure

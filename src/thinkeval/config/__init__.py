@@ -25,6 +25,8 @@ from thinkeval.config.models import (
     continue_problem,
     read_api_key,
 )
+from thinkeval.config.prompts import PromptVariant, prompts_problems
+from thinkeval.config.sweep import SweepConfig, sweep_problems
 from thinkeval.config.tasks import TaskSelection, TaskSettings
 from thinkeval.errors import ConfigError
 from thinkeval.sections import (
@@ -46,8 +48,10 @@ __all__ = [
     "EndpointConfig",
     "ModelConfig",
     "Problem",
+    "PromptVariant",
     "RunConfig",
     "Section",
+    "SweepConfig",
     "TaskSelection",
     "TaskSettings",
     "base_url_problem",
@@ -87,6 +91,9 @@ class RunConfig(Section, kw_only=True, frozen=True):
     endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
     # The model the others are compared with, and the margin (config/compare.py).
     baseline: BaselineConfig | str | None = None
+    # Named prompt variants (config/prompts.py) and `thinkeval sweep`'s grid (config/sweep.py).
+    prompts: dict[str, PromptVariant] = msgspec.field(default_factory=dict)
+    sweep: SweepConfig | None = None
 
     def problems(self) -> Iterator[Problem]:
         """Every mistake the types cannot express, each with the key path it is about."""
@@ -121,6 +128,10 @@ class RunConfig(Section, kw_only=True, frozen=True):
                     yield f"tasks[{index}].retry", f"for model {model.name!r}: {problem}"
         yield from self._endpoint_problems()
         yield from baseline_problems(self.baseline, [model.name for model in self.models])
+        yield from prompts_problems(self.prompts)
+        if self.sweep is not None:
+            yield from ((f"sweep.{where}", message) for where, message in self.sweep.problems())
+        yield from sweep_problems(self.sweep, [m.name for m in self.models], self.prompts)
 
     def _endpoint_problems(self) -> Iterator[Problem]:
 
@@ -205,7 +216,22 @@ def parse_config(data: Any, source: str = "<config>") -> RunConfig:
                 for i, entry in enumerate(entries)
             ],
         }
+    _check_prompts(data.get("prompts"), source)
     return convert_checked(data, RunConfig, source)
+
+
+def _check_prompts(prompts: Any, source: str) -> None:
+    """Each `prompts:` entry's type errors under its own name (msgspec says `prompts[...]`)."""
+    if not isinstance(prompts, dict):
+        return
+    for name, entry in prompts.items():
+        try:
+            msgspec.convert(entry, PromptVariant)
+        except msgspec.ValidationError as exc:
+            problem = describe_conversion_error(exc)
+            where = "" if problem.startswith("(top level)") else "."
+            problem = problem.replace("(top level)", "")
+            raise ConfigError(f"{source}: prompts.{name}{where}{problem}") from None
 
 
 def load_config(path: str | Path) -> RunConfig:

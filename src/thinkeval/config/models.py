@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
+from thinkeval.config.prompts import PromptVariant
 from thinkeval.errors import ConfigError
 from thinkeval.sections import Problem, Section
 from thinkeval.settings import generation_problems
@@ -43,6 +44,7 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
     api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
     retry: Retry = DEFAULT_RETRY  # a task's own `retry` wins
+    prompt: PromptVariant | None = None  # asked with another system message or template
 
     def problems(self) -> Iterator[Problem]:
         if not _RUN_NAME.match(self.name):
@@ -62,6 +64,8 @@ class ModelConfig(Section, kw_only=True, frozen=True):
         problem = continue_problem(self, self.retry)
         if problem is not None:
             yield "retry", problem
+        if self.prompt is not None:
+            yield from ((f"prompt.{where}", message) for where, message in self.prompt.problems())
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
             yield "", (
                 "base_url carries credentials and api_key_env is set: only one Authorization "

@@ -1,8 +1,10 @@
 """`thinkeval sweep`: one model's settings study, as one run of variants on the same server.
 
-A grid (`temperature=0,0.6`, `top_p=0.95,1.0`, any `--gen` key, dotted keys included) expands
-the config's model into one variant per grid point, named `MODEL[temperature=0,top_p=0.95]`,
-each sending the same served model id to the same base URL with its own `generation`. They
+A grid (`temperature=0,0.6`, `top_p=0.95,1.0`, any `--gen` key, dotted keys included, and
+`prompt=A,B` naming the config's `prompts:`) expands the config's model into one variant per
+grid point, named `MODEL[temperature=0,top_p=0.95]`, each sending the same served model id to
+the same base URL with its own `generation` and prompt variant (config/prompts.py). The
+config's `sweep:` block (config/sweep.py) gives the grid when no flag replaces it. They
 run as the models of one run do, concurrently, and since they share the URL they share one
 in-flight cap (the model's `concurrency`, or the config's `endpoints` entry). Each task is
 limited to `limit` samples. The study then reads the journal: per variant the completion rate
@@ -26,32 +28,85 @@ import msgspec
 
 from thinkeval.config import RunConfig
 from thinkeval.config.models import ModelConfig
+from thinkeval.config.prompts import PromptVariant
+from thinkeval.config.sweep import SweepConfig, grid_label
 from thinkeval.errors import ConfigError
 from thinkeval.run.from_flags import parse_generation
+from thinkeval.settings import generation_problems
 
-Grid = list[tuple[str, list[str]]]
+# key -> its values, each as (the text its variant's name shows, the value sent).
+Grid = list[tuple[str, list[tuple[str, Any]]]]
 
 
 def parse_grid(items: Sequence[str]) -> Grid:
-    """`--grid KEY=V1,V2` flags, in order; values stay text until `parse_generation` reads them.
+    """`--grid KEY=V1,V2` flags, in order; each value read as YAML, as `--gen` reads it.
 
-    >>> parse_grid(["temperature=0,0.6", "top_p=0.95,1.0"])
-    [('temperature', ['0', '0.6']), ('top_p', ['0.95', '1.0'])]
+    >>> parse_grid(["temperature=0,0.6", "prompt=plain,boxed"])  # doctest: +NORMALIZE_WHITESPACE
+    [('temperature', [('0', 0), ('0.6', 0.6)]),
+     ('prompt', [('plain', 'plain'), ('boxed', 'boxed')])]
     """
     grid: Grid = []
     for item in items:
         key, sep, text = item.partition("=")
+        key = key.strip()
         values = [value.strip() for value in text.split(",")]
-        if not sep or not key.strip() or not all(values):
+        if not sep or not key or not all(values):
             raise ConfigError(f"--grid {item!r}: expected KEY=V1,V2,..., e.g. temperature=0,0.6")
-        if key.strip() == "prompt":
-            raise ConfigError(f"--grid {item!r}: prompt variants are not supported yet")
-        if any(key.strip() == seen for seen, _ in grid):
-            raise ConfigError(f"--grid {item!r}: {key.strip()} is in the grid twice")
-        grid.append((key.strip(), values))
-    if not grid:
-        raise ConfigError("sweep: give at least one --grid KEY=V1,V2")
+        if any(key == seen for seen, _ in grid):
+            raise ConfigError(f"--grid {item!r}: {key} is in the grid twice")
+        if len(set(values)) < len(values):
+            raise ConfigError(f"--grid {item!r}: a value is listed twice")
+        if key == "prompt":
+            grid.append((key, [(value, value) for value in values]))
+            continue
+        read = []
+        for value in values:
+            try:
+                (parsed,) = _leaves(parse_generation([f"{key}={value}"]))
+            except ConfigError as exc:
+                raise ConfigError(f"--grid {item!r}: {str(exc).partition(': ')[2]}") from None
+            read.append((value, parsed))
+        grid.append((key, read))
     return grid
+
+
+def _leaves(settings: dict[str, Any]) -> list[Any]:
+    """The one value of a parsed `KEY=VALUE` (its nested mappings walked down)."""
+    (value,) = settings.values()
+    return _leaves(value) if isinstance(value, dict) and len(value) == 1 else [value]
+
+
+def block_grid(sweep: SweepConfig | None) -> Grid:
+    """The config's `sweep: grid:` in the same form as the flags'."""
+    if sweep is None:
+        return []
+    return [(key, [(grid_label(v), v) for v in values]) for key, values in sweep.grid.items()]
+
+
+def combined(block: Grid, flags: Grid) -> Grid:
+    """The block's grid with the flags': a flag's key replaces the block's values in place, a
+    new key comes at the end.
+
+    >>> combined([("temperature", [("0", 0)]), ("top_p", [("1", 1)])],
+    ...          [("top_p", [("0.9", 0.9)]), ("seed", [("1", 1)])])
+    [('temperature', [('0', 0)]), ('top_p', [('0.9', 0.9)]), ('seed', [('1', 1)])]
+    """
+    given = dict(flags)
+    grid = [(key, given.pop(key, values)) for key, values in block]
+    grid += list(given.items())
+    if not grid:
+        raise ConfigError(
+            "sweep: give at least one --grid KEY=V1,V2 (or a sweep: grid: block in the config)"
+        )
+    return grid
+
+
+def _nested(key: str, value: Any) -> dict[str, Any]:
+    out: Any = value
+    for part in reversed(key.split(".")):
+        out = {part: out}
+    result: dict[str, Any] = out
+    return result
 
 
 def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -64,22 +119,48 @@ def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def expand(config: RunConfig, grid: Grid, model: str | None, limit: int | None) -> RunConfig:
-    """The run of the variants: one model per grid point, the tasks cut to `limit`."""
+def _prompt(config: RunConfig, name: str) -> PromptVariant:
+    if name not in config.prompts:
+        known = ", ".join(config.prompts) or "none (add a prompts: mapping to the config)"
+        raise ConfigError(f"--grid prompt={name}: no prompt named {name!r}; prompts: {known}")
+    return config.prompts[name]
+
+
+def expand(
+    config: RunConfig, flags: Grid, model: str | None = None, limit: int | None = None
+) -> RunConfig:
+    """The run of the variants: one model per grid point, the tasks cut to `limit`.
+
+    The grid is the config's `sweep:` block with the flags over it (`combined`); `model` and
+    `limit`, when given, win over the block's.
+    """
+    grid = combined(block_grid(config.sweep), flags)
+    if config.sweep is not None:
+        model = model or config.sweep.model
+        limit = limit or config.sweep.limit
     if model is None and len(config.models) != 1:
         names = ", ".join(m.name for m in config.models)
         raise ConfigError(
-            f"sweep: the config has several models ({names}); choose one with --model"
+            f"sweep: the config has several models ({names}); choose one with --model "
+            "(or sweep: model:)"
         )
     base: ModelConfig = config.model_named(model) if model else config.models[0]
     variants = []
     for point in itertools.product(*(values for _, values in grid)):
-        settings = [f"{key}={value}" for (key, _), value in zip(grid, point, strict=True)]
-        generation = _merged(base.generation, parse_generation(settings))
-        name = f"{base.name}[{','.join(settings)}]"
-        variants.append(
-            msgspec.structs.replace(base, name=name, model=base.served_model, generation=generation)
+        generation, prompt = dict(base.generation), base.prompt
+        for (key, _), (_, value) in zip(grid, point, strict=True):
+            if key == "prompt":
+                prompt = _prompt(config, value)
+            else:
+                generation = _merged(generation, _nested(key, value))
+        for message in generation_problems(generation):
+            raise ConfigError(f"sweep: {message}")
+        labels = [f"{key}={label}" for (key, _), (label, _) in zip(grid, point, strict=True)]
+        name = f"{base.name}[{','.join(labels)}]"
+        variant = msgspec.structs.replace(
+            base, name=name, model=base.served_model, generation=generation, prompt=prompt
         )
+        variants.append(variant)
     tasks = [
         msgspec.structs.replace(t, limit=min(limit, t.limit or limit)) if limit else t
         for t in config.tasks

@@ -54,6 +54,8 @@ def catalogue_of(config: Path | None, task_files: Sequence[Path]) -> Catalogue:
 def _local_count(spec: TaskSpec, data_dir: Path | None) -> int | None:
     if data_dir is None and not any(Path(f.local).is_absolute() for f in spec.files):
         return None  # counting would download the dataset
+    if not all(f.local for f in spec.files):
+        return None  # a file only on the hub (livecodebench): the same
     try:
         return sum(1 for _ in iter_samples(spec, data_dir))
     except DatasetError:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from thinkeval.report._cells import Collection, ModelTask, RunData
+from thinkeval.report._code_failures import code_failure_rows
 from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._compare import baseline_comparison
@@ -102,6 +103,7 @@ def report_of(
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
         instructions=instruction_rows(data),
+        code_failures=code_failure_rows(data),
         comparison=baseline_comparison(data),
     )
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from thinkeval.report._code_failures import CodeFailuresRow
 from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._instructions import InstructionsRow
@@ -382,3 +383,5 @@ class Report(_Frozen, frozen=True, kw_only=True):
     comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)
     # IFEval's four numbers (`instructions` tasks).
     instructions: list[InstructionsRow] = msgspec.field(default_factory=list)
+    # Why the wrong programs of code tasks failed (`code` tasks).
+    code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)

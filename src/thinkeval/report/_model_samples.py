@@ -90,6 +90,11 @@ class SampleIndex(_Frozen, frozen=True):
     # The judge scorer on the row's finished reply: -1 none (no finished reply, or not judged),
     # 0 not judged yet, 1 it reads the reply as strict does, 2 it reads it differently.
     row_judge: list[int]
+    # Why a reply did not finish (docs/diagnosis.md): codes into `diagnoses`, -1 where the
+    # phase's reply finished, is an error or is not there.
+    diagnoses: list[str] = msgspec.field(default_factory=list)
+    row_fixed_diagnosis: list[int] = msgspec.field(default_factory=list)
+    row_retry_diagnosis: list[int] = msgspec.field(default_factory=list)
 
 
 class EmbedPart(_Frozen, frozen=True):

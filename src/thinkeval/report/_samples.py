@@ -30,7 +30,7 @@ from thinkeval.report._columns import (
     STATUS_CODES,
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
-from thinkeval.report._samples_diagnosis import with_diagnosis
+from thinkeval.report._samples_diagnosis import DIAGNOSES, diagnosis_column, with_diagnosis
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
 
@@ -182,6 +182,10 @@ class Catalog:
                 columns["row_fixed_finish"][rows] = fixed.finish[at]
                 columns["row_retry_finish"][rows] = retry.finish[at]
                 columns["row_due"][rows] = fixed.due[at]
+                columns["row_fixed_diagnosis"][rows] = diagnosis_column(cell, fixed, at)
+                columns["row_retry_diagnosis"][rows] = np.where(
+                    cell.candidate[at], diagnosis_column(cell, retry, at), NONE
+                )
                 lenient_final = cell.adaptive_lenient()[at] & (final != PENDING)
                 columns["row_lenient"][rows] = fixed.lenient[at] * 1 + lenient_final * 2
                 retried = cell.candidate[at]
@@ -236,6 +240,7 @@ class Catalog:
             "finishes": self.data.finishes,
             "task_repeats": self.task_repeats,
             "judged": self.data.judged,
+            "diagnoses": list(DIAGNOSES),
             "question_id": [self.question_id[q] for q in questions],
             "question_task": self.question_task[questions],
             "question_subject": self.question_subject[questions],

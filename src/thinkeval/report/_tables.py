@@ -11,6 +11,8 @@ import dataclasses
 
 from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
 from thinkeval.report._categories import category_rows
+from thinkeval.report._code_failures import HEADERS as CODE_HEADERS
+from thinkeval.report._code_failures import table_rows as code_table_rows
 from thinkeval.report._format import Block, Section, percent, table
 from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
 from thinkeval.report._instructions import table_rows as instruction_table_rows
@@ -270,6 +272,11 @@ def _outcomes(report: Report) -> Section:
             blocks.append(Block(text=text + "instruction level, strict and loose:"))
             followed = instruction_table_rows(report.instructions, task)
             blocks.append(Block(table=table(INSTRUCTION_HEADERS, followed, text_columns=2)))
+        failures = code_table_rows(report.code_failures, task)
+        if failures:
+            text = "Code: why the wrong programs failed (each counts as wrong), fixed and adaptive:"
+            blocks.append(Block(text=text))
+            blocks.append(Block(table=table(CODE_HEADERS, failures, text_columns=2)))
         if subjects:
             by_category = category_rows(task, subjects)
             if by_category:

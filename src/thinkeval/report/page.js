@@ -22,7 +22,8 @@ function rowFilter(st, anyModel) {
     subject: codeOf(index.subjects, st.subject), fixed: codeOf(index.statuses, st.fixed),
     final: codeOf(index.statuses, st.final), finish: codeOf(index.finishes, st.finish),
     repeat: st.repeat === "" ? -1 : parseInt(st.repeat, 10),
-    judge: st.judge in JUDGE_CODES ? JUDGE_CODES[st.judge] : -1
+    judge: st.judge in JUDGE_CODES ? JUDGE_CODES[st.judge] : -1,
+    diagnosis: codeOf(index.diagnoses || [], st.diagnosis)
   };
   return function (r) {
     var q = index.row_question[r];
@@ -35,6 +36,9 @@ function rowFilter(st, anyModel) {
     if (want.final !== -1 && index.row_final[r] !== want.final) { return false; }
     if (want.finish !== -1 && index.row_fixed_finish[r] !== want.finish &&
         index.row_retry_finish[r] !== want.finish) { return false; }
+    // A diagnosis label matches a row whose fixed or retry reply has it (docs/diagnosis.md).
+    if (want.diagnosis !== -1 && index.row_fixed_diagnosis[r] !== want.diagnosis &&
+        index.row_retry_diagnosis[r] !== want.diagnosis) { return false; }
     var strictRight = index.row_final[r] === CORRECT;
     var lenientRight = (index.row_lenient[r] & 2) !== 0;
     if (st.lenient === "lenient-only" && !(lenientRight && !strictRight)) { return false; }
@@ -241,6 +245,9 @@ function fillControls(index) {
     addOption(control("final"), name, name);
   });
   index.finishes.forEach(function (name) { addOption(control("finish"), name, name); });
+  (index.diagnoses || []).forEach(function (name) {
+    addOption(control("diagnosis"), name, name);
+  });
   var most = Math.max.apply(null, index.task_repeats.concat([1]));
   for (var repeat = 0; repeat < most; repeat += 1) {
     addOption(control("repeat"), String(repeat), "repeat " + repeat);

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -229,9 +229,12 @@ class ModelRun:
             # Repeat r samples with seed + r; its retry with the same seed, so where the server
             # honours seeds the retry regenerates the cut-off reply and carries it further.
             generation["seed"] += item.repeat
+        messages: Sequence[Mapping[str, Any]] = self._sample(item).messages
+        if self.model.prompt is not None:  # a prompt variant (config/prompts.py)
+            messages = self.model.prompt.apply(messages)
         body = get_profile(self.model.api).request(
             self.model.served_model,
-            self._sample(item).messages,
+            messages,
             max_tokens,
             generation,
             self.model.stream,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 RECORD_VERSION = 2
 # Settings that change what a recorded attempt means: a resumed run must keep them.
 # `retry` too: a task's retries are all re-asks or all continuations, never a mix.
-_FROZEN_MODEL_KEYS = ("model", "generation", "stream", "retry")
+_FROZEN_MODEL_KEYS = ("model", "generation", "stream", "retry", "prompt")
 
 
 class TaskRecord(msgspec.Struct, kw_only=True):

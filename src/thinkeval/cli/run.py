@@ -189,6 +189,12 @@ def run(args: argparse.Namespace) -> int:
         stdout_console().print(repeated)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
+    if any(r.fixed.refused or r.retry.refused for r in summary.results):
+        from thinkeval.run.refused import refusal_lines
+
+        # Refused for good (prompt over the window, a bad parameter): outcomes, not failures.
+        for line in refusal_lines(run_dir):
+            console.print(f"[yellow]refused, not asked again:[/] {line}")
     if errors:
         console.print(
             f"[yellow]{errors} request(s) failed after retries and are counted as errors; "

@@ -13,6 +13,7 @@ says whether trying again can help. Retries, limits and the journal live above, 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import ssl
 import time
@@ -33,6 +34,7 @@ from thinkeval.client.session import (
     proxy_for,
     split_credentials,
 )
+from thinkeval.client.watchdog import Watchdog
 from thinkeval.records import Reply
 from thinkeval.urls import redact_url
 from thinkeval.version import __version__
@@ -82,6 +84,7 @@ class Endpoint:
         stream: bool = False,
         *,
         profile: ServerProfile | None = None,
+        stream_idle_s: float | None = None,
     ) -> None:
         given = base_url.rstrip("/")
         self.session = session
@@ -96,6 +99,14 @@ class Endpoint:
         self._timeout = aiohttp.ClientTimeout(
             total=timeout_s, sock_connect=min(timeout_s, CONNECT_TIMEOUT_S)
         )
+        # A stream that sends nothing this long is a hung reply (client/watchdog.py).
+        self.stream_idle_s = stream_idle_s if stream else None
+        self._chat_timeout = aiohttp.ClientTimeout(
+            total=timeout_s,
+            sock_connect=min(timeout_s, CONNECT_TIMEOUT_S),
+            sock_read=self.stream_idle_s,
+        )
+        self.watchdog: Watchdog | None = None  # set by the dispatcher
         self._headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",
@@ -156,8 +167,43 @@ class Endpoint:
             raise RequestFailed("malformed", "/models reply has no 'data' list", False)
         return [card for card in data if isinstance(card, dict)]
 
-    async def chat(self, body: dict[str, Any]) -> Timed:
-        """Send one chat completion; return the normalised reply or raise `RequestFailed`."""
+    @property
+    def headers(self) -> dict[str, str]:
+        """The request headers (with the Authorization this endpoint sends)."""
+        return dict(self._headers)
+
+    async def chat(self, body: dict[str, Any], deadline_ok: bool = True) -> Timed:
+        """Send one chat completion; return the normalised reply or raise `RequestFailed`.
+
+        Under a watchdog the request is abandoned (`RequestFailed` of kind `abandoned`) when the
+        server restarted or the request ran past its deadline (`deadline_ok`)."""
+        watchdog = self.watchdog
+        if watchdog is None:
+            return await self._chat(body)
+        budget = body.get(self.profile.budget_field)
+        key, abandon = watchdog.begin(budget if isinstance(budget, int) else 0, deadline_ok)
+        inner = asyncio.ensure_future(self._chat(body))
+        tokens = latency = None
+        try:
+            waiting: set[asyncio.Future[Any]] = {inner, abandon}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if inner.done():
+                timed = inner.result()
+                tokens, latency = timed.reply.usage.completion_tokens, timed.latency_s
+                return timed
+            reason = abandon.result()
+            raise RequestFailed(
+                "abandoned",
+                f"abandoned in flight: {reason.replace('_', ' ')}",
+                True,
+                abandoned=reason,
+            )
+        finally:
+            watchdog.end(key, tokens, latency)
+            if not inner.done():
+                inner.cancel()
+
+    async def _chat(self, body: dict[str, Any]) -> Timed:
         payload = orjson.dumps(body)
         started = time.perf_counter()
         message: dict[str, Any] | None = None
@@ -169,7 +215,7 @@ class Endpoint:
                 data=payload,
                 headers=self._headers,
                 proxy=self.proxy,
-                timeout=self._timeout,
+                timeout=self._chat_timeout,
             ) as resp:
                 if resp.status != 200:
                     raw = await _read_head(resp, MAX_ERROR_BYTES)
@@ -186,7 +232,14 @@ class Endpoint:
                             "malformed", f"reply is not valid JSON: {snippet!r}", True, 200
                         ) from None
                     reply, message = self.profile.parse(parsed)
-        except TimeoutError:
+        except TimeoutError as exc:
+            if isinstance(exc, aiohttp.SocketTimeoutError) and self.stream_idle_s is not None:
+                raise RequestFailed(
+                    "abandoned",
+                    f"abandoned in flight: stream idle for {self.stream_idle_s:g} s",
+                    True,
+                    abandoned="stream_idle",
+                ) from None
             raise RequestFailed(
                 "timeout", f"no complete reply within {self.timeout_s:g} s", True
             ) from None

@@ -1,9 +1,9 @@
 """Server profiles: how each server flavour is asked, and what it answers differently.
 
-A model's config names its flavour (`api: vllm | sglang | openai`, default vllm); `thinkeval
-check` detects it. The profile builds every chat request (`request`, `set_budget`) and reads
-every reply and error (`parse`, `stream`, `failure`), so the protocol, the dispatcher and `check`
-never spell a flavour's field names themselves.
+A model's config names its flavour (`api: vllm | sglang | openai | llamacpp`, default vllm);
+`thinkeval check` detects it. The profile builds every chat request (`request`, `set_budget`) and
+reads every reply and error (`parse`, `stream`, `failure`), so the protocol, the dispatcher and
+`check` never spell a flavour's field names themselves.
 
 Which budget field each flavour gets, and why:
 
@@ -32,7 +32,7 @@ from thinkeval.client.replies import (
 )
 from thinkeval.records import Reply
 
-Api = Literal["vllm", "sglang", "openai"]
+Api = Literal["vllm", "sglang", "openai", "llamacpp"]
 DEFAULT_API: Api = "vllm"
 # OpenAI lists its own models as owned by "openai", "system" or "openai-internal".
 _OPENAI_OWNERS = frozenset({"openai", "system", "openai-internal"})
@@ -117,8 +117,17 @@ class OpenAIProfile(ServerProfile):
     takes_template_kwargs: ClassVar[bool] = False
 
 
+class LlamaCppProfile(ServerProfile):
+    """llama.cpp's `llama-server`: asked as vLLM is (`max_tokens`, `chat_template_kwargs`);
+    its context window is per slot (`/props`), and a prompt over it is refused with
+    "request (N tokens) exceeds the available context size (M tokens)"."""
+
+    name: ClassVar[Api] = "llamacpp"
+
+
 PROFILES: dict[Api, ServerProfile] = {
-    profile.name: profile for profile in (ServerProfile(), SGLangProfile(), OpenAIProfile())
+    profile.name: profile
+    for profile in (ServerProfile(), SGLangProfile(), OpenAIProfile(), LlamaCppProfile())
 }
 
 
@@ -139,8 +148,24 @@ def detect_api(card: Mapping[str, Any]) -> tuple[Api | None, str]:
         return "vllm", shown
     if owner == "sglang":
         return "sglang", shown
+    if owner == "llamacpp":
+        return "llamacpp", shown
     if owner in _OPENAI_OWNERS and "max_model_len" not in card:
         return "openai", shown
     if "max_model_len" in card:
         return "vllm", f"{shown}, but max_model_len as vLLM sends it"
+    meta = card.get("meta")
+    if isinstance(meta, dict) and "n_ctx" in meta:
+        return "llamacpp", f"{shown}, but meta.n_ctx as llama.cpp sends it"
     return None, shown
+
+
+def card_window(card: Mapping[str, Any]) -> int | None:
+    """The context window a `/v1/models` card states: vLLM's and SGLang's `max_model_len`,
+    llama.cpp's `meta.n_ctx` (OpenAI's cards state none)."""
+    length = card.get("max_model_len")
+    if isinstance(length, int) and not isinstance(length, bool):
+        return length
+    meta = card.get("meta")
+    n_ctx = meta.get("n_ctx") if isinstance(meta, dict) else None
+    return n_ctx if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) else None

@@ -17,11 +17,9 @@ from typing import Any
 
 import orjson
 
+from thinkeval.client.refusals import context_refusal, invalid_parameter
 from thinkeval.records import Reply, Usage
 
-_CONTEXT_OVERFLOW = re.compile(
-    r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
-)
 # The prompt length as each era words it in its context-overflow message.
 _PROMPT_TOKENS = re.compile(
     r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
@@ -35,7 +33,8 @@ class RequestFailed(Exception):
     """A request that produced no usable reply.
 
     `kind` is a short machine-readable cause (`connection`, `timeout`, `http_500`, `malformed`,
-    `context_overflow`, `wrong_api`, ...); `retryable` says whether asking again can help.
+    `context_overflow`, `refused`, `abandoned`, `wrong_api`, ...); `retryable` says whether
+    asking again can help.
     """
 
     kind: str
@@ -44,6 +43,11 @@ class RequestFailed(Exception):
     http_status: int | None = None
     retry_after_s: float | None = None
     prompt_tokens: int | None = None  # parsed from a context-overflow message, when given
+    # Why the client gave up waiting (client/watchdog.py AbandonReason), for kind `abandoned`.
+    abandoned: str | None = None
+    # A refusal asking again cannot change (client/refusals.py), for kind `refused`.
+    refused: str | None = None
+    window: int | None = None  # the context window a refusal named
 
     def __str__(self) -> str:
         return self.message
@@ -115,11 +119,22 @@ def http_failure(
         message = message or f"HTTP {status}"
     else:
         message = f"HTTP {status}: {error.message}"
-    if status == 400 and _CONTEXT_OVERFLOW.search(message):
-        match = _PROMPT_TOKENS.search(message)
-        prompt_tokens = next((int(g) for g in match.groups() if g), None) if match else None
-        failure = RequestFailed("context_overflow", message, False, status, None, prompt_tokens)
-        return failure, error
+    if status == 400:
+        refusal = context_refusal(message, body)
+        if refusal is not None:
+            match = _PROMPT_TOKENS.search(message)
+            prompt_tokens = refusal.prompt_tokens
+            if prompt_tokens is None and match:
+                prompt_tokens = next((int(g) for g in match.groups() if g), None)
+            failure = RequestFailed("context_overflow", message, False, status, None, prompt_tokens)
+            failure.window = refusal.window
+            if refusal.prompt_alone:
+                failure.kind, failure.refused = "refused", "prompt_over_window"
+            return failure, error
+        if error is not None and invalid_parameter(error.message, error.param) is not None:
+            failure = RequestFailed("refused", message, False, status)
+            failure.refused = "invalid_parameter"
+            return failure, error
     retryable = status in (408, 429) or status >= 500
     failure = RequestFailed(
         f"http_{status}", message, retryable, status, retry_after(retry_after_header)

@@ -34,6 +34,11 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     retry_backoff_s: Annotated[float, msgspec.Meta(ge=0)] = 1.0
     retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
     stream: bool = False
+    # Watchdogs over requests in flight (client/watchdog.py, docs/operations.md); null: off.
+    stream_idle_s: Annotated[float, msgspec.Meta(gt=0)] | None = 600.0
+    probe_interval_s: Annotated[float, msgspec.Meta(gt=0)] | None = 15.0
+    deadline_factor: Annotated[float, msgspec.Meta(gt=0)] | None = 4.0
+    deadline_min_s: Annotated[float, msgspec.Meta(ge=0)] = 600.0
     # Stop the model when every request has failed with a connection error this long.
     unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
     generation: dict[str, Any] = msgspec.field(default_factory=dict)

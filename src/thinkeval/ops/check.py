@@ -20,9 +20,10 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
+from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
+from thinkeval.ops.server_window import llamacpp_props, window_of
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.urls import redact_url, url_problem
@@ -82,7 +83,8 @@ class CheckReport(msgspec.Struct, kw_only=True):
     served_models: list[str] = []
     model: str | None = None
     root: str | None = None
-    max_model_len: int | None = None
+    max_model_len: int | None = None  # the context window of one request (one slot)
+    window_source: str | None = None  # where it was read (ops/server_window.py)
     thinking: bool | None = None
     reasoning_field: ReasoningField | None = None
     content_field: ContentField | None = None
@@ -180,6 +182,10 @@ async def check_server(
             if card is not None:
                 _choose_api(report, card, api)
                 assert report.api is not None
+                props = None
+                if report.api == "llamacpp":
+                    props = await llamacpp_props(session, base_url, lister.headers)
+                report.max_model_len, report.window_source = window_of(report.api, card, props)
 
                 def asker(flavour: Api) -> Endpoint:
                     profile = get_profile(flavour)
@@ -261,8 +267,7 @@ def _served_card(report: CheckReport, cards: list[dict[str, Any]]) -> dict[str, 
     if found is not None:
         report.model = str(found.get("id"))
         report.root = str(found["root"]) if found.get("root") is not None else None
-        max_len = found.get("max_model_len")
-        report.max_model_len = max_len if isinstance(max_len, int) else None
+        report.max_model_len = card_window(found)
     return found
 
 

@@ -27,6 +27,7 @@ from rich.markup import escape
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.health import Outage
 from thinkeval.client.limits import EndpointLimits
+from thinkeval.client.profiles import card_window
 from thinkeval.config import ModelConfig
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
@@ -290,7 +291,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
         live.dispatcher, live.state = dispatcher, "checking"
         card = await check_identity(dispatcher, model.served_model, shared.allow_mismatch)
         write_model_card(shared.run_dir, model.name, card)
-        max_len = card.get("max_model_len")
+        max_len = card_window(card)  # max_model_len, or llama.cpp's meta.n_ctx
         indexes, counted = shared.counted()
         model_run = ModelRun(
             model,
@@ -300,7 +301,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
             shared.journals,
             indexes,
             counted,
-            max_model_len=max_len if isinstance(max_len, int) else None,
+            max_model_len=max_len,
             shard=shared.shard,
             observer=heartbeat.progress.record,
             stop=shared.stop,

@@ -51,6 +51,10 @@ class Simulator:
         self.chat_requests = 0
         self.slots = asyncio.Semaphore(config.max_num_seqs)
         self.shutting_down = asyncio.Event()
+        # `hang()`: every request in flight or to come is held without an answer, as by a
+        # server given SIGTERM that stopped listening but keeps its connections (sim/faults.py).
+        self.hung = asyncio.Event()
+        self.started_at = time.time()  # /metrics process_start_time_seconds: a restart's mark
         self._id_prefix = os.urandom(16).hex()
         self._id_counter = 0
         if config.stream_chunk_tokens:
@@ -162,7 +166,14 @@ class Simulator:
         stats.in_flight += 1
         stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         try:
-            return await self._chat(request)
+            if self.hung.is_set():
+                await self.shutting_down.wait()
+                return self._drop(request)
+            reply = await self._chat(request)
+            if self.hung.is_set() and not reply.prepared:  # hung while it was being served
+                await self.shutting_down.wait()
+                return self._drop(request)
+            return reply
         finally:
             stats.in_flight -= 1
 
@@ -287,6 +298,8 @@ class Simulator:
                         await response.write(b"".join(pending))
                         pending.clear()
                     await asyncio.sleep(delay)
+                    if self.hung.is_set():  # mid-stream: the connection stays open, silent
+                        await self.shutting_down.wait()
                 pending.append(data)
             await response.write(b"".join(pending))
         finally:
@@ -325,7 +338,9 @@ class Simulator:
 
     def metrics_text(self) -> str:
         """The Prometheus exposition of the current counters."""
-        return metrics_text(self.stats, self.served_model(), self.config.max_num_seqs)
+        text = metrics_text(self.stats, self.served_model(), self.config.max_num_seqs)
+        # As prometheus_client's process collector adds to vLLM's and SGLang's /metrics.
+        return f"{text}process_start_time_seconds {self.started_at}\n"
 
     async def sim_stats(self, request: web.Request) -> web.Response:
         """`GET /sim/stats[?detail=1]`: what the simulator saw, for tests and benchmarks."""

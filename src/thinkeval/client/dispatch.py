@@ -78,6 +78,7 @@ class Dispatcher:
         self.profile = get_profile(config.api)
         self._session: aiohttp.ClientSession | None = None
         self._probes: aiohttp.ClientSession | None = None
+        self._closing: set[asyncio.Future[None]] = set()  # sessions left after restarts
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[Endpoint, float] = {}
         self._failures: dict[Endpoint, int] = {}
@@ -122,11 +123,22 @@ class Dispatcher:
         self._probes = aiohttp.ClientSession(connector=connector, trust_env=False)
         for endpoint in self.endpoints:
             origin = endpoint.root.removesuffix("/v1")
-            metrics = None if self.profile.name == "openai" else f"{origin}/metrics"
-            probe = identity_probe(
-                self._probes, f"{endpoint.root}/models", metrics, endpoint.headers
+            load = {"openai": None, "llamacpp": f"{origin}/slots"}.get(
+                self.profile.name, f"{origin}/metrics"
             )
-            endpoint.watchdog = Watchdog(settings, probe)
+            probe = identity_probe(self._probes, f"{endpoint.root}/models", load, endpoint.headers)
+            endpoint.watchdog = Watchdog(settings, probe, on_restart=self._renew_session)
+
+    def _renew_session(self) -> None:
+        """A server restarted: new requests go over a new session, since the old one's pooled
+        connections lead to the old process; closing it ends the requests held there."""
+        old = self._session
+        https = any(urlsplit(url).scheme == "https" for url in self.config.base_urls)
+        self._session = open_session(self.config.concurrency, https)
+        for endpoint in self.endpoints:
+            endpoint.session = self._session
+        if old is not None:
+            self._closing.add(asyncio.ensure_future(old.close()))
 
     async def __aexit__(self, *exc: object) -> None:
         for endpoint in self.endpoints:
@@ -134,6 +146,8 @@ class Dispatcher:
                 await endpoint.watchdog.close()
         if self._probes is not None:
             await self._probes.close()
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
         if self._session is not None:
             await self._session.close()
 

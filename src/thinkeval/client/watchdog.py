@@ -9,6 +9,11 @@ endpoint has requests in flight, its watchdog:
   server that refused the probe and then answered again, or whose start time (`/metrics`
   `process_start_time_seconds`, vLLM and SGLang) changed, was restarted, and every request sent
   before the restart is abandoned (its reply can never come) and asked again;
+- **compares the server's load with the requests it should be holding**: a server whose own
+  count of requests (vLLM's and SGLang's `/metrics`, llama.cpp's busy `/slots`) stays below
+  this client's requests in flight there for two probes in a row has lost the difference (a
+  fresh server on the port knows nothing of them), and that many of the oldest are abandoned
+  and asked again. Other clients' requests only hide a loss, never invent one;
 - **holds each request to a deadline** derived from its token budget and the fastest reply
   rate seen at this server: `max(deadline_min_s, deadline_factor * max_tokens / rate)`. A
   request past it is abandoned and asked again once; the second try has only the timeout.
@@ -30,10 +35,17 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import aiohttp
+import orjson
 
-AbandonReason = Literal["server_restarted", "past_deadline", "stream_idle"]
+AbandonReason = Literal["server_restarted", "lost_at_server", "past_deadline", "stream_idle"]
 Probe = Callable[[], Awaitable["Identity"]]
 _START_TIME = re.compile(rb"^process_start_time_seconds\s+([0-9.e+]+)", re.M)
+# The gauges of requests a server holds: vLLM's running and waiting, SGLang's running and queued.
+_LOAD = re.compile(
+    rb"^(?:vllm:num_requests_(?:running|waiting)|sglang:num_(?:running|queue)_reqs)"
+    rb"(?:\{[^}]*\})?\s+([0-9.e+]+)",
+    re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,7 @@ class Identity:
     down: bool = False
     up: bool = False
     started: float | None = None
+    busy: int | None = None  # requests the server says it holds, where it says
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,10 @@ class Watchdog:
     _was_down: bool = False
     _started: float | None = None
     _task: asyncio.Task[None] | None = None
+    _short: tuple[float, int] | None = None  # (when, how many) the server last held too few
+    # Called at a restart, after the lost requests are abandoned: the dispatcher drops its
+    # pooled connections, which lead to the old process (a new request on one would hang too).
+    on_restart: Callable[[], None] | None = None
 
     def begin(
         self, max_tokens: int, deadline_ok: bool = True
@@ -120,6 +137,7 @@ class Watchdog:
             restarted = restarted or changed
             self._started = seen.started
         self._was_down = False
+        self._compare_load(seen.busy)
         if restarted:
             self.restarts += 1
             lost = self.epoch
@@ -127,6 +145,25 @@ class Watchdog:
             for flight in self._flights.values():
                 if flight.epoch <= lost:
                     _resolve(flight.abandon, "server_restarted")
+            if self.on_restart is not None:
+                self.on_restart()
+
+    def _compare_load(self, busy: int | None) -> None:
+        """Abandon the oldest requests a server has held too few of, two probes in a row."""
+        now = time.monotonic()
+        waiting = [f for f in self._flights.values() if not f.abandon.done()]
+        short = len(waiting) - busy if busy is not None else 0
+        if short <= 0:
+            self._short = None
+            return
+        if self._short is None:
+            self._short = (now, short)
+            return
+        since, before = self._short
+        older = sorted((f for f in waiting if f.started < since), key=lambda f: f.started)
+        for flight in older[: min(short, before)]:
+            _resolve(flight.abandon, "lost_at_server")
+        self._short = (now, short)
 
     def check_deadlines(self) -> None:
         """Abandon requests past their deadline."""
@@ -160,12 +197,15 @@ def _resolve(future: asyncio.Future[AbandonReason], reason: AbandonReason) -> No
 def identity_probe(
     session: aiohttp.ClientSession,
     models_url: str,
-    metrics_url: str | None,
+    load_url: str | None,
     headers: dict[str, str],
     timeout_s: float = 10.0,
 ) -> Probe:
     """A probe of one server over `session` (one that never reuses a connection: a kept-alive
-    connection to a server that stopped listening would hang like the requests it watches)."""
+    connection to a server that stopped listening would hang like the requests it watches).
+
+    `load_url` is where the server tells its start time and load: `/metrics` (vLLM, SGLang) or
+    `/slots` (llama.cpp); None where it tells neither (OpenAI)."""
     timeout = aiohttp.ClientTimeout(total=timeout_s)
 
     async def probe() -> Identity:
@@ -176,13 +216,31 @@ def identity_probe(
             return Identity(down=True)
         except (TimeoutError, aiohttp.ClientError):
             return Identity()
-        started = None
-        if metrics_url is not None:
-            with contextlib.suppress(TimeoutError, aiohttp.ClientError):
-                async with session.get(metrics_url, headers=headers, timeout=timeout) as resp:
-                    if resp.status == 200:
-                        match = _START_TIME.search(await resp.read())
-                        started = float(match.group(1)) if match else None
-        return Identity(up=True, started=started)
+        if load_url is None:
+            return Identity(up=True)
+        try:
+            async with session.get(load_url, headers=headers, timeout=timeout) as resp:
+                raw = await resp.read() if resp.status == 200 else b""
+        except (TimeoutError, aiohttp.ClientError):
+            raw = b""
+        return _identity(raw)
 
     return probe
+
+
+def _identity(raw: bytes) -> Identity:
+    """A start time and load from `/metrics` text or llama.cpp's `/slots` JSON."""
+    if raw.startswith(b"["):
+        try:
+            slots = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return Identity(up=True)
+        busy = sum(1 for s in slots if isinstance(s, dict) and s.get("is_processing"))
+        return Identity(up=True, busy=busy)
+    started = _START_TIME.search(raw)
+    loads = _LOAD.findall(raw)
+    return Identity(
+        up=True,
+        started=float(started.group(1)) if started else None,
+        busy=int(sum(float(n) for n in loads)) if loads else None,
+    )

@@ -27,7 +27,7 @@ RefusalReason = Literal["prompt_over_window", "invalid_parameter"]
 CONTEXT_WORDING = re.compile(
     r"maximum context length|too large|context length is only|exceeds the model's maximum"
     r"|exceeds the available context size|longer than the model's context length"
-    r"|context_length_exceeded",
+    r"|context_length_exceeded|cannot be greater than max_model_len",
     re.I,
 )
 _WINDOW = (
@@ -35,6 +35,7 @@ _WINDOW = (
     re.compile(r"context length is only (\d+) tokens", re.I),
     re.compile(r"available context size \((\d+) tokens\)", re.I),
     re.compile(r"model's context length \((\d+) tokens\)", re.I),
+    re.compile(r"greater than max_model_len=(\d+)", re.I),  # vLLM 0.32+: budget over the window
 )
 _PROMPT = (
     re.compile(r"request \((\d+) tokens\) exceeds", re.I),  # llama.cpp

@@ -241,13 +241,16 @@ class ModelRun:
         if (
             failure is not None
             and failure.kind == "context_overflow"
-            and failure.prompt_tokens is not None
             and (self.max_model_len or failure.window) is not None
         ):
             # Older vLLM (and SGLang, OpenAI) reject prompt + max_tokens over the window; newer
             # ones clamp. Clamp here too, with the window the card or the refusal names, so
             # every flavour gives the sample the same room.
-            clamped, was = self._max_tokens(item.budget, failure.prompt_tokens, failure.window)
+            # A refusal that names no prompt length (vLLM 0.32+: "max_tokens=N cannot be
+            # greater than max_model_len=M") gets the whole window less one token: the server
+            # clamps the rest, and the attempt records what was sent.
+            prompt = failure.prompt_tokens if failure.prompt_tokens is not None else 1
+            clamped, was = self._max_tokens(item.budget, prompt, failure.window)
             if was is not None:
                 max_tokens, clamped_from = clamped, was
                 get_profile(self.model.api).set_budget(body, max_tokens)

@@ -77,8 +77,10 @@ def test_a_prompt_over_the_window_is_refused_once_and_the_run_completes(
         path = _config(tmp_path, task, server.base_url, api)
         out = tmp_path / "out"
         assert main(["run", str(path), "--output", str(out)]) == 0
-        err = capsys.readouterr().err
-        assert f"1 sample does not fit the {WINDOW}-token window: prompt" in err
+        captured = capsys.readouterr()
+        err = " ".join(captured.err.split())  # the console wraps long lines
+        assert f"m: 1 sample does not fit the {WINDOW}-token window: prompt" in err
+        assert "(1 refused)" in captured.out  # the accuracies it affects are flagged
         attempts = list(iter_attempts(out))
         refused = [a for a in attempts if a.refused is not None]
         assert [(a.sample_id, a.refused, a.window) for a in refused] == [

@@ -125,7 +125,9 @@ class RunProgress:
         key = (attempt.model, attempt.task)
         row = self.rows[key]
         row.done += 1
-        if attempt.error is not None:
+        if attempt.refused is not None:
+            pass  # refused for good: done, neither an answer nor a failure
+        elif attempt.error is not None:
             row.failed += 1
         elif attempt.state in RETRY_STATUSES:
             row.truncated += 1

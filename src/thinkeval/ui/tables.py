@@ -15,6 +15,11 @@ from rich.table import Table
 
 from thinkeval.results.summary import Counts, Summary
 
+# A refusal (client/refusals.py): asked once, never again, counted as not correct.
+REFUSED_EXPLAINED = (
+    "samples the server refused for good (prompt over its context window, a parameter it "
+    "rejects) count as not correct; the run ends with a line per model saying which"
+)
 # What an `error` is, for the line under a table that has some: not a wrong answer.
 ERRORS_EXPLAINED = (
     "errors are requests that failed (HTTP or transport) after the client's retries: not the "
@@ -77,16 +82,29 @@ def incomplete(errors: int, pending: int) -> str:
     return f" (incomplete: {what})" if what else ""
 
 
+def refused_note(refused: int) -> str:
+    """` (1 refused)`: samples the server refused for good count as not correct; say so."""
+    return f" ({refused} refused)" if refused else ""
+
+
 def fixed_cell(counts: Counts) -> str:
     """The fixed-budget accuracy cell, marked when samples have no fixed reply."""
     fixed = counts.fixed
-    return cell(fixed.correct, counts.total) + incomplete(fixed.error, fixed.pending)
+    return (
+        cell(fixed.correct, counts.total)
+        + incomplete(fixed.error, fixed.pending)
+        + refused_note(fixed.refused)
+    )
 
 
 def adaptive_cell(counts: Counts) -> str:
     """The adaptive accuracy cell, marked when samples have no final reply (fixed or retry)."""
     adaptive = counts.adaptive
-    return cell(adaptive.correct, counts.total) + incomplete(adaptive.error, adaptive.pending)
+    return (
+        cell(adaptive.correct, counts.total)
+        + incomplete(adaptive.error, adaptive.pending)
+        + refused_note(adaptive.refused)
+    )
 
 
 def gain_cell(counts: Counts) -> str:
@@ -128,6 +146,10 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
     if errors_seen or pending_seen:
         why = ERRORS_EXPLAINED if errors_seen else PENDING_EXPLAINED
         table.caption = f"incomplete: {why}."
+        table.caption_justify = "left"
+    if any(row.fixed.refused or row.adaptive.refused for row in summary.results):
+        refused = f"refused: {REFUSED_EXPLAINED}."
+        table.caption = f"{table.caption}\n{refused}" if table.caption else refused
         table.caption_justify = "left"
     return table
 

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
+from thinkeval.client.reasoning import ReasoningControls
 from thinkeval.errors import ConfigError
 from thinkeval.sections import Problem, Section
 from thinkeval.settings import generation_problems
@@ -43,6 +44,8 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
     api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
+    # A thinking budget and a reasoning effort, sent as the flavour's fields (client/reasoning.py).
+    reasoning: ReasoningControls | None = None
 
     def problems(self) -> Iterator[Problem]:
         if not _RUN_NAME.match(self.name):
@@ -59,6 +62,9 @@ class ModelConfig(Section, kw_only=True, frozen=True):
         yield from (("generation", message) for message in generation_problems(self.generation))
         for message in get_profile(self.api).generation_problems(self.generation):
             yield "generation", message
+        if self.reasoning is not None:
+            for key, message in self.reasoning.problems_for(self.api):
+                yield f"reasoning.{key}", message
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
             yield "", (
                 "base_url carries credentials and api_key_env is set: only one Authorization "

@@ -225,6 +225,8 @@ class ModelRun:
             # Repeat r samples with seed + r; its retry with the same seed, so where the server
             # honours seeds the retry regenerates the cut-off reply and carries it further.
             generation["seed"] += item.repeat
+        if self.model.reasoning is not None:
+            generation.update(self.model.reasoning.fields(self.model.api))
         return get_profile(self.model.api).request(
             self.model.served_model,
             self._sample(item).messages,

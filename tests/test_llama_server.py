@@ -108,12 +108,18 @@ def test_check_names_llamacpp_and_its_window(
     port = _free_port()
     llama(port)
     url = f"http://127.0.0.1:{port}/v1"
-    main(["check", "--base-url", url, "--budgets", "32,64", "--json"])
+    fixtures = str(Path(__file__).parent / "fixtures" / "datasets")
+    argv = ["check", "--base-url", url, "--budgets", "32,800", "--tasks", "gsm8k",
+            "--data-dir", fixtures, "--json"]  # fmt: skip
+    main(argv)
     report = json.loads(capsys.readouterr().out)
     assert report["api"] == "llamacpp"
     assert report["api_evidence"] == "owned_by: llamacpp"
     assert report["max_model_len"] == 2048
     assert report["window_source"] == "/props: 4 slots of 2048 tokens"
+    # The fixture gsm8k's longest (8-shot) prompt and B2 800 do not fit one slot.
+    (warning,) = [w for w in report["warnings"] if w.startswith("gsm8k:")]
+    assert "> the 2048-token window: such retries are clamped to" in warning
 
 
 def test_a_prompt_over_the_window_completes_and_is_not_asked_again(

@@ -225,3 +225,31 @@ def test_a_hung_server_replaced_on_its_port_loses_nothing(
         assert reasons <= {"server_restarted", "lost_at_server"}
         assert all(a.error is None for a in attempts)
         assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.parametrize("api", list(PROFILES))
+def test_check_prints_the_window_and_warns_when_the_longest_prompt_and_b2_do_not_fit(
+    api: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = SimConfig(port=0, profile=PROFILES[api], max_model_len=1400, seed=1)
+    server = ThreadedSim(config, {}).start()
+    try:
+        fixtures = str(Path(__file__).parent / "fixtures" / "datasets")
+        argv = ["check", "--base-url", server.base_url, "--api", api, "--budgets", "64,256",
+                "--tasks", "gsm8k", "--data-dir", fixtures, "--json"]  # fmt: skip
+        main(argv)
+    finally:
+        server.stop()
+    report = json.loads(capsys.readouterr().out)
+    if api == "openai":  # OpenAI's cards state no window: nothing to measure against
+        assert (report["max_model_len"], report["window_source"]) == (
+            None,
+            "not stated by the server",
+        )
+        return
+    assert (report["max_model_len"], report["window_source"]) == (1400, "model card max_model_len")
+    (warning,) = [w for w in report["warnings"] if w.startswith("gsm8k:")]
+    assert (
+        "the longest prompt is" in warning
+        and "> the 1400-token window: such retries are clamped to" in warning
+    )

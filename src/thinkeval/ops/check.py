@@ -23,7 +23,8 @@ import msgspec
 from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
-from thinkeval.ops.server_window import llamacpp_props, window_of
+from thinkeval.ops.server_window import fit_warnings, llamacpp_props, window_of
+from thinkeval.records import Sample
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.urls import redact_url, url_problem
@@ -154,6 +155,7 @@ async def check_server(
     api_key: str | None = None,
     timeout_s: float = 600.0,
     api: Api | None = None,
+    tasks: dict[str, Sample] | None = None,
 ) -> CheckReport:
     """Check one server, speaking `api` when given, else the flavour the server shows.
 
@@ -192,6 +194,10 @@ async def check_server(
                     return Endpoint(session, base_url, api_key, timeout_s, profile=profile)
 
                 await _climb(asker(report.api), report)
+                if tasks and report.max_model_len is not None:
+                    report.warnings += await fit_warnings(
+                        asker(report.api), report.model, report.max_model_len, report.budgets, tasks
+                    )
                 if api is None and any(p.error_kind == "wrong_api" for p in report.probes):
                     # Refused as the OpenAI API refuses max_tokens: ask as its profile does.
                     report.api = "openai"

@@ -3,16 +3,24 @@
 vLLM and SGLang state it on the model card (`max_model_len`); llama.cpp states `meta.n_ctx` on
 the card and describes its slots at `/props` (`default_generation_settings.n_ctx` is one
 slot's window, `total_slots` how many share the server); OpenAI's cards state none.
+With `--tasks`, `check` measures each task's longest prompt with one request of one token and
+warns when prompt + B2 cannot fit the window.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import orjson
 
 from thinkeval.client.profiles import Api, card_window
+from thinkeval.client.replies import RequestFailed
+from thinkeval.records import Sample
+
+if TYPE_CHECKING:
+    from thinkeval.client.endpoint import Endpoint
 
 PROPS_TIMEOUT_S = 10.0
 
@@ -49,3 +57,61 @@ def window_of(
         return None, "not stated by the server" if api == "openai" else "not stated"
     field = "max_model_len" if "max_model_len" in card else "meta.n_ctx"
     return stated, f"model card {field}"
+
+
+def longest(samples: Iterable[Sample]) -> Sample | None:
+    """The sample whose messages are longest in UTF-8 bytes (a stand-in for tokens)."""
+    best, size = None, -1
+    for sample in samples:
+        length = sum(len(str(m.get("content", "")).encode()) for m in sample.messages)
+        if length > size:
+            best, size = sample, length
+    return best
+
+
+async def prompt_tokens(endpoint: Endpoint, model: str, sample: Sample) -> int | None:
+    """The prompt tokens of `sample` at this server, from one request of one token (its usage,
+    or the refusal that names them when the prompt alone is over the window)."""
+    profile = endpoint.profile
+    body = profile.request(model, sample.messages, 1, {}, False)
+    try:
+        timed = await endpoint.chat(body)
+    except RequestFailed as exc:
+        return exc.prompt_tokens
+    return timed.reply.usage.prompt_tokens
+
+
+def fit_warning(task: str, tokens: int, window: int, budgets: tuple[int, int]) -> str | None:
+    """What `check` says when the task's longest prompt and its B2 do not fit the window."""
+    b1, b2 = budgets
+    if tokens >= window:
+        return (
+            f"{task}: the longest prompt is {tokens} tokens, over the {window}-token window: "
+            "runs record it as refused (prompt_over_window) and never ask it"
+        )
+    if tokens + b2 > window:
+        return (
+            f"{task}: the longest prompt is {tokens} tokens; with B2 {b2} it needs "
+            f"{tokens + b2} > the {window}-token window: such retries are clamped to "
+            f"{window - tokens} (recorded as clamped_from)"
+            + (f"; even B1 {b1} does not fit" if tokens + b1 > window else "")
+        )
+    return None
+
+
+async def fit_warnings(
+    endpoint: Endpoint,
+    model: str | None,
+    window: int,
+    budgets: tuple[int, int],
+    tasks: dict[str, Sample],
+) -> list[str]:
+    """A warning for each task whose longest prompt and B2 do not fit the window."""
+    warnings = []
+    for task, sample in tasks.items() if model is not None else ():
+        assert model is not None
+        tokens = await prompt_tokens(endpoint, model, sample)
+        warning = None if tokens is None else fit_warning(task, tokens, window, budgets)
+        if warning is not None:
+            warnings.append(warning)
+    return warnings

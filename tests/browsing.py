@@ -38,7 +38,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from test_report_runs import B2, boolq_sample, ceval_sample, gsm8k_sample, make_run, reply
 from thinkeval.records import Attempt
-from thinkeval.run.rundir import write_json
+from thinkeval.store.rundir import write_json
 
 HOSTILE = "Natalia sold 72 clips. </script><script>alert(1)</script> <img src=x onerror=alert(1)>"
 CUT_WITH_ANSWER = "In May she sold 48 / 2 = 24 clips, so altogether 48 + 24 = 72 and then"

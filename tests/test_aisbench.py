@@ -23,9 +23,9 @@ from thinkeval.ops import aisbench
 from thinkeval.ops.aisbench import AisbenchError, split_prediction
 from thinkeval.ops.aisbench.reading import imported_state
 from thinkeval.records import RETRY_STATUSES, Attempt
-from thinkeval.run.journal import iter_attempts
-from thinkeval.run.judge import attempt_state
-from thinkeval.run.rundir import read_samples
+from thinkeval.store.journal import iter_attempts
+from thinkeval.store.judge import attempt_state
+from thinkeval.store.rundir import read_samples
 from thinkeval.tasks import get_task
 
 FIXTURE = Path(__file__).parent / "fixtures" / "aisbench" / "20250628_151326"

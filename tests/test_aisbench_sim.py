@@ -23,7 +23,7 @@ from thinkeval.cli import main
 from thinkeval.ops.aisbench import AisbenchError, import_aisbench
 from thinkeval.ops.verify import verify_run
 from thinkeval.records import RETRY_STATUSES
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 
 # The predictions answer real samples: every test here needs the real datasets.
 pytestmark = pytest.mark.real_data

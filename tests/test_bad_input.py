@@ -19,7 +19,7 @@ from aiohttp import web
 from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.client import endpoint
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 
 MODEL = "m"
 

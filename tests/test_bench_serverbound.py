@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from thinkeval.records import Attempt, Usage
-from thinkeval.run.journal import Journal
+from thinkeval.store.journal import Journal
 from thinkeval_bench.serverbound import ClientResult, ModeResult, longest_chain_s, sim_flags
 from thinkeval_bench.serverbound_cli import END, START, render_section
 

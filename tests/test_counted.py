@@ -10,7 +10,7 @@ import pytest
 
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt, Sample
-from thinkeval.run.counted import (
+from thinkeval.store.counted import (
     ERROR,
     PRESENT,
     RETRY_CANDIDATE,
@@ -20,8 +20,8 @@ from thinkeval.run.counted import (
     count_journal,
     recorded,
 )
-from thinkeval.run.journal import Journal
-from thinkeval.run.rundir import SamplesFile, read_samples, write_samples
+from thinkeval.store.journal import Journal
+from thinkeval.store.rundir import SamplesFile, read_samples, write_samples
 
 EXEMPLARS = ({"role": "user", "content": "Q: 40+2?"}, {"role": "assistant", "content": "42"})
 

@@ -15,7 +15,7 @@ from thinkeval.client.replies import (
 )
 from thinkeval.client.replies import parse_completion as parse_with_message
 from thinkeval.records import Attempt, Reply, Usage
-from thinkeval.run.journal import Journal, iter_attempts
+from thinkeval.store.journal import Journal, iter_attempts
 
 
 def parse_completion(raw: object) -> Reply:

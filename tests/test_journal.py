@@ -14,7 +14,7 @@ import pytest
 
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt, Usage
-from thinkeval.run.journal import Journal, iter_attempts, journal_files
+from thinkeval.store.journal import Journal, iter_attempts, journal_files
 
 
 def attempt(i: int, phase: str = "fixed", **extra: object) -> Attempt:
@@ -102,7 +102,7 @@ def test_records_survive_sigkill(tmp_path: Path) -> None:
         import os, signal, sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_journal import attempt
-        from thinkeval.run.journal import Journal
+        from thinkeval.store.journal import Journal
         from pathlib import Path
         journal = Journal(Path({str(tmp_path)!r}))
         journal.open()
@@ -128,7 +128,7 @@ def test_full_disk_leaves_no_torn_line(tmp_path: Path) -> None:
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_journal import attempt
         from thinkeval.errors import JournalError
-        from thinkeval.run.journal import Journal
+        from thinkeval.store.journal import Journal
         from pathlib import Path
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))

@@ -12,10 +12,10 @@ import pytest
 from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.results.judge import judge_agreement
-from thinkeval.run.rundir import judge_path
 from thinkeval.scoring.judge import JudgeReplyError, judge_prompt, parse_judge_reply
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.sim.judge import judge_answer
+from thinkeval.store.rundir import judge_path
 
 TASKS = [
     {"name": "gsm8k", "limit": 16},

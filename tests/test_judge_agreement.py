@@ -23,12 +23,12 @@ from thinkeval.ops.verify import verify_run
 from thinkeval.records import Attempt, Sample
 from thinkeval.report._collect import collect
 from thinkeval.results.summary import tally
-from thinkeval.run.counted import Journals, count_journal, index_samples
-from thinkeval.run.journal import Journal
-from thinkeval.run.judge import UnitJudgement, judge_unit, line_of, score_attempt
 from thinkeval.run.protocol import ModelRun, TaskPlan
-from thinkeval.run.run_record import RunRecord, TaskRecord, read_run_record, write_run_record
-from thinkeval.run.rundir import write_samples
+from thinkeval.store.counted import Journals, count_journal, index_samples
+from thinkeval.store.journal import Journal
+from thinkeval.store.judge import UnitJudgement, judge_unit, line_of, score_attempt
+from thinkeval.store.run_record import RunRecord, TaskRecord, read_run_record, write_run_record
+from thinkeval.store.rundir import write_samples
 from thinkeval.tasks import get_task
 
 BUDGETS = (2048, 8192)

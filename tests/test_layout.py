@@ -122,3 +122,62 @@ def test_no_source_file_is_too_long_to_read() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST
     }
     assert long == {}
+
+
+# The packages from the bottom up (docs/architecture.md draws it): a package imports only those
+# in layers below its own, never one beside or above it. Type-only imports (`TYPE_CHECKING`) do
+# not count; lazy imports inside functions do.
+LAYERS: list[set[str]] = [
+    {"errors", "version"},
+    {"records", "urls"},
+    {"settings", "sections"},
+    {"scoring"},
+    {"tasks"},
+    {"client"},
+    {"config"},
+    {"store"},  # the run store: what every reader of a run shares
+    {"run", "results", "sim"},  # executing a run; reading its counts; the simulator
+    {"report"},
+    {"ops"},
+    {"ui"},
+    {"api"},
+    {"cli"},
+    {"thinkeval", "__main__"},
+]
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def upward_imports(graph: dict[str, set[str]], layers: list[set[str]]) -> list[str]:
+    """`module -> target` for every import of a package not in a layer below the importer's."""
+    level = {name: at for at, layer in enumerate(layers) for name in layer}
+    found = []
+    for module, targets in sorted(graph.items()):
+        source = _package(module)
+        for target in sorted(targets):
+            into = _package(target)
+            if into != source and level[into] >= level[source]:
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_every_package_has_its_layer() -> None:
+    named = {_package(module) for module in _modules()}
+    assert named == set().union(*LAYERS)
+
+
+def test_no_package_imports_one_beside_or_above_it() -> None:
+    assert upward_imports(import_graph(), LAYERS) == []
+
+
+def test_the_order_check_finds_an_upward_import() -> None:
+    graph = {"thinkeval.store.journal": {"thinkeval.run.protocol"},
+             "thinkeval.run.protocol": {"thinkeval.store.journal"},
+             "thinkeval.results.summary": {"thinkeval.run.protocol"}}  # fmt: skip
+    assert upward_imports(graph, LAYERS) == [
+        "thinkeval.results.summary -> thinkeval.run.protocol",
+        "thinkeval.store.journal -> thinkeval.run.protocol",
+    ]

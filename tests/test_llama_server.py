@@ -25,7 +25,7 @@ import pytest
 import llama_server
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 
 pytestmark = pytest.mark.llama_server
 ALIAS = "smollm2"

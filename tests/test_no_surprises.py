@@ -17,8 +17,8 @@ import yaml
 from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.errors import JournalError
-from thinkeval.run.runlock import RunLock
-from thinkeval.run.shard import Shard, shard_from_environment
+from thinkeval.store.runlock import RunLock
+from thinkeval.store.shard import Shard, shard_from_environment
 from thinkeval.tasks import load_samples
 
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")

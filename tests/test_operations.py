@@ -31,9 +31,9 @@ from thinkeval.ops.processes import find_writers, is_thinkeval_process
 from thinkeval.ops.status import read_status
 from thinkeval.ops.verify import verify_run
 from thinkeval.results.summary import write_summary
-from thinkeval.run.journal import iter_attempts
 from thinkeval.run.protocol import Shard
 from thinkeval.sim.config import SimConfig
+from thinkeval.store.journal import iter_attempts
 
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 

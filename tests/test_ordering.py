@@ -11,8 +11,8 @@ from test_run import model_entry
 from thinkeval.cli import main
 from thinkeval.ops.verify import verify_run
 from thinkeval.records import Attempt, Usage
-from thinkeval.run.journal import iter_attempts
 from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
+from thinkeval.store.journal import iter_attempts
 
 
 def reply(task: str, tokens: int, cut: bool, phase: str = "fixed") -> Attempt:

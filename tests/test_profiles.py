@@ -13,7 +13,7 @@ from thinkeval.cli import main
 from thinkeval.client.profiles import PROFILES, detect_api, get_profile
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 
 MESSAGES = ({"role": "user", "content": "2+2?"},)
 THINKING = {"temperature": 0.6, "chat_template_kwargs": {"enable_thinking": True}}

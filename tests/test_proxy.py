@@ -20,7 +20,7 @@ from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.client.endpoint import Endpoint, RequestFailed
 from thinkeval.client.session import open_session
-from thinkeval.run.journal import iter_attempts
+from thinkeval.store.journal import iter_attempts
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy",
                    "no_proxy", "ALL_PROXY", "all_proxy")

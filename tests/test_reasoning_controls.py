@@ -13,8 +13,8 @@ from thinkeval.cli import main
 from thinkeval.client.reasoning import ReasoningControls, budget_kept
 from thinkeval.config import load_config
 from thinkeval.errors import ConfigError
-from thinkeval.run.journal import iter_attempts
 from thinkeval.sim.config import SimConfig
+from thinkeval.store.journal import iter_attempts
 
 
 @pytest.mark.parametrize(

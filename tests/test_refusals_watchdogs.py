@@ -24,9 +24,9 @@ from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
 from thinkeval.client.refusals import context_refusal, invalid_parameter
 from thinkeval.client.replies import http_failure
-from thinkeval.run.journal import iter_attempts
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.faults import Restartable
+from thinkeval.store.journal import iter_attempts
 
 PROFILES = {"vllm": "vllm-latest", "sglang": "sglang", "openai": "openai"}
 WINDOW = 400

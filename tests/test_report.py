@@ -25,8 +25,8 @@ from thinkeval.records import Attempt, Usage
 from thinkeval.report import build_report, render_html, render_json, render_markdown
 from thinkeval.results.stats import budget_curve, paired_bootstrap, wilson_interval
 from thinkeval.results.summary import Counts, TaskResult, summarize
-from thinkeval.run.journal import Journal
-from thinkeval.ui.tables import cell, gain
+from thinkeval.results.wording import cell, gain
+from thinkeval.store.journal import Journal
 
 # Content that the strict scorer calls unfinished (cut off) but in which the lenient scorer,
 # like AISBench, finds the right number: 48 + 24 = 72 for gsm8k/0.

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from thinkeval import score
 from thinkeval.records import Attempt, Sample, Usage
-from thinkeval.run.journal import Journal
-from thinkeval.run.rundir import write_json, write_samples
+from thinkeval.store.journal import Journal
+from thinkeval.store.rundir import write_json, write_samples
 
 B1, B2 = 2048, 8192
 T0 = 1_750_000_000.0  # a fixed unix time, so timings are known exactly

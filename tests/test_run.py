@@ -21,9 +21,9 @@ from conftest import kill_and_resume, write_config
 from thinkeval.cli import main
 from thinkeval.records import RETRY_STATUSES, Attempt, Sample
 from thinkeval.results.summary import write_summary
-from thinkeval.run.journal import Journal, iter_attempts
-from thinkeval.run.rundir import read_samples
 from thinkeval.scoring.scorers import LENIENT, STRICT
+from thinkeval.store.journal import Journal, iter_attempts
+from thinkeval.store.rundir import read_samples
 from thinkeval.tasks import get_task
 from thinkeval.ui.progress import RunProgress
 

@@ -20,8 +20,8 @@ from thinkeval.run.from_flags import (
     parse_budgets,
     parse_generation,
 )
-from thinkeval.run.journal import iter_attempts
 from thinkeval.run.selection import split_list
+from thinkeval.store.journal import iter_attempts
 
 
 def completed(base_url: str) -> int:

@@ -18,10 +18,10 @@ from thinkeval.cli import main
 from thinkeval.ops.verify import verify_run
 from thinkeval.results.questions import compare_models, repeat_details
 from thinkeval.results.summary import write_summary
-from thinkeval.run.journal import iter_attempts
 from thinkeval.scoring.kinds import math as math_kind
 from thinkeval.scoring.lenient import RULES
 from thinkeval.sim import SimConfig, answer_key_from_samples
+from thinkeval.store.journal import iter_attempts
 from thinkeval.tasks import load_samples
 
 TASKS = [

@@ -29,8 +29,8 @@ from thinkeval.ops.model_status import ModelStatus
 from thinkeval.ops.status import RunStatus, read_status
 from thinkeval.ops.verify import verify_run
 from thinkeval.records import Attempt
-from thinkeval.run.journal import iter_attempts
 from thinkeval.sim.config import SimConfig
+from thinkeval.store.journal import iter_attempts
 from thinkeval.ui.progress import RunProgress
 from thinkeval.ui.status import render
 

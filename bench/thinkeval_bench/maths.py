@@ -141,15 +141,15 @@ def drive(config_path: str, out_path: str) -> None:
     """`math_bench.py --drive`: run a config in this process with a 5 ms ticker on its event
     loop, and write what the run used to `out_path`."""
     from thinkeval.config import load_config
+    from thinkeval.ops import evaluate
     from thinkeval.run import runner
-    from thinkeval.run.runner import run_evaluation
 
     summary_at: list[float] = []
     requests_at: list[float] = []
     # The run's own CPU at the models' start and at the summary's: what asking costs, without
     # start-up before it and the summary's statistics after it.
     cpu_at: list[float] = []
-    write_summary, run_models = runner.write_summary, runner.run_models
+    write_summary, run_models = evaluate.write_summary, runner.run_models
 
     def timed_summary(run_dir: Path) -> Any:
         summary_at.append(time.monotonic())
@@ -184,14 +184,14 @@ def drive(config_path: str, out_path: str) -> None:
         per_tick.append((time.process_time() - cpu) / max(1, len(lateness)))
         lateness.clear()
         config = load_config(config_path)
-        await run_evaluation(config, Path(out_path).parent / "run")
+        await evaluate.evaluate(config, Path(out_path).parent / "run")
         tick.cancel()
 
     # The loop is measured while requests are in flight: from the models' start (the samples
     # are written before) to the summary's.
     with (
         mock.patch.object(runner, "run_models", timed_models),
-        mock.patch.object(runner, "write_summary", timed_summary),
+        mock.patch.object(evaluate, "write_summary", timed_summary),
     ):
         asyncio.run(main())
     ended = time.monotonic()

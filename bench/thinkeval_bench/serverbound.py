@@ -84,7 +84,7 @@ def write_config(
 
 def longest_chain_s(run_dir: Path, per_token_s: float) -> float:
     """The longest service time of a (sample, repeat)'s fixed reply plus its retry."""
-    from thinkeval.run.journal import iter_attempts
+    from thinkeval.store.journal import iter_attempts
 
     tokens: dict[tuple[str, str, str, int], int] = {}
     for attempt in iter_attempts(run_dir):

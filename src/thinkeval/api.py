@@ -102,13 +102,15 @@ async def evaluate_async(
 
     from thinkeval.config import RunConfig, load_config, parse_config
     from thinkeval.errors import ConfigError
+    from thinkeval.ops.evaluate import evaluate
     from thinkeval.results.loaded import load_run
     from thinkeval.run.from_flags import RunFlags, config_from_flags
     from thinkeval.run.identity import served_ids
-    from thinkeval.run.rundir import run_dir_for
-    from thinkeval.run.runner import RunOptions, run_evaluation
+    from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
-    from thinkeval.run.shard import Shard
+    from thinkeval.store.rundir import run_dir_for
+    from thinkeval.store.shard import Shard
+    from thinkeval.ui.progress import RunProgress
 
     tasks = settings.get("tasks")
     budgets = settings.get("budgets")
@@ -148,5 +150,5 @@ async def evaluate_async(
         shard=Shard.parse(shard) if shard else None,
         allow_model_mismatch=settings.get("allow_model_mismatch", False),
     )
-    await run_evaluation(resolved, run_dir, options, settings.get("console"))
+    await evaluate(resolved, run_dir, options, RunProgress(settings.get("console")))
     return load_run(run_dir)

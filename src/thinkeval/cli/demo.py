@@ -28,5 +28,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from thinkeval.ops.demo import run_demo
+    from thinkeval.ui.progress import RunProgress
+    from thinkeval.ui.tables import show_summary
 
-    return run_demo(Path(args.output), args.data_dir, args.limit)
+    return run_demo(
+        Path(args.output), args.data_dir, args.limit, progress=RunProgress, show=show_summary
+    )

@@ -20,7 +20,7 @@ from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops.background import pid_record, stamp
 from thinkeval.ops.processes import log_file, writer_of
-from thinkeval.run.heartbeat import PidRecord, read_record, write_record
+from thinkeval.store.heartbeat import PidRecord, read_record, write_record
 
 
 def _interrupt(signum: int, frame: object) -> None:

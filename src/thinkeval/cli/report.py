@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 from thinkeval.errors import ThinkevalError
-from thinkeval.run.rundir import write_atomic
+from thinkeval.store.rundir import write_atomic
 
 FORMATS = ("md", "html", "json")
 HTML_DEFAULT_NAME = "report.html"

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from thinkeval.config import RunConfig
 from thinkeval.errors import ConfigError, ThinkevalError
-from thinkeval.run.shard import Shard
+from thinkeval.store.shard import Shard
 from thinkeval.version import __version__
 
 EXIT_OK = 0
@@ -151,9 +151,10 @@ def _console() -> Console:
 
 def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
-    from thinkeval.run.runner import RunOptions, run_evaluation
-    from thinkeval.run.scheduler import ModelsFailed
+    from thinkeval.ops.evaluate import ModelsFailed, evaluate
+    from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
+    from thinkeval.ui.progress import RunProgress
     from thinkeval.ui.tables import repeats_table, results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
@@ -178,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
     try:
-        summary = asyncio.run(run_evaluation(config, run_dir, options, console))
+        summary = asyncio.run(evaluate(config, run_dir, options, RunProgress(console)))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
         if exc.summary is not None:
             stdout_console().print(results_table(exc.summary))
@@ -214,7 +215,7 @@ def resolve_run(args: argparse.Namespace) -> tuple[RunConfig, Path]:
     import msgspec
 
     from thinkeval.config import load_config
-    from thinkeval.run.rundir import run_dir_for
+    from thinkeval.store.rundir import run_dir_for
 
     if args.config is None:
         config = _config_from_flags(args)
@@ -235,7 +236,7 @@ def resolve_run(args: argparse.Namespace) -> tuple[RunConfig, Path]:
 
 def _beside_run(config_path: Path, config: RunConfig) -> Path | None:
     """The run directory a config file sits in (RUN_DIR/run.yaml), so it resumes that run."""
-    from thinkeval.run.run_record import existing_record
+    from thinkeval.store.run_record import existing_record
 
     folder = config_path.parent
     try:
@@ -277,7 +278,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
 
 
 def _shard(text: str | None) -> tuple[Shard | None, str]:
-    from thinkeval.run.shard import shard_from_environment
+    from thinkeval.store.shard import shard_from_environment
 
     if not text:
         return None, ""

@@ -21,11 +21,12 @@ from thinkeval.client.limits import EndpointLimits
 from thinkeval.client.profiles import get_profile
 from thinkeval.client.session import open_session, ssl_context
 from thinkeval.client.watchdog import Watchdog, WatchSettings, identity_probe
-from thinkeval.config import ModelConfig
 from thinkeval.errors import ServerError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the config is above the client: types only
     import aiohttp
+
+    from thinkeval.config import ModelConfig
 
 
 @dataclass

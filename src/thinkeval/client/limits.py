@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from thinkeval.config import ModelConfig
 from thinkeval.urls import endpoint_key
+
+if TYPE_CHECKING:  # the config is above the client: types only
+    from thinkeval.config import ModelConfig
 
 
 def endpoint_caps(
@@ -29,6 +32,7 @@ def endpoint_caps(
     several models gets the largest `concurrency` among them. A URL only one model uses needs no
     cap of its own: that model's concurrency already bounds it.
 
+    >>> from thinkeval.config import ModelConfig
     >>> a = ModelConfig(name="a", base_url="http://h:8000/v1", concurrency=64)
     >>> b = ModelConfig(name="b", base_url="http://h:8000/v1/", concurrency=32)
     >>> endpoint_caps([a, b])

@@ -31,7 +31,7 @@ from thinkeval.ops.processes import (
     this_host,
     writer_of,
 )
-from thinkeval.run.heartbeat import PidRecord, write_record
+from thinkeval.store.heartbeat import PidRecord, write_record
 
 EXIT_NOTHING_RUNNING = 1
 EXIT_STILL_RUNNING = 3

@@ -16,7 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +25,11 @@ from rich.console import Console
 
 from thinkeval.config import parse_config
 from thinkeval.errors import ThinkevalError
+from thinkeval.ops.evaluate import evaluate
 from thinkeval.report import build_report, render_html, render_markdown
-from thinkeval.run.runner import run_evaluation
+from thinkeval.results.summary import Summary
+from thinkeval.run.progress import Progress
 from thinkeval.tasks import default_tasks, resolve_data_dir
-from thinkeval.ui.tables import repeats_table, results_table, stdout_console
 
 BANNER = "SIMULATED MODELS: these numbers demonstrate the protocol, not any real LLM."
 
@@ -120,8 +121,18 @@ def simulators(models: tuple[SimulatedModel, ...], data_dir: Path) -> Iterator[d
                 process.kill()
 
 
-def run_demo(output: Path, data_dir_given: str | None = None, limit: int | None = None) -> int:
-    """Run the full protocol against the simulated models into `output`; 0 when finished."""
+def run_demo(
+    output: Path,
+    data_dir_given: str | None = None,
+    limit: int | None = None,
+    *,
+    progress: Callable[[Console], Progress] = lambda _: Progress(),
+    show: Callable[[Summary, str], None] = lambda summary, title: None,
+) -> int:
+    """Run the full protocol against the simulated models into `output`; 0 when finished.
+
+    `progress` gives the run's observer for the demo's console; `show` shows the summary's
+    tables under a title (the terminal's, given by `cli/demo.py`)."""
     console = Console(stderr=True, highlight=False)
     data_dir = resolve_data_dir(data_dir_given)
     if data_dir is None:
@@ -158,11 +169,8 @@ def run_demo(output: Path, data_dir_given: str | None = None, limit: int | None 
             },
             source="demo config",
         )
-        summary = asyncio.run(run_evaluation(config, run_dir, console=console))
-    stdout_console().print(results_table(summary, title=f"thinkeval demo · {BANNER}"))
-    repeated = repeats_table(summary)
-    if repeated is not None:
-        stdout_console().print(repeated)
+        summary = asyncio.run(evaluate(config, run_dir, progress=progress(console)))
+    show(summary, f"thinkeval demo · {BANNER}")
     console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
     report = build_report([run_dir])
     (run_dir / "report.md").write_text(render_markdown(report), encoding="utf-8")

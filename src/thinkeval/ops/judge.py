@@ -35,8 +35,6 @@ from thinkeval.results.judge import (
     read_verdicts,
     verdict_for,
 )
-from thinkeval.run.journal import Journal
-from thinkeval.run.rundir import judge_path
 from thinkeval.scoring.judge import (
     PROMPT_VERSION,
     JudgeReplyError,
@@ -45,6 +43,8 @@ from thinkeval.scoring.judge import (
     parse_judge_reply,
 )
 from thinkeval.scoring.state import reply_state
+from thinkeval.store.journal import Journal
+from thinkeval.store.rundir import judge_path
 from thinkeval.tasks import get_task
 
 # Extraction is not creative: the judge answers greedily.

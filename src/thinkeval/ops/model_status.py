@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from thinkeval.ops.processes import WriterProcess
-from thinkeval.run.heartbeat import ModelBeat
+from thinkeval.store.heartbeat import ModelBeat
 
 if TYPE_CHECKING:
     from thinkeval.ops.status import PhaseStatus

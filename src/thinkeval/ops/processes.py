@@ -5,7 +5,7 @@
 * `run.pid` (`run.<writer>.pid` for a shard), written when a run is detached: pid, host, command,
   log file, and the exit status once the process has ended.
 
-Both are typed records (`run/heartbeat.py`). A process counts as alive when its pid exists on
+Both are typed records (`store/heartbeat.py`). A process counts as alive when its pid exists on
 this host and its heartbeat is at most `FRESH_S` seconds old; a heartbeat from another host
 (shards sharing the run directory over a network file system) can only be judged by its age.
 """
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thinkeval.errors import ThinkevalError
-from thinkeval.run.heartbeat import Heartbeat, ModelBeat, PidRecord, read_record
-from thinkeval.run.rundir import STATUS_DIR
-from thinkeval.run.shard import Shard
+from thinkeval.store.heartbeat import Heartbeat, ModelBeat, PidRecord, read_record
+from thinkeval.store.rundir import STATUS_DIR
+from thinkeval.store.shard import Shard
 
 # The runner rewrites its heartbeat every 2 s; 10 s leaves room for a busy event loop or a slow
 # network file system before a live process is declared gone.

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from thinkeval.records import Attempt, Verdict
 from thinkeval.results.summary import Summary, write_summary
-from thinkeval.run.counted import Journals, count_journal, index_samples
-from thinkeval.run.judge import attempt_state, score_attempt
-from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import SamplesFile, recorded_tasks
 from thinkeval.scoring.scorers import RECORDING_SCORERS
+from thinkeval.store.counted import Journals, count_journal, index_samples
+from thinkeval.store.judge import attempt_state, score_attempt
+from thinkeval.store.run_record import read_run_record
+from thinkeval.store.rundir import SamplesFile, recorded_tasks
 from thinkeval.tasks import get_task
 from thinkeval.tasks.spec import TaskSpec
 

@@ -13,8 +13,8 @@ import msgspec
 from thinkeval.config import RunConfig
 from thinkeval.records import Attempt
 from thinkeval.results.summary import Summary
-from thinkeval.run.heartbeat import Heartbeat
-from thinkeval.run.run_record import RunRecord
+from thinkeval.store.heartbeat import Heartbeat
+from thinkeval.store.run_record import RunRecord
 
 # name: (struct, the file it describes)
 DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {

@@ -29,8 +29,8 @@ from thinkeval.ops.model_status import ModelStatus, eta, model_rows
 from thinkeval.ops.processes import WriterProcess, find_writers
 from thinkeval.records import Attempt, Phase
 from thinkeval.results.summary import Counts, FixedBlock, RetryBlock, tally
-from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import CONFIG_FILE, SAMPLES_DIR
+from thinkeval.store.run_record import read_run_record
+from thinkeval.store.rundir import CONFIG_FILE, SAMPLES_DIR
 
 RATE_WINDOW_S = 300.0
 # The shortest span a rate is measured over, so that the first finished requests of a fresh

@@ -12,7 +12,7 @@ A sample+phase recorded successfully more than once (two shards with overlapping
 journal copied twice) is a duplicate. A sample whose only attempts in a phase are transport
 errors is `error-only`: the next `thinkeval run` asks it again. Attempts for models, tasks or
 samples outside the run are `unknown`. Every decision (which attempt counts, whether the retry
-is due, what is a duplicate) is the judge's (`run/judge.py`), the same that `summary.json`,
+is due, what is a duplicate) is the judge's (`store/judge.py`), the same that `summary.json`,
 `status` and resuming use, so they always agree. With repeats, each (sample, repeat) is checked.
 """
 
@@ -25,10 +25,10 @@ from typing import Any
 
 from thinkeval.ops.processes import find_writers
 from thinkeval.records import Phase, Sample
-from thinkeval.run.journal import scan
-from thinkeval.run.judge import Line, judge_unit, line_of
-from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import SAMPLES_DIR, read_samples
+from thinkeval.store.journal import scan
+from thinkeval.store.judge import Line, judge_unit, line_of
+from thinkeval.store.run_record import read_run_record
+from thinkeval.store.rundir import SAMPLES_DIR, read_samples
 from thinkeval.tasks import find_task
 
 

@@ -27,7 +27,7 @@ from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_
 from thinkeval.report._samples import Catalog
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
-from thinkeval.ui.tables import adaptive_cell, fixed_cell, gain_cell
+from thinkeval.results.wording import adaptive_cell, fixed_cell, gain_cell
 from thinkeval.version import __version__
 
 

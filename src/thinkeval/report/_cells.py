@@ -22,8 +22,8 @@ import numpy as np
 from thinkeval.records import PHASES, Attempt, Phase
 from thinkeval.report._columns import Replies, Timing
 from thinkeval.results.summary import SampleResult
-from thinkeval.run.counted import Journals
-from thinkeval.run.run_record import RunRecord
+from thinkeval.store.counted import Journals
+from thinkeval.store.run_record import RunRecord
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Read run directories into the report's columns (`_cells`), and check they can be combined.
 
 Which attempt counts, whether a retry was due and the outcome are the judge's
-(`run/judge.py`, applied line by line by `counted.count_journal`), so the counts built from
+(`store/judge.py`, applied line by line by `counted.count_journal`), so the counts built from
 these columns equal `summary.json`'s. Each task keeps its own budgets and repeats.
 """
 
@@ -14,9 +14,9 @@ from thinkeval.errors import JournalError, ThinkevalError
 from thinkeval.report._cells import Collection, ModelTask, RunData, TaskSamples
 from thinkeval.report._columns import Replies
 from thinkeval.report._reader import read_journal
-from thinkeval.run.counted import Journals
-from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import CONFIG_FILE, SamplesFile
+from thinkeval.store.counted import Journals
+from thinkeval.store.run_record import read_run_record
+from thinkeval.store.rundir import CONFIG_FILE, SamplesFile
 
 
 def _read_samples(run_dir: Path, task: str) -> TaskSamples:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thinkeval.records import STATUSES, Attempt
-from thinkeval.run.judge import Outcome
+from thinkeval.store.judge import Outcome
 
 # A sample's outcome in one phase as a small integer: a verdict status, a transport error, or
 # nothing recorded yet.

@@ -17,9 +17,9 @@ from thinkeval.config import ModelConfig
 from thinkeval.errors import JournalError
 from thinkeval.report._cells import RunData
 from thinkeval.report._model import ModelContext, RunContext, TaskContext
-from thinkeval.run.run_record import TaskRecord
-from thinkeval.run.rundir import MODELS_DIR, SAMPLES_DIR, read_json
 from thinkeval.scoring.scorers import RECORDING_SCORERS
+from thinkeval.store.run_record import TaskRecord
+from thinkeval.store.rundir import MODELS_DIR, SAMPLES_DIR, read_json
 from thinkeval.tasks import get_task
 from thinkeval.urls import redact_url
 

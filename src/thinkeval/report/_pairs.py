@@ -16,7 +16,7 @@ from thinkeval.report._columns import CORRECT, ERROR, PENDING
 from thinkeval.report._model import Comparison, PairRow, PairSide
 from thinkeval.report._samples import Catalog, discordant
 from thinkeval.results.stats import paired_bootstrap, wilson_interval
-from thinkeval.ui.tables import missing
+from thinkeval.results.wording import missing
 
 CONFIDENCE = 0.95
 PHASE_COLUMNS: dict[Comparison, str] = {"fixed": "row_fixed", "adaptive": "row_final"}

@@ -14,9 +14,9 @@ from thinkeval.records import Attempt
 from thinkeval.report._cells import ModelTask, RunData
 from thinkeval.report._columns import JUDGE_AGREES, JUDGE_DIFFERS, JUDGE_MISSING, NONE, Replies
 from thinkeval.results.judge import Key, content_sha, read_verdicts, verdict_for
-from thinkeval.run.counted import IdIndex, Journals, count_journal
-from thinkeval.run.judge import Outcome, attempt_state, outcome_of, retry_due
-from thinkeval.run.rundir import judge_path
+from thinkeval.store.counted import IdIndex, Journals, count_journal
+from thinkeval.store.judge import Outcome, attempt_state, outcome_of, retry_due
+from thinkeval.store.rundir import judge_path
 from thinkeval.tasks import get_task
 
 

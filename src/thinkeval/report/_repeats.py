@@ -29,7 +29,7 @@ from thinkeval.results.judge import judge_agreement
 from thinkeval.results.questions import QuestionRow, RepeatDetails, compare_models, repeat_details
 from thinkeval.results.repeats import CONFIDENCE, RESAMPLES
 from thinkeval.results.stats import mcnemar_exact
-from thinkeval.ui.tables import missing
+from thinkeval.results.wording import missing
 
 PHASES: tuple[Comparison, ...] = ("fixed", "adaptive")
 

@@ -30,8 +30,8 @@ from thinkeval.report._columns import (
     STATUS_CODES,
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
-from thinkeval.run.judge import score_attempt
-from thinkeval.run.rundir import SamplesFile
+from thinkeval.store.judge import score_attempt
+from thinkeval.store.rundir import SamplesFile
 from thinkeval.tasks import get_task
 
 # Columns of `SampleIndex` that describe rows, in its field order.

@@ -16,7 +16,7 @@ from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
 from thinkeval.report._tables_usage import curve_section, usage_section
 from thinkeval.results.summary import Counts
-from thinkeval.ui.tables import ERRORS_EXPLAINED, missing
+from thinkeval.results.wording import ERRORS_EXPLAINED, missing
 
 INCOMPLETE_EXPLAINED = (
     "A cell marked incomplete counts samples without a reply as not correct, so its accuracy "

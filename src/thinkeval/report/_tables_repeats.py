@@ -16,7 +16,7 @@ from thinkeval.report._format import (
 )
 from thinkeval.report._model import Comparison, RepeatPairRow, Report
 from thinkeval.results.repeats import Interval, PhaseRepeats
-from thinkeval.ui.tables import cell
+from thinkeval.results.wording import cell
 
 # The columns that open the questions one model solved more often, in the sample browser.
 A_MORE_COLUMN, B_MORE_COLUMN = 8, 9

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import msgspec
 
 from thinkeval.records import STATUSES
-from thinkeval.run.judge import Outcome, adaptive_outcome
+from thinkeval.store.judge import Outcome, adaptive_outcome
 
 OUTCOMES = (*STATUSES, "error")
 

@@ -18,11 +18,11 @@ import msgspec
 
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt, Phase, Record, Sample, Status, describe_decode_error
-from thinkeval.run.counted import Journals, count_journal, index_samples, recorded
-from thinkeval.run.judge import attempt_state, outcome_of
-from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import SamplesFile, judge_path, recorded_tasks
 from thinkeval.scoring.judge import PROMPT_VERSION
+from thinkeval.store.counted import Journals, count_journal, index_samples, recorded
+from thinkeval.store.judge import attempt_state, outcome_of
+from thinkeval.store.run_record import read_run_record
+from thinkeval.store.rundir import SamplesFile, judge_path, recorded_tasks
 from thinkeval.tasks import get_task
 
 

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from thinkeval.records import Attempt, Sample
 from thinkeval.results.summary import Summary, TaskResult, sample_result, summarize
-from thinkeval.run.counted import Journals, count_journal, index_samples
-from thinkeval.run.journal import iter_attempts
-from thinkeval.run.judge import outcome_of
-from thinkeval.run.run_record import RunRecord, read_run_record
-from thinkeval.run.rundir import read_samples, recorded_tasks
+from thinkeval.store.counted import Journals, count_journal, index_samples
+from thinkeval.store.journal import iter_attempts
+from thinkeval.store.judge import outcome_of
+from thinkeval.store.run_record import RunRecord, read_run_record
+from thinkeval.store.rundir import read_samples, recorded_tasks
 from thinkeval.tasks import get_task
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from pathlib import Path
 from thinkeval.records import Sample
 from thinkeval.results.repeats import Interval, RepeatsBlock, compare_per_question
 from thinkeval.results.summary import SampleResult, tally
-from thinkeval.run.run_record import read_run_record
-from thinkeval.run.rundir import recorded_tasks
+from thinkeval.store.run_record import read_run_record
+from thinkeval.store.rundir import recorded_tasks
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Verdicts are recomputed from the recorded replies with the current scorers (strict and
 lenient), so re-scoring a run is a pure function of its journal. Which attempt counts, whether
-a retry was due and what the outcome is are the judge's decisions (`run/judge.py`); this module
+a retry was due and what the outcome is are the judge's decisions (`store/judge.py`); this module
 only counts them, per (sample, repeat).
 """
 
@@ -37,22 +37,22 @@ from thinkeval.results.repeats import (
     phase_repeats,
     question_phase,
 )
-from thinkeval.run.counted import (
+from thinkeval.store.counted import (
     CountedAttempts,
     IdIndex,
     Journals,
     count_journal,
     index_samples,
 )
-from thinkeval.run.judge import (
+from thinkeval.store.judge import (
     Outcome,
     attempt_state,
     outcome_of,
     recorded_is_current,
     retry_due,
 )
-from thinkeval.run.run_record import RunRecord, read_run_record
-from thinkeval.run.rundir import (
+from thinkeval.store.run_record import RunRecord, read_run_record
+from thinkeval.store.rundir import (
     SUMMARY_FILE,
     SamplesFile,
     judge_path,

@@ -8,10 +8,10 @@ from typing import Any
 
 from thinkeval.client.dispatch import Outcome
 from thinkeval.records import Abandoned, Attempt, Phase, Reply, Sample, StoredVerdict, Usage
-from thinkeval.run.judge import recorded_verdicts
 from thinkeval.scoring.pooled import pooled_verdicts
 from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, Scorer
 from thinkeval.scoring.state import reply_state
+from thinkeval.store.judge import recorded_verdicts
 from thinkeval.tasks.spec import TaskSpec
 
 

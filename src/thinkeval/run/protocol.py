@@ -27,7 +27,10 @@ from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, TaskSettings
 from thinkeval.records import Attempt, Sample
 from thinkeval.run.attempts import Unit, attempt_from
-from thinkeval.run.counted import (
+from thinkeval.run.identity import model_refused
+from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
+from thinkeval.scoring.state import RETRY_STATES
+from thinkeval.store.counted import (
     RETRY_CANDIDATE,
     UNJUDGED,
     CountedAttempts,
@@ -35,13 +38,10 @@ from thinkeval.run.counted import (
     Journals,
     recorded,
 )
-from thinkeval.run.identity import model_refused
-from thinkeval.run.journal import Journal
-from thinkeval.run.judge import retry_due
-from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
-from thinkeval.run.rundir import SamplesFile
-from thinkeval.run.shard import Shard
-from thinkeval.scoring.state import RETRY_STATES
+from thinkeval.store.journal import Journal
+from thinkeval.store.judge import retry_due
+from thinkeval.store.rundir import SamplesFile
+from thinkeval.store.shard import Shard
 from thinkeval.tasks.spec import TaskSpec
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from thinkeval.client.reasoning import FIELDS, budget_kept
 from thinkeval.config import ModelConfig
-from thinkeval.run.counted import Journals
+from thinkeval.store.counted import Journals
 
 
 def budget_lines(run_dir: Path, models: Iterable[ModelConfig]) -> list[str]:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from thinkeval.client.refusals import window_line
-from thinkeval.run.counted import Journals
+from thinkeval.store.counted import Journals
 
 
 def refusal_lines(run_dir: Path) -> list[str]:

@@ -9,16 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
-
 from thinkeval.client.limits import EndpointLimits, endpoint_caps
 from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
-from thinkeval.results.summary import Summary, write_summary
-from thinkeval.run.journal import Journal
+from thinkeval.run.progress import Progress
 from thinkeval.run.protocol import TaskPlan
-from thinkeval.run.reproduce import write_run_yaml
-from thinkeval.run.run_record import (
+from thinkeval.run.scheduler import RunOutcome, run_models
+from thinkeval.run.selection import select_samples, selection_note
+from thinkeval.store.journal import Journal
+from thinkeval.store.reproduce import write_run_yaml
+from thinkeval.store.run_record import (
     RunRecord,
     TaskRecord,
     check_resumable,
@@ -28,19 +28,11 @@ from thinkeval.run.run_record import (
     task_record,
     write_run_record,
 )
-from thinkeval.run.rundir import PromptsChanged, SamplesFile, write_samples
-from thinkeval.run.runlock import RunLock
-from thinkeval.run.scheduler import ModelsFailed, run_models
-from thinkeval.run.selection import select_samples, selection_note
-from thinkeval.run.shard import Shard
+from thinkeval.store.rundir import PromptsChanged, SamplesFile, write_samples
+from thinkeval.store.runlock import RunLock
+from thinkeval.store.shard import Shard
 from thinkeval.tasks import DataSource, get_task, iter_samples, resolve_data_dir
 from thinkeval.tasks.source import describe_sources
-
-
-class Interrupted(ThinkevalError):
-    """The run was stopped by a signal; everything finished so far is recorded."""
-
-    exit_code = 130
 
 
 @dataclass(frozen=True)
@@ -130,10 +122,13 @@ async def run_evaluation(
     config: RunConfig,
     run_dir: Path,
     options: RunOptions = RunOptions(),
-    console: Console | None = None,
-) -> Summary:
-    """Run (or resume) every selected model on every selected task; write `summary.json`."""
-    console = console or Console(stderr=True)
+    progress: Progress | None = None,
+) -> RunOutcome:
+    """Run (or resume) every selected model on every selected task, reporting to `progress`.
+
+    How the models ended is returned, not raised: the caller writes the summary
+    (`ops/evaluate.py`), whether the run finished, stopped or lost a model."""
+    progress = progress or Progress()
     models = [config.model_named(name) for name in options.only_models] or config.models
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
@@ -155,25 +150,17 @@ async def run_evaluation(
             write_run_record(run_dir, record)
             write_run_yaml(run_dir, record)
             for note in notes:
-                console.print(note, soft_wrap=True, highlight=False, markup=False)
+                progress.say(note)
             plans = [
                 TaskPlan(get_task(record.name), config.settings(record.name))
                 for record in records
             ]
             outcome = await run_models(
-                run_dir, journal, plans, models, console,
+                run_dir, journal, plans, models, progress,
                 limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),
                 shard=options.shard,
                 allow_model_mismatch=options.allow_model_mismatch,
             )
         finally:
             journal.close()
-    summary = write_summary(run_dir)
-    if outcome.stopped:
-        raise Interrupted(
-            f"stopped; everything finished so far is recorded in {run_dir}. "
-            "Run the same command again to resume."
-        )
-    if outcome.failures:
-        raise ModelsFailed(outcome.failures, summary)
-    return summary
+    return outcome

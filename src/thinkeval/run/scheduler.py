@@ -21,9 +21,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
-
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.health import Outage
 from thinkeval.client.limits import EndpointLimits
@@ -31,34 +28,20 @@ from thinkeval.client.profiles import card_window
 from thinkeval.config import ModelConfig
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
-from thinkeval.results.summary import Summary
-from thinkeval.run.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
-from thinkeval.run.heartbeat import HEARTBEAT_S, Heartbeat, ModelBeat, ProgressRow, write_record
 from thinkeval.run.identity import check_identity
-from thinkeval.run.journal import Journal
 from thinkeval.run.ordering import TaskEstimate
+from thinkeval.run.progress import Progress
 from thinkeval.run.protocol import ModelRun, TaskPlan, default_estimates
-from thinkeval.run.rundir import STATUS_DIR, write_model_card
-from thinkeval.run.shard import Shard
-from thinkeval.ui.progress import RunProgress
+from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
+from thinkeval.store.heartbeat import HEARTBEAT_S, Heartbeat, ModelBeat, ProgressRow, write_record
+from thinkeval.store.journal import Journal
+from thinkeval.store.rundir import STATUS_DIR, write_model_card
+from thinkeval.store.shard import Shard
 from thinkeval.urls import redact_url
 
 
 class ServerUnreachable(ServerError):
     """Every request to a model's server failed with a connection error for its window."""
-
-
-class ModelsFailed(ThinkevalError):
-    """Some models stopped on a server failure while the others went on; `summary` holds what
-    every model recorded."""
-
-    def __init__(self, failures: dict[str, ThinkevalError], summary: Summary | None = None):
-        self.failures = failures
-        self.summary = summary
-        self.exit_code = max(error.exit_code for error in failures.values())
-        super().__init__(
-            "; ".join(f"model {name!r}: {error}" for name, error in failures.items())
-        )
 
 
 @dataclass(frozen=True)
@@ -118,7 +101,7 @@ class HeartbeatWriter:
     """This process's live state, written to `status/<writer>.json` for `thinkeval status`."""
 
     path: Path
-    progress: RunProgress
+    progress: Progress
     models: dict[str, ModelLive] = field(default_factory=dict)
     started_at: float = field(default_factory=time.time)
     state: str = "starting"
@@ -164,15 +147,15 @@ class HeartbeatWriter:
                 ends = f"stops this model at {clock(outage.since + window)}" if window else ""
                 text = f"unreachable since {clock(outage.since)}"
                 self.progress.note(name, text)
-                self.progress.console.print(
-                    f"[yellow]{escape(name)}: no answer from {escape(redact_url(outage.endpoint))} "
-                    f"since {clock(outage.since)} ({escape(outage.last_error)}); retrying"
-                    + (f", {ends} unless it answers[/]" if ends else "[/]"),
-                    soft_wrap=True,
+                self.progress.say(
+                    f"{name}: no answer from {redact_url(outage.endpoint)} "
+                    f"since {clock(outage.since)} ({outage.last_error}); retrying"
+                    + (f", {ends} unless it answers" if ends else ""),
+                    "warning",
                 )
             elif live.state == "running":
                 self.progress.note(name, "")
-                self.progress.console.print(f"{escape(name)}: the server answers again")
+                self.progress.say(f"{name}: the server answers again")
 
     async def beat(self) -> None:
         while True:
@@ -217,7 +200,7 @@ async def run_models(
     journal: Journal,
     plans: list[TaskPlan],
     models: list[ModelConfig],
-    console: Console,
+    progress: Progress,
     *,
     limits: EndpointLimits,
     shard: Shard | None = None,
@@ -228,7 +211,6 @@ async def run_models(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    progress = RunProgress(console)
     lives = {model.name: ModelLive(model) for model in models}
     heartbeat = HeartbeatWriter(run_dir / STATUS_DIR / f"{journal.path.stem}.json", progress, lives)
     beating: asyncio.Task[None] | None = None
@@ -276,9 +258,7 @@ async def _guarded(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWriter)
     except ServerError as exc:
         live.state, live.failure = "failed", exc
         heartbeat.progress.note(name, "failed")
-        heartbeat.progress.console.print(
-            f"[red]{escape(name)} stopped:[/] {escape(str(exc))}", soft_wrap=True
-        )
+        heartbeat.progress.say(f"{name} stopped: {exc}", "error")
         return
     live.state = "stopped" if shared.stop.is_set() else "finished"
     heartbeat.progress.note(name, live.state)

@@ -6,7 +6,8 @@ its total grows as retries are discovered. `ok` is a reply with a verdict other 
 empty/unfinished, `trunc` an empty or cut-off reply (it will be retried once), `fail` a
 transport error left after retries. A model's note says when its server stopped answering, or
 how the model ended. Without a terminal (a detached run's log) the same numbers are printed as
-plain lines every `interval_s` seconds.
+plain lines every `interval_s` seconds. The counting is the run's (`run/progress.py`); this is
+its view.
 """
 
 from __future__ import annotations
@@ -15,61 +16,36 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.progress import Progress as Bars
 
-from thinkeval.records import RETRY_STATUSES, Attempt
+from thinkeval.run.progress import Level, Progress, RowCounts
 
-
-@dataclass
-class RowCounts:
-    total: int = 0
-    done: int = 0
-    ok: int = 0
-    truncated: int = 0
-    failed: int = 0
-    correct: int = 0
-    started: float = 0.0
-    resumed: int = 0  # done before this process started: not part of its rate
-
-    def add(self, other: RowCounts) -> None:
-        """Count `other`'s numbers in too (a model's row sums its tasks' rows)."""
-        for name in ("total", "done", "ok", "truncated", "failed", "correct", "resumed"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-
-    def rate_per_s(self, now: float) -> float:
-        """Attempts finished per second since this process started the row."""
-        return (self.done - self.resumed) / max(now - self.started, 1e-9)
-
-    def eta_s(self, now: float) -> float | None:
-        """Seconds left at the row's rate; None before the first attempt."""
-        rate = self.rate_per_s(now)
-        return (self.total - self.done) / rate if rate > 0 else None
+COLOURS: dict[Level, str] = {"info": "", "warning": "yellow", "error": "red"}
 
 
-class RunProgress:
-    """Counts attempts per (model, task) and shows them; plain log lines when not a terminal."""
+class RunProgress(Progress):
+    """Shows the run's counts; plain log lines when not a terminal."""
 
     def __init__(self, console: Console | None = None, interval_s: float = 10.0) -> None:
+        super().__init__()
         self.console = console or Console(stderr=True)
-        self.rows: dict[tuple[str, str], RowCounts] = {}
-        self.notes: dict[str, str] = {}
         self._ids: dict[tuple[str, str], TaskID] = {}
         self._model_ids: dict[str, TaskID] = {}
         self._live = self.console.is_terminal
         self._interval = interval_s
         self._last_log = 0.0
-        self._progress = Progress(
+        self._progress = Bars(
             TextColumn("{task.description}"),
             BarColumn(bar_width=24),
             MofNCompleteColumn(),
@@ -91,66 +67,32 @@ class RunProgress:
         if not self._live:
             self._log(force=True)
 
-    def model_row(self, model: str) -> RowCounts:
-        """The sum of a model's task rows."""
-        total = RowCounts(started=min(
-            (row.started for (m, _), row in self.rows.items() if m == model), default=0.0
-        ))
-        for (name, _), row in self.rows.items():
-            if name == model:
-                total.add(row)
-        return total
-
-    def add(self, model: str, task: str, count: int, already_done: int = 0) -> None:
-        """Announce `count` more requests for a row (`already_done` from an earlier run)."""
+    def changed(self, model: str, task: str, *, new: bool = False) -> None:
         key = (model, task)
-        row = self.rows.get(key)
-        if row is None:
+        if new:
             if model not in self._model_ids:
-                self._model_ids[model] = self._new_row(f"[bold]{model}[/]")
-            row = self.rows[key] = RowCounts(started=time.monotonic())
-            self._ids[key] = self._new_row(f"  {task}")
-        row.total += count + already_done
-        row.done += already_done
-        row.resumed += already_done
-        self._refresh(key)
+                self._model_ids[model] = self._new_row(f"[bold]{escape(model)}[/]")
+            self._ids[key] = self._new_row(f"  {escape(task)}")
+        if self._live:
+            now = time.monotonic()
+            self._show(self._ids[key], self.rows[key], now)
+            self._show(self._model_ids[model], self.model_row(model), now)
+        elif not new:
+            self._log()
 
-    def note(self, model: str, text: str) -> None:
-        """Show `text` on the model's row (its server stopped answering, it failed, ...)."""
-        self.notes[model] = text
+    def noted(self, model: str, text: str) -> None:
         if model in self._model_ids:
             self._progress.update(self._model_ids[model], note=text)
 
-    def record(self, attempt: Attempt) -> None:
-        key = (attempt.model, attempt.task)
-        row = self.rows[key]
-        row.done += 1
-        if attempt.refused is not None:
-            pass  # refused for good: done, neither an answer nor a failure
-        elif attempt.error is not None:
-            row.failed += 1
-        elif attempt.state in RETRY_STATUSES:
-            row.truncated += 1
-        else:
-            row.ok += 1
-            row.correct += attempt.recorded_status() == "correct"
-        if attempt.phase == "fixed" and attempt.state in RETRY_STATUSES:
-            row.total += 1  # its single retry is now known work
-        self._refresh(key)
-        if not self._live:
-            self._log()
+    def say(self, text: str, level: Level = "info") -> None:
+        colour = COLOURS[level]
+        line = f"[{colour}]{escape(text)}[/]" if colour else escape(text)
+        self.console.print(line, soft_wrap=True, highlight=False)
 
     def _new_row(self, description: str) -> TaskID:
         return self._progress.add_task(
             description, total=0, ok=0, trunc=0, fail=0, rate="", note=""
         )
-
-    def _refresh(self, key: tuple[str, str]) -> None:
-        if not self._live:
-            return
-        now = time.monotonic()
-        self._show(self._ids[key], self.rows[key], now)
-        self._show(self._model_ids[key[0]], self.model_row(key[0]), now)
 
     def _show(self, task_id: TaskID, row: RowCounts, now: float) -> None:
         rate = f"{row.rate_per_s(now):.1f}/s" if row.done > row.resumed else ""

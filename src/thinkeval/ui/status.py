@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from thinkeval.ops.status import ModelStatus, RunStatus
-from thinkeval.ui.tables import missing
+from thinkeval.results.wording import missing
 
 
 def format_duration(seconds: float | None) -> str:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from thinkeval.ops.verify import Verification
-from thinkeval.run.rundir import SAMPLES_DIR
+from thinkeval.store.rundir import SAMPLES_DIR
 
 # Ids listed per problem in the readable output; --json lists all of them.
 SHOWN_IDS = 10

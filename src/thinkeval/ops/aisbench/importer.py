@@ -37,9 +37,10 @@ from thinkeval.ops.aisbench.reading import imported_state, thinking_mode
 from thinkeval.ops.aisbench.settings import Settings, read_settings
 from thinkeval.records import Attempt, Sample, Usage
 from thinkeval.results.summary import write_summary
-from thinkeval.run.journal import Journal, iter_attempts
-from thinkeval.run.judge import recorded_verdicts
-from thinkeval.run.run_record import (
+from thinkeval.scoring.scorers import STRICT, ReplyText
+from thinkeval.store.journal import Journal, iter_attempts
+from thinkeval.store.judge import recorded_verdicts
+from thinkeval.store.run_record import (
     check_resumable,
     existing_record,
     merged,
@@ -47,8 +48,7 @@ from thinkeval.run.run_record import (
     task_record,
     write_run_record,
 )
-from thinkeval.run.rundir import run_dir_for, write_atomic, write_samples
-from thinkeval.scoring.scorers import STRICT, ReplyText
+from thinkeval.store.rundir import run_dir_for, write_atomic, write_samples
 from thinkeval.tasks import get_task, resolve_data_dir
 from thinkeval.urls import redact_url
 

@@ -21,7 +21,7 @@ import orjson
 from thinkeval.records import Attempt
 from thinkeval.report._cells import RunData
 from thinkeval.report._samples import Catalog
-from thinkeval.run.rundir import SAMPLES_DIR
+from thinkeval.store.rundir import SAMPLES_DIR
 
 _DECODE = msgspec.json.Decoder(Attempt)
 

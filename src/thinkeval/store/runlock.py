@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from thinkeval.errors import JournalError
-from thinkeval.run.shard import Shard
+from thinkeval.store.shard import Shard
 
 LOCKS_DIR = "locks"
 

@@ -17,8 +17,8 @@ import msgspec
 import yaml
 
 from thinkeval.config import ModelConfig
-from thinkeval.run.run_record import RunRecord
-from thinkeval.run.rundir import write_atomic
+from thinkeval.store.run_record import RunRecord
+from thinkeval.store.rundir import write_atomic
 from thinkeval.version import __version__
 
 RUN_YAML = "run.yaml"

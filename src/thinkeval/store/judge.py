@@ -13,7 +13,7 @@ Every reader of a run asks this module, so resuming, `summary.json`, `thinkeval 
 * `outcome_of`: an attempt's outcome as the numbers count it, reusing recorded verdicts when the
   scorer versions and the gold are current.
 
-`run/counted.py` applies the same rules one journal line at a time in a few bytes per sample.
+`store/counted.py` applies the same rules one journal line at a time in a few bytes per sample.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import msgspec
 
-from thinkeval.run.rundir import write_json
+from thinkeval.store.rundir import write_json
 
 HEARTBEAT_S = 2.0
 T = TypeVar("T")

@@ -16,7 +16,7 @@ import msgspec
 from thinkeval.config import EndpointConfig, ModelConfig, RunConfig, TaskSettings
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
-from thinkeval.run.rundir import CONFIG_FILE, write_json
+from thinkeval.store.rundir import CONFIG_FILE, write_json
 from thinkeval.version import __version__
 
 RECORD_VERSION = 2

@@ -8,7 +8,7 @@ the sample's slot; with repeats, each slot has one unit per repeat) and each pha
 deciding the next step needs without reading it again. The attempt itself is read back by that
 reference when it is needed.
 
-The rules are the judge's (`run/judge.py`), applied one line at a time: `takes_over` decides
+The rules are the judge's (`store/judge.py`), applied one line at a time: `takes_over` decides
 which attempt counts, and the reply state recorded with the attempt whether a retry is due.
 """
 
@@ -25,10 +25,10 @@ from typing import IO
 
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt
-from thinkeval.run.journal import iter_located, journal_files, read_attempt_line
-from thinkeval.run.judge import takes_over
-from thinkeval.run.rundir import SamplesFile
 from thinkeval.scoring.state import RETRY_STATES
+from thinkeval.store.journal import iter_located, journal_files, read_attempt_line
+from thinkeval.store.judge import takes_over
+from thinkeval.store.rundir import SamplesFile
 
 # Reference layout, low bits first: 1 present, 2 error, 4 fixed reply empty/unfinished,
 # 8 no reply state recorded (a version-1 journal: the judge reads the attempt), 12 bits journal

@@ -80,7 +80,7 @@ def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
     other = refusal.replace(b'"param": "max_tokens"', b'"param": "temperature"')
     # Any other parameter the server names is refused for good (client/refusals.py).
     refused = get_profile("vllm").failure(400, other, None)
-    assert (refused.kind, refused.refused) == ("refused", "invalid_parameter")
+    assert (refused.kind, refused.refused) == ("http_400", "invalid_parameter")
     assert not refused.retryable
 
 

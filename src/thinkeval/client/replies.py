@@ -33,7 +33,7 @@ class RequestFailed(Exception):
     """A request that produced no usable reply.
 
     `kind` is a short machine-readable cause (`connection`, `timeout`, `http_500`, `malformed`,
-    `context_overflow`, `refused`, `abandoned`, `wrong_api`, ...); `retryable` says whether
+    `context_overflow`, `abandoned`, `wrong_api`, ...); `retryable` says whether
     asking again can help.
     """
 
@@ -45,7 +45,7 @@ class RequestFailed(Exception):
     prompt_tokens: int | None = None  # parsed from a context-overflow message, when given
     # Why the client gave up waiting (client/watchdog.py AbandonReason), for kind `abandoned`.
     abandoned: str | None = None
-    # A refusal asking again cannot change (client/refusals.py), for kind `refused`.
+    # A refusal asking again cannot change (client/refusals.py): the attempt is final.
     refused: str | None = None
     window: int | None = None  # the context window a refusal named
 
@@ -129,10 +129,10 @@ def http_failure(
             failure = RequestFailed("context_overflow", message, False, status, None, prompt_tokens)
             failure.window = refusal.window
             if refusal.prompt_alone:
-                failure.kind, failure.refused = "refused", "prompt_over_window"
+                failure.refused = "prompt_over_window"  # permanent: the kind stays
             return failure, error
         if error is not None and invalid_parameter(error.message, error.param) is not None:
-            failure = RequestFailed("refused", message, False, status)
+            failure = RequestFailed(f"http_{status}", message, False, status)
             failure.refused = "invalid_parameter"
             return failure, error
     retryable = status in (408, 429) or status >= 500

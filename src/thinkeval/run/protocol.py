@@ -243,6 +243,7 @@ class ModelRun:
         if (
             failure is not None
             and failure.kind == "context_overflow"
+            and failure.refused is None  # the prompt alone over the window: no budget fits
             and (self.max_model_len or failure.window) is not None
         ):
             # Older vLLM (and SGLang, OpenAI) reject prompt + max_tokens over the window; newer

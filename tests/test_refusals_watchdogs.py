@@ -182,14 +182,25 @@ def hanging() -> Iterator[type[ThreadedRestartable]]:
     yield ThreadedRestartable
 
 
-@pytest.mark.parametrize("api", list(PROFILES))
+@pytest.mark.parametrize(
+    ("api", "gap_s"),
+    [*((api, 1.0) for api in PROFILES), ("vllm", 0.0), ("sglang", 0.0)],
+)
 def test_a_hung_server_replaced_on_its_port_loses_nothing(
-    tmp_path: Path, api: str, hanging: type[ThreadedRestartable]
+    tmp_path: Path, api: str, gap_s: float, hanging: type[ThreadedRestartable]
 ) -> None:
     """SIGTERM-like: the server stops listening and holds its connections; a fresh one takes
-    the port 1 s later. The requests held are abandoned and asked again; the run finishes."""
+    the port `gap_s` later (at once: no probe sees it down; its start time and its load tell).
+    The requests held are abandoned and asked again; the run finishes."""
     task = _task(tmp_path, rows=16, long_row=False)
-    config = SimConfig(port=0, profile=PROFILES[api], per_token_s=0.001, seed=5)
+    config = SimConfig(
+        port=0,
+        profile=PROFILES[api],
+        per_token_s=0.0005,
+        short_tokens=(100, 300),
+        p_long=0.0,
+        seed=5,
+    )
     with hanging(config) as server:
         path = _config(tmp_path, task, server.server.base_url, api, probe_interval_s=0.3)
         out = tmp_path / "out"
@@ -202,7 +213,7 @@ def test_a_hung_server_replaced_on_its_port_loses_nothing(
                     break
                 time.sleep(0.02)
             server.call("hang")
-            time.sleep(1.0)
+            time.sleep(gap_s)
             server.call("start")
             restarted.append(time.monotonic())
 

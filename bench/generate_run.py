@@ -190,7 +190,7 @@ def generate_run(folder: Path, samples: int, seed: int = 0) -> Path:
                         attempt = Attempt(
                             **common,
                             error="HTTP 503: Service Unavailable",
-                            error_kind="http",
+                            error_kind="server_error",
                             http_status=503,
                             tries=11,
                         )

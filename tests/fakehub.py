@@ -31,6 +31,7 @@ from thinkeval.tasks.builtin.ceval import SUBJECTS
 class Repo:
     commits: dict[str, dict[str, bytes]] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)
+    token: str | None = None  # gated: only requests bearing this token are served
 
     def commit_of(self, revision: str) -> str | None:
         if revision in self.commits:
@@ -62,12 +63,20 @@ class FakeHub:
         return f"http://{host}:{port}"
 
     def add(
-        self, repo: str, files: dict[str, bytes], commit: str | None = None, branch: str = "main"
+        self,
+        repo: str,
+        files: dict[str, bytes],
+        commit: str | None = None,
+        branch: str = "main",
+        token: str | None = None,
     ) -> str:
-        """Add a commit holding `files` to `repo`, pointed to by `branch`; returns its hash."""
+        """Add a commit holding `files` to `repo`, pointed to by `branch`; returns its hash.
+        With `token` the repo is gated: a request without `Authorization: Bearer <token>` gets
+        the hub's 401 `GatedRepo` answer."""
         digest = hashlib.sha1(repr(sorted(files.items())).encode()).hexdigest()
         commit = commit or digest
         entry = self.repos.setdefault(repo, Repo())
+        entry.token = token or entry.token
         entry.commits[commit] = files
         entry.refs[branch] = commit
         return commit
@@ -118,6 +127,9 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             """`REPO/VERB/REVISION/PATH...` → the repo, verb, commit and path; or an error sent."""
             for name, repo in hub.repos.items():
                 if rest.startswith(name + "/"):
+                    if repo.token and self.headers.get("Authorization") != f"Bearer {repo.token}":
+                        self._error(401, "GatedRepo")
+                        return None
                     verb, _, tail = rest.removeprefix(name + "/").partition("/")
                     revision, _, path = tail.partition("/")
                     commit = repo.commit_of(unquote(revision))

@@ -96,7 +96,7 @@ def test_import_judges_each_record_from_its_text(
     assert attempts["gsm8k/3"].finish_reason is None  # unfinished by the text alone
     failed = attempts["gsm8k/5"]
     assert failed.error == "Request timed out after 3600 s"
-    assert failed.error_kind == "aisbench_failed"
+    assert failed.error_kind == "imported"
     assert failed.request["source_file"] == f"predictions/{MODEL}/gsm8k_failed.jsonl"
     assert attempts["boolq/0"].usage.completion_tokens is None  # AISBench's 0: not counted
 

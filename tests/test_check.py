@@ -67,7 +67,10 @@ def test_each_era_is_reported(
     assert report["latency_s"] >= 0
     assert report["smallest_budget"] in (256, 1024)
     assert report["probes"][-1]["verdict"] in ("correct", "wrong")
-    assert stats(server.base_url)["requests"] == len(report["probes"])
+    # and, where the API returns token ids, one chat and one continuation for `retry: continue`
+    continues = report["continue_ok"]
+    assert continues is (profile != "sglang" and profile != "openai")
+    assert stats(server.base_url)["requests"] == len(report["probes"]) + 2 * continues
     api = "vllm" if profile.startswith("vllm") else profile
     assert report["api"] == api
     assert report["api_evidence"] == f"owned_by: {'system' if api == 'openai' else api}"

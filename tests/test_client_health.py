@@ -7,10 +7,14 @@ from thinkeval.client.health import REPORT_AFTER_FAILURES, Reachability
 from thinkeval.client.limits import EndpointLimits, endpoint_caps
 from thinkeval.config import ModelConfig
 
-REFUSED = RequestFailed("connection", "cannot connect to 127.0.0.1:9", True)
-BAD_GATEWAY = RequestFailed("http_502", "HTTP 502", True, http_status=502)
-SERVER_ERROR = RequestFailed("http_500", "HTTP 500", True, http_status=500)
-TIMEOUT = RequestFailed("timeout", "no complete reply within 600 s", True)
+REFUSED = RequestFailed(kind="connection", message="cannot connect to 127.0.0.1:9", retryable=True)
+BAD_GATEWAY = RequestFailed(
+    kind="server_error", message="HTTP 502", retryable=True, http_status=502
+)
+SERVER_ERROR = RequestFailed(
+    kind="server_error", message="HTTP 500", retryable=True, http_status=500
+)
+TIMEOUT = RequestFailed(kind="timeout", message="no complete reply within 600 s", retryable=True)
 
 
 def fail(health: Reachability, failure: RequestFailed = REFUSED, times: int = 1) -> None:

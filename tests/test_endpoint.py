@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from thinkeval.client.profiles import get_profile
 from thinkeval.client.replies import (
     RequestFailed,
     error_message,
-    http_failure,
     normalise,
     retry_after,
 )
@@ -24,8 +24,8 @@ def parse_completion(raw: object) -> Reply:
 
 
 def _http_failure(status: int, raw: bytes, retry_after_header: str | None) -> RequestFailed:
-    failure, _ = http_failure(status, raw, retry_after_header)
-    return failure
+    """A non-200 reply as the vLLM profile classifies it (the wording is the profile's)."""
+    return get_profile("vllm").failure(status, raw, retry_after_header)
 
 
 def body(message: dict, finish: str = "stop", usage: dict | None = None) -> dict:

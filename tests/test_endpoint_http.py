@@ -314,7 +314,7 @@ async def test_429_is_retryable_after_the_time_the_server_asks() -> None:
         with pytest.raises(RequestFailed, match="HTTP 429: slow down") as info:
             await endpoint.chat(BODY)
     failure = info.value
-    assert (failure.kind, failure.retryable, failure.retry_after_s) == ("http_429", True, 2)
+    assert (failure.kind, failure.retryable, failure.retry_after_s) == ("rate_limited", True, 2)
 
 
 async def test_a_base_url_without_v1_is_named() -> None:

@@ -75,7 +75,7 @@ def _attempt(line: dict[str, Any]) -> Attempt:
         "shard": None if line["writer"] == "main" else line["writer"],
     }
     if line["kind"] == "error":
-        return Attempt(**common, error="HTTP 500: boom", error_kind="http_500", http_status=500)
+        return Attempt(**common, error="HTTP 500: boom", error_kind="server_error", http_status=500)
     content, finish = REPLIES[line["kind"]]
     if line["imported"] and phase == "fixed":
         # Imported: finish_reason unknown; the state judged at import is recorded (version 2)

@@ -320,7 +320,7 @@ def test_verify_reports_missing_error_only_unexpected_and_unknown(
     candidate = next(x for x in fixed if x["sample_id"] in retried)
     missing, failing, over_asked = plain[0], plain[1], plain[2]
     errored = dict(failing, content=None, reasoning=None, finish_reason=None, verdict=None,
-                   answer=None, error="HTTP 500: boom", error_kind="http", http_status=500)
+                   answer=None, error="HTTP 500: boom", error_kind="server_error", http_status=500)
     unexpected = dict(over_asked, phase="retry", budget=8192, max_tokens=8192)
     unknown = dict(missing, sample_id="gsm8k/999999")
     kept = [x for x in lines if x is not missing and x is not failing

@@ -22,8 +22,8 @@ import pytest
 
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
+from thinkeval.client.profiles import get_profile
 from thinkeval.client.refusals import context_refusal, invalid_parameter
-from thinkeval.client.replies import http_failure
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.faults import Restartable
 from thinkeval.store.journal import iter_attempts
@@ -113,7 +113,7 @@ def test_a_parameter_the_server_names_is_refused_for_good() -> None:
             }
         }
     ).encode()
-    failure, _ = http_failure(400, raw, None)
+    failure = get_profile("openai").failure(400, raw, None)
     assert (failure.refused, failure.retryable) == ("invalid_parameter", False)
     assert (
         invalid_parameter("max_tokens=9 is too large (parameter=max_tokens, value=9)", None) is None

@@ -195,7 +195,7 @@ def reply(
         return Attempt(
             **common,  # type: ignore[arg-type]
             error="HTTP 503 from http://127.0.0.1:8006/v1: Service Unavailable",
-            error_kind="http",
+            error_kind="server_error",
             http_status=503,
             tries=6,
         )

@@ -105,8 +105,8 @@ VERSION_CORPUS = [
 PINNED_DIGEST = "81430f9639daf8f9"
 PINNED_VERSIONS = [
     ["2/number-2", "3/gsm8k"],
-    ["2/boolean-2", "3/first-capital"],
-    ["2/choice-2", "3/last-option-ABCD"],
+    ["2/boolean-3", "3/first-capital"],
+    ["2/choice-3", "3/last-option-ABCD"],
 ]
 
 

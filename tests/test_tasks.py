@@ -388,9 +388,12 @@ def test_braces_in_values_are_inserted_verbatim() -> None:
 
 
 def test_unknown_task() -> None:
-    known = "aime24, aime25, boolq, ceval, gsm8k, math500"
-    with pytest.raises(DatasetError, match=rf"unknown task 'mmlu'; known tasks: {known}"):
+    with pytest.raises(DatasetError, match=r"unknown task 'mmlu'; known tasks: ") as raised:
         load_samples("mmlu")
+    # Every built-in task, in name order (more arrive with new benchmarks).
+    listed = str(raised.value).split("known tasks: ")[1].split(", ")
+    assert listed == sorted(listed)
+    assert {"aime24", "aime25", "boolq", "ceval", "gsm8k", "ifeval", "math500"} <= set(listed)
 
 
 # --- resolving the data dir --------------------------------------------------------------------
@@ -462,7 +465,10 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
     from thinkeval.scoring.kinds import KINDS, make_kind
     from thinkeval.tasks.registry import find_task, task_names
 
-    assert task_names() == ["aime24", "aime25", "boolq", "ceval", "gsm8k", "math500"]
+    assert task_names() == [
+        "aime24", "aime25", "boolq", "ceval", "ceval_all", "gpqa_diamond", "gsm8k", "ifeval",
+        "math500", "mmlu_pro", "mmlu_pro_0shot",
+    ]  # fmt: skip
     assert find_task("gsm8k") is find_task("gsm8k")  # one spec object, however it was found
     for unknown in ("nope", "../gsm8k", "__init__", "_private", "registry"):
         assert find_task(unknown) is None
@@ -471,4 +477,5 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
     assert {name: cls.__name__ for name, cls in built.items()} == {
         "number": "NumberKind", "choice": "ChoiceKind", "boolean": "BooleanKind",
         "exact": "ExactKind", "regex": "RegexKind", "math": "MathKind",
+        "instructions": "InstructionsKind",
     }

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,14 @@ import yaml
 
 from conftest import ThreadedSim, write_config
 from fakehub import FakeHub
+from thinkeval.api import score
 from thinkeval.cli import main
 from thinkeval.config import load_config, parse_config
 from thinkeval.errors import ConfigError, DatasetError
+from thinkeval.scoring.kinds import KINDS, Found, register_kind
 from thinkeval.sim import SimConfig, answer_key_from_samples
-from thinkeval.tasks import get_task, iter_samples, load_samples
+from thinkeval.tasks import find_task, iter_samples, load_samples
+from thinkeval.tasks.spec import TaskSpec
 from thinkeval.tasks.user import load_task_file
 
 DOCS = (Path(__file__).parent.parent / "docs" / "tasks.md").read_text(encoding="utf-8")
@@ -64,9 +68,9 @@ def newcomer(tmp_path: Path) -> Path:
 def serve_for() -> Iterator[Any]:
     started: list[ThreadedSim] = []
 
-    def start(*tasks: str, **knobs: Any) -> str:
+    def start(*tasks: TaskSpec, **knobs: Any) -> str:
         samples = [s for task in tasks for s in load_samples(task)]
-        server = ThreadedSim(SimConfig(port=0, **knobs), answer_key_from_samples(samples))
+        server = ThreadedSim(SimConfig(port=0, **knobs), answer_key_from_samples(samples, tasks))
         started.append(server.start())
         return server.base_url
 
@@ -81,8 +85,9 @@ def test_a_newcomers_csv_and_jsonl_tasks_run_end_to_end(
     config_text = doc_block("Then name it in a run config", "yaml")
     config = yaml.safe_load(config_text)
     config["tasks"].append({"file": "sums.yaml"})
-    load_config(write_config(newcomer / "run.yaml", config))  # registers both tasks
-    url = serve_for("quiz", "sums", model="my-model", seed=2, p_long=0.3, p_wrong=0.2)
+    catalogue = load_config(write_config(newcomer / "run.yaml", config)).catalogue
+    tasks = [catalogue.get("quiz"), catalogue.get("sums")]
+    url = serve_for(*tasks, model="my-model", seed=2, p_long=0.3, p_wrong=0.2)
     config["models"][0].update(base_url=url, concurrency=8, retry_backoff_s=0.01)
     path = write_config(newcomer / "run.yaml", config)
     assert main(["run", str(path), "--output", str(newcomer / "out")]) == 0
@@ -90,6 +95,8 @@ def test_a_newcomers_csv_and_jsonl_tasks_run_end_to_end(
     rows = {r["task"]: r for r in summary["results"]}
     assert rows["quiz"]["total"] == 8 and rows["sums"]["total"] == 10
     assert rows["sums"]["budgets"] == [1024, 4096]
+    # Loading the config, running and summarising (reading the run back) registered nothing.
+    assert find_task("quiz") is None and find_task("sums") is None
     for row in rows.values():
         adaptive = row["adaptive"]
         assert adaptive["pending"] == adaptive["error"] == 0
@@ -229,8 +236,8 @@ def test_few_shot_system_and_subject(tmp_path: Path) -> None:
     assert spec.lenient == "yn:boolean"
     from thinkeval.api import score
 
-    assert score("yn", "Answer: yes", "stop", "A").status == "correct"
-    lenient = score("yn", None, "length", "A", reasoning="So... Answer: yes", scorer="lenient")
+    assert score(spec, "Answer: yes", "stop", "A").status == "correct"
+    lenient = score(spec, None, "length", "A", reasoning="So... Answer: yes", scorer="lenient")
     assert lenient.status == "correct"
 
 
@@ -268,7 +275,46 @@ def test_a_task_defined_inline_in_the_config(tmp_path: Path) -> None:
     entry = {"name": "colour", "limit": 1, "repeats": 2, "define": define}
     config = parse_config({"run": "inline", "tasks": [entry], "models": [model]}, "run.yaml")
     assert config.tasks[0].name == "colour" and config.settings("colour").repeats == 2
-    assert get_task("colour").answer.name == "exact"
+    assert config.catalogue.get("colour").answer.name == "exact"
+    # Loading the config changed no process state: the task is the config's alone.
+    assert find_task("colour") is None
     both = {"file": "a.yaml", "define": define}
     with pytest.raises(ConfigError, match=r"run.yaml: tasks\[0\]: give either file or define"):
         parse_config({"run": "r", "tasks": [both], "models": [model]}, "run.yaml")
+
+
+@dataclass(frozen=True)
+class _Initial:
+    """A kind of one's own: the answer is the first letter of the last line, case-folded."""
+
+    name: str = "initial"
+    version: str = "1"
+    pooled: bool = False
+
+    def find(self, text: str) -> Found | None:
+        lines = text.strip().splitlines()
+        return Found(lines[-1][:1].lower(), "initial") if lines and lines[-1] else None
+
+    def matches(self, answer: str, gold: str) -> bool:
+        return answer == gold[:1].lower()
+
+    def check_gold(self, gold: str) -> str | None:
+        return None if gold else "an empty gold"
+
+
+def test_a_registered_kind_is_one_a_task_file_can_use(tmp_path: Path) -> None:
+    (tmp_path / "d.jsonl").write_text(json.dumps({"q": "Name a fruit.", "a": "Apple"}) + "\n")
+    task = {"name": "initials", "data": {"file": "d.jsonl"},
+            "fields": {"question": "q", "answer": "a"}, "answer": {"kind": "initial"}}  # fmt: skip
+    with pytest.raises(ConfigError, match="unknown answer kind 'initial'"):
+        load_task_file(_write(tmp_path, task))
+    register_kind("initial", _Initial)
+    try:
+        spec = load_task_file(_write(tmp_path, task))
+        assert spec.answer.name == "initial"
+        (sample,) = iter_samples(spec)
+        assert sample.messages[-1]["content"].endswith('as "Answer: ...".')
+        verdict = score(spec, "Let me think.\nartichoke? no: apple", "stop", sample.gold)
+        assert verdict.status == "correct"
+    finally:
+        del KINDS["initial"]

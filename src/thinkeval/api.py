@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
 from thinkeval.records import Verdict
 from thinkeval.scoring.scorers import ReplyText, get_scorer
 from thinkeval.tasks.registry import find_task, task_names
+from thinkeval.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,14 +30,15 @@ if TYPE_CHECKING:
 
 
 def score(
-    task: str,
+    task: str | TaskSpec,
     content: str | None,
     finish_reason: str | None,
     gold: str,
     reasoning: str | None = None,
     scorer: str = "strict",
 ) -> Verdict:
-    """Score one reply to a `task` sample against its `gold` answer with the named `scorer`.
+    """Score one reply to a `task` sample (a built-in task's name, or the spec of a task of your
+    own, e.g. from `tasks.user.load_task_file`) against its `gold` answer with `scorer`.
 
     Raises ValueError for an unknown task or scorer; never for the reply's text.
 
@@ -47,7 +49,7 @@ def score(
     >>> score("gsm8k", "The answer is 15", "length", "15", scorer="lenient").status
     'correct'
     """
-    spec = find_task(task)
+    spec = find_task(task) if isinstance(task, str) else task
     if spec is None:
         raise ValueError(f"unknown task {task!r}: expected one of {', '.join(task_names())}")
     return get_scorer(scorer).score(spec, ReplyText(content, reasoning, finish_reason), gold)

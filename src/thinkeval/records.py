@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from thinkeval.failures import FailureKind, legacy_kind
+
 # 2: attempts carry `repeat`, the reply `state` and `verdicts` per scorer; summaries carry
 # budgets and repeats per task. Version-1 journals are still read (their verdicts re-scored).
 SCHEMA_VERSION = 2
@@ -95,6 +97,21 @@ class Reply(Record, kw_only=True, forbid_unknown_fields=True):
     usage: Usage = msgspec.field(default_factory=Usage)
     http_status: int | None = None
     served_model: str | None = None
+    # Only when asked for (`return_token_ids`, vLLM 0.10.2+): what a continuation resends.
+    prompt_token_ids: list[int] | None = None
+    token_ids: list[int] | None = None
+
+
+class Continuation(Record, kw_only=True, forbid_unknown_fields=True):
+    """How a `retry: continue` attempt was made: the fixed reply's `from_tokens` generated tokens
+    carried over, then one `/v1/completions` request that prefilled `prompt_tokens` (the prompt
+    and the carried tokens) and generated `completion_tokens` more, as the server reported.
+    `requested` is False when the fixed reply had stopped on its own: it is its own B2 reply."""
+
+    from_tokens: int
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    requested: bool = True
 
 
 class StoredVerdict(Record, kw_only=True, forbid_unknown_fields=True):
@@ -139,7 +156,7 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     usage: Usage = msgspec.field(default_factory=Usage)
     http_status: int | None = None
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: FailureKind | None = None  # set with `error` (thinkeval/failures.py)
     # A refusal asking again cannot change (client/refusals.py): prompt_over_window or
     # invalid_parameter. The attempt is final: counted as `refused`, never asked again.
     refused: str | None = None
@@ -155,6 +172,11 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     state: ReplyState | None = None  # None for an error attempt (and in version-1 journals)
     gold: str | None = None  # what the verdicts were judged against
     verdicts: dict[str, StoredVerdict] = msgspec.field(default_factory=dict)
+    # `retry: continue`: a cut-off fixed reply keeps its token ids (what the continuation
+    # resends); its retry says how it continued, its usage then counts the whole joined reply.
+    prompt_token_ids: list[int] | None = None
+    token_ids: list[int] | None = None
+    continuation: Continuation | None = None
     # Version-1 journals recorded these; they are read, never written, and always re-scored.
     verdict: Status | None = None
     answer: str | None = None
@@ -179,3 +201,20 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
             return "error"
         stored = self.verdicts.get(scorer)
         return stored.status if stored is not None else None
+
+
+_DECODE_ATTEMPT = msgspec.json.Decoder(Attempt)
+
+
+def decode_attempt(line: bytes) -> Attempt:
+    """One journal line as an `Attempt`; an `error_kind` written before the kinds were typed
+    (`http_500`) is read as its kind. Raises `msgspec.MsgspecError` for anything else."""
+    try:
+        return _DECODE_ATTEMPT.decode(line)
+    except msgspec.ValidationError as exc:
+        if decode_error_parts(exc)[0] != "error_kind":
+            raise
+    raw = msgspec.json.decode(line)
+    raw["error_kind"] = legacy_kind(str(raw["error_kind"]), raw.get("http_status"))
+    return msgspec.convert(raw, Attempt)
+

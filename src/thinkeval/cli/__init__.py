@@ -47,6 +47,9 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
         "ask a judge model for each finished reply's final answer; compare with strict",
     ),
     "tasks": ("cli.tasks", "list the tasks, or show exactly what one sample of a task sends"),
+    "compare": ("cli.compare", "is the candidate as good as the baseline? decisions at a margin"),
+    "plan": ("cli.plan", "how many questions or repeats a comparison needs at a margin"),
+    "export": ("cli.export", "write a run's results in the Every Eval Ever formats"),
 }
 
 

@@ -166,7 +166,9 @@ class Dispatcher:
         return delay
 
     def _mark(self, endpoint: Endpoint, failure: RequestFailed | None) -> None:
-        if failure is None or not failure.retryable or failure.kind.startswith("http_4"):
+        # The server answered 408 or 429: the endpoint is up, only busy, so it does not rest.
+        answered = failure is not None and 400 <= (failure.http_status or 0) < 500
+        if failure is None or not failure.retryable or answered:
             self._failures.pop(endpoint, None)
             self._rested_until.pop(endpoint, None)
             return
@@ -176,9 +178,10 @@ class Dispatcher:
             rest = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**count)
             self._rested_until[endpoint] = time.monotonic() + rest
 
-    async def chat(self, body: dict[str, Any]) -> Outcome:
+    async def chat(self, body: dict[str, Any], *, completion: bool = False) -> Outcome:
         """Send `body`, retrying what can be retried; never raises for transport problems.
 
+        `completion`: to `/v1/completions` (a continuation), not `/v1/chat/completions`.
         Raises `ServerError` when the server speaks another API than the model's `api`.
         """
         started_at = time.time()
@@ -193,7 +196,7 @@ class Dispatcher:
                 await self._rate.wait()
             token = self.health.started()
             try:
-                timed = await self._send(endpoint, body, deadline_ok)
+                timed = await self._send(endpoint, body, completion, deadline_ok)
             except RequestFailed as exc:
                 if exc.kind == "wrong_api":
                     # Every request of this model would fail the same way: stop, say why.
@@ -214,12 +217,19 @@ class Dispatcher:
         tries = attempt + 1
         return Outcome(None, failure, tries, endpoint.base_url, started_at, abandoned)
 
-    async def _send(self, endpoint: Endpoint, body: dict[str, Any], deadline_ok: bool) -> Timed:
+    async def _send(
+        self, endpoint: Endpoint, body: dict[str, Any], completion: bool, deadline_ok: bool
+    ) -> Timed:
+        async def send() -> Timed:
+            if completion:
+                return await endpoint.completions(body)
+            return await endpoint.chat(body, deadline_ok)
+
         slot = self._slots.get(endpoint.base_url)
         if slot is None:
-            return await endpoint.chat(body, deadline_ok)
+            return await send()
         async with slot:  # a server shared with other models: wait for one of its slots
-            return await endpoint.chat(body, deadline_ok)
+            return await send()
 
     async def models(self) -> tuple[Endpoint, list[dict[str, Any]]]:
         """The `/v1/models` cards of the first endpoint that answers."""

@@ -14,8 +14,6 @@ says whether trying again can help. Retries, limits and the journal live above, 
 from __future__ import annotations
 
 import asyncio
-import re
-import ssl
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
+from thinkeval.client.continuation import parse_text_completion
 from thinkeval.client.profiles import ServerProfile, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.client.session import (
@@ -34,6 +33,7 @@ from thinkeval.client.session import (
     proxy_for,
     split_credentials,
 )
+from thinkeval.client.transport import transport_failure
 from thinkeval.client.watchdog import Watchdog
 from thinkeval.records import Reply
 from thinkeval.urls import redact_url
@@ -45,11 +45,6 @@ __all__ = ["MAX_REPLY_BYTES", "Endpoint", "RequestFailed", "Timed"]
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 # Of an error reply, only this much is read: enough for any error message.
 MAX_ERROR_BYTES = 64 * 1024
-# OpenSSL's reasons when the other side answered a TLS handshake in plain HTTP.
-_PLAIN_HTTP = frozenset(
-    {"WRONG_VERSION_NUMBER", "HTTP_REQUEST", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"}
-)
-_USERINFO = re.compile(r"//[^/@\s]+@")
 
 
 @dataclass
@@ -138,11 +133,11 @@ class Endpoint:
             except RequestFailed:
                 raise exc from None
             raise RequestFailed(
-                "wrong_base_url",
-                f"{self.base_url}/models answered HTTP 404; did you mean "
+                kind="wrong_base_url",
+                message=f"{self.base_url}/models answered HTTP 404; did you mean "
                 f"{self.base_url}/v1? (/v1/models answers there)",
-                False,
-                404,
+                retryable=False,
+                http_status=404,
             ) from None
 
     async def _models(self, root: str) -> list[dict[str, Any]]:
@@ -155,16 +150,22 @@ class Endpoint:
                     raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
                 raw = await _read_capped(resp)
         except TimeoutError:
-            raise RequestFailed("timeout", "GET /models timed out", True) from None
+            raise RequestFailed(
+                kind="timeout", message="GET /models timed out", retryable=True
+            ) from None
         except aiohttp.ClientError as exc:
-            raise self._transport_failure(exc) from None
+            raise transport_failure(exc, self.base_url) from None
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            raise RequestFailed("malformed", "/models reply is not JSON", True) from None
+            raise RequestFailed(
+                kind="malformed", message="/models reply is not JSON", retryable=True
+            ) from None
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
-            raise RequestFailed("malformed", "/models reply has no 'data' list", False)
+            raise RequestFailed(
+                kind="malformed", message="/models reply has no 'data' list", retryable=False
+            )
         return [card for card in data if isinstance(card, dict)]
 
     @property
@@ -193,9 +194,9 @@ class Endpoint:
                 return timed
             reason = abandon.result()
             raise RequestFailed(
-                "abandoned",
-                f"abandoned in flight: {reason.replace('_', ' ')}",
-                True,
+                kind="abandoned",
+                message=f"abandoned in flight: {reason.replace('_', ' ')}",
+                retryable=True,
                 abandoned=reason,
             )
         finally:
@@ -229,25 +230,66 @@ class Endpoint:
                     except orjson.JSONDecodeError:
                         snippet = raw[:120].decode("utf-8", "replace")
                         raise RequestFailed(
-                            "malformed", f"reply is not valid JSON: {snippet!r}", True, 200
+                            kind="malformed",
+                            message=f"reply is not valid JSON: {snippet!r}",
+                            retryable=True,
+                            http_status=200,
                         ) from None
                     reply, message = self.profile.parse(parsed)
         except TimeoutError as exc:
             if isinstance(exc, aiohttp.SocketTimeoutError) and self.stream_idle_s is not None:
                 raise RequestFailed(
-                    "abandoned",
-                    f"abandoned in flight: stream idle for {self.stream_idle_s:g} s",
-                    True,
+                    kind="abandoned",
+                    message=f"abandoned in flight: stream idle for {self.stream_idle_s:g} s",
+                    retryable=True,
                     abandoned="stream_idle",
                 ) from None
             raise RequestFailed(
-                "timeout", f"no complete reply within {self.timeout_s:g} s", True
+                kind="timeout",
+                message=f"no complete reply within {self.timeout_s:g} s",
+                retryable=True,
             ) from None
         except aiohttp.ClientError as exc:
-            raise self._transport_failure(exc) from None
+            raise transport_failure(exc, self.base_url) from None
         finally:
             self.outstanding -= 1
         return Timed(reply, time.perf_counter() - started, ttft, message)
+
+    async def completions(self, body: dict[str, Any]) -> Timed:
+        """Send one `/v1/completions` request (a continuation, `continuation.py`); return its
+        raw text as the reply's content, or raise `RequestFailed`."""
+        started = time.perf_counter()
+        self.outstanding += 1
+        try:
+            async with self.session.post(
+                self._chat_url.removesuffix("chat/completions") + "completions",
+                data=orjson.dumps(body),
+                headers=self._headers,
+                proxy=self.proxy,
+                timeout=self._timeout,
+            ) as resp:
+                if resp.status != 200:
+                    raw = await _read_head(resp, MAX_ERROR_BYTES)
+                    raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
+                raw = await _read_capped(resp)
+        except TimeoutError:
+            raise RequestFailed(
+                kind="timeout",
+                message=f"no complete reply within {self.timeout_s:g} s",
+                retryable=True,
+            ) from None
+        except aiohttp.ClientError as exc:
+            raise transport_failure(exc, self.base_url) from None
+        finally:
+            self.outstanding -= 1
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise RequestFailed(
+                kind="malformed", message="completion reply is not valid JSON", retryable=True,
+                http_status=200,
+            ) from None
+        return Timed(parse_text_completion(parsed), time.perf_counter() - started, None)
 
     async def _read_stream(
         self, resp: aiohttp.ClientResponse, started: float
@@ -266,65 +308,20 @@ class Endpoint:
                 event = orjson.loads(data)
             except orjson.JSONDecodeError:
                 raise RequestFailed(
-                    "malformed", "stream event is not valid JSON", True, 200
+                    kind="malformed",
+                    message="stream event is not valid JSON",
+                    retryable=True,
+                    http_status=200,
                 ) from None
             assembly.add(event)
         if not done and not assembly.finished:
-            raise RequestFailed("connection", "stream ended before [DONE]", True, 200)
+            raise RequestFailed(
+                kind="connection",
+                message="stream ended before [DONE]",
+                retryable=True,
+                http_status=200,
+            )
         return assembly.reply(), assembly.ttft
-
-    def _transport_failure(self, exc: aiohttp.ClientError) -> RequestFailed:
-        """A failure below HTTP as one plain sentence; never a URL's credentials."""
-        retryable = True
-        kind = "connection"
-        if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-            kind, retryable = "tls", False
-            why = _reason(exc.certificate_error)
-            message = (
-                f"the TLS certificate of {exc.host} is not trusted ({why}); if your own CA "
-                "signed it, point SSL_CERT_FILE at the CA's certificate"
-            )
-        elif isinstance(exc, aiohttp.ClientConnectorSSLError) and _plain_http(exc.os_error):
-            kind, retryable = "tls", False
-            plain = self.base_url.replace("https://", "http://", 1)
-            message = (
-                f"{exc.host}:{exc.port} answered the TLS handshake in plain HTTP: the server "
-                f"speaks plain HTTP; use {plain}"
-            )
-        elif isinstance(exc, aiohttp.ClientProxyConnectionError):
-            message = (
-                f"cannot connect to the proxy {exc.host}:{exc.port} (HTTP_PROXY / HTTPS_PROXY): "
-                f"{_reason(exc.os_error)}"
-            )
-        elif isinstance(exc, aiohttp.ClientHttpProxyError):
-            message = f"the proxy refused to connect: HTTP {exc.status} {exc.message}"
-        elif isinstance(exc, aiohttp.ClientConnectorError):
-            message = f"cannot connect to {exc.host}:{exc.port}: {_reason(exc.os_error)}"
-        elif isinstance(exc, aiohttp.ServerDisconnectedError):
-            message = "the server closed the connection before the reply ended"
-        elif isinstance(exc, aiohttp.ClientPayloadError):
-            message = f"the reply was cut off: {exc}"
-        elif isinstance(exc, aiohttp.ClientResponseError):
-            first = str(exc.message).strip().splitlines()
-            message = f"malformed HTTP response: {first[0] if first else exc.status}"
-        elif isinstance(exc, aiohttp.ClientOSError):
-            message = f"connection failed: {_reason(exc)}"
-        else:
-            message = f"{type(exc).__name__}: {exc}"
-        return RequestFailed(kind, _USERINFO.sub("//***@", message), retryable)
-
-
-def _reason(error: BaseException) -> str:
-    """`Connection refused` rather than `[Errno 111] Connect call failed ('127.0.0.1', 9)`."""
-    if isinstance(error, ssl.SSLError):
-        return error.reason or str(error)
-    if isinstance(error, OSError) and error.errno:
-        return error.strerror or str(error)
-    return str(error) or type(error).__name__
-
-
-def _plain_http(error: BaseException) -> bool:
-    return isinstance(error, ssl.SSLError) and (error.reason or "").upper() in _PLAIN_HTTP
 
 
 async def _read_head(resp: aiohttp.ClientResponse, limit: int) -> bytes:
@@ -345,16 +342,20 @@ async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
     length = resp.content_length
     if length is not None and length > MAX_REPLY_BYTES:
         raise RequestFailed(
-            "too_large",
-            f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
-            False,
+            kind="too_large",
+            message=f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
+            retryable=False,
         )
     chunks: list[bytes] = []
     size = 0
     async for chunk in resp.content.iter_any():
         size += len(chunk)
         if size > MAX_REPLY_BYTES:
-            raise RequestFailed("too_large", f"reply larger than {MAX_REPLY_BYTES} bytes", False)
+            raise RequestFailed(
+                kind="too_large",
+                message=f"reply larger than {MAX_REPLY_BYTES} bytes",
+                retryable=False,
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -370,7 +371,9 @@ async def _lines(content: aiohttp.StreamReader, cap: int) -> AsyncIterator[bytes
     async for chunk in content.iter_any():
         size += len(chunk)
         if size > cap:
-            raise RequestFailed("too_large", f"stream larger than {cap} bytes", False)
+            raise RequestFailed(
+                kind="too_large", message=f"stream larger than {cap} bytes", retryable=False
+            )
         if b"\n" not in chunk:
             pending.append(chunk)
             continue

@@ -21,21 +21,35 @@ with one tolerant reader (`replies.py`, §7.3).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from thinkeval.client.refusals import CONTEXT_WORDING, read_refusal
 from thinkeval.client.replies import (
+    ErrorBody,
     RequestFailed,
     StreamAssembly,
     http_failure,
     parse_completion,
 )
+from thinkeval.failures import FailureKind, http_kind
 from thinkeval.records import Reply
 
 Api = Literal["vllm", "sglang", "openai", "llamacpp"]
 DEFAULT_API: Api = "vllm"
 # OpenAI lists its own models as owned by "openai", "system" or "openai-internal".
 _OPENAI_OWNERS = frozenset({"openai", "system", "openai-internal"})
+# How vLLM's eras, SGLang and OpenAI word a prompt over the context window, and its length.
+_CONTEXT_OVERFLOW = re.compile(
+    r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
+)
+_PROMPT_TOKENS = re.compile(
+    r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
+    r"|(\d+) in the messages|(\d+) tokens from the input messages",
+    re.I,
+)
 
 
 class ServerProfile:
@@ -44,6 +58,8 @@ class ServerProfile:
     name: ClassVar[Api] = "vllm"
     budget_field: ClassVar[str] = "max_tokens"
     takes_template_kwargs: ClassVar[bool] = True
+    # `return_token_ids` (vLLM 0.10.2+): what `retry: continue` resends (run/continuation.py).
+    returns_token_ids: ClassVar[bool] = True
 
     def request(
         self,
@@ -86,27 +102,48 @@ class ServerProfile:
         return StreamAssembly(started)
 
     def failure(self, status: int, raw: bytes, retry_after: str | None) -> RequestFailed:
-        """A non-200 reply as a `RequestFailed`."""
+        """A non-200 reply as a `RequestFailed` of the kind this flavour's words say."""
         failure, error = http_failure(status, raw, retry_after)
-        if (
-            error is not None
-            and status == 400
-            and error.code == "unsupported_parameter"
-            and error.param == "max_tokens"
-        ):
-            # The OpenAI API refusing max_tokens: no request of this model can succeed.
-            failure.kind = "wrong_api"
+        kind = self.kind_of(status, error, failure.message)
+        if kind == failure.kind:
+            return read_refusal(failure, error, raw)
+        # A kind the body names (not the status alone) is about this request or this model:
+        # asking again cannot help.
+        failure = dataclasses.replace(failure, kind=kind, retryable=False)
+        if kind == "context_overflow":
+            match = _PROMPT_TOKENS.search(failure.message)
+            failure.prompt_tokens = (
+                next((int(g) for g in match.groups() if g), None) if match else None
+            )
+        elif kind == "wrong_api":
             failure.message += (
                 " This server speaks the OpenAI API: set `api: openai` for this model "
                 "(thinkeval check --base-url URL detects it)"
             )
-        return failure
+        return read_refusal(failure, error, raw)
+
+    def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
+        """What an HTTP error means, read once here from this flavour's codes and wording
+        (`message`: the whole error line, also for a body that is not JSON)."""
+        if (
+            status == 400
+            and error is not None
+            and error.code == "unsupported_parameter"
+            and error.param == "max_tokens"
+        ):
+            return "wrong_api"  # the OpenAI API refusing max_tokens: no request can succeed
+        if status == 400 and (_CONTEXT_OVERFLOW.search(message) or CONTEXT_WORDING.search(message)):
+            return "context_overflow"  # CONTEXT_WORDING: llama.cpp's and SGLang's too
+        if status == 404 and "does not exist" in message:
+            return "model_missing"  # vLLM: "The model `m` does not exist."
+        return http_kind(status)
 
 
 class SGLangProfile(ServerProfile):
     """SGLang: asked as vLLM is; replies differ only in shapes the shared reader knows."""
 
     name: ClassVar[Api] = "sglang"
+    returns_token_ids: ClassVar[bool] = False
 
 
 class OpenAIProfile(ServerProfile):
@@ -115,6 +152,16 @@ class OpenAIProfile(ServerProfile):
     name: ClassVar[Api] = "openai"
     budget_field: ClassVar[str] = "max_completion_tokens"
     takes_template_kwargs: ClassVar[bool] = False
+    returns_token_ids: ClassVar[bool] = False
+
+    def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
+        """OpenAI names its causes in `error.code`; the shared wording covers the rest."""
+        code = None if error is None else error.code
+        if code == "model_not_found":
+            return "model_missing"
+        if code == "context_length_exceeded":
+            return "context_overflow"
+        return super().kind_of(status, error, message)
 
 
 class LlamaCppProfile(ServerProfile):

@@ -20,7 +20,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
+
+if TYPE_CHECKING:
+    from thinkeval.client.replies import ErrorBody, RequestFailed
 
 RefusalReason = Literal["prompt_over_window", "invalid_parameter"]
 
@@ -93,6 +98,29 @@ def invalid_parameter(message: str, param: str | None) -> str | None:
     if not named or named in _CONTEXT_PARAMETERS or CONTEXT_WORDING.search(message):
         return None
     return named
+
+
+def read_refusal(failure: RequestFailed, error: ErrorBody | None, raw: bytes) -> RequestFailed:
+    """Mark `failure` (a profile's reading of an HTTP error) as permanent where it is: the
+    prompt alone over the window (`context_overflow` keeps its kind), or a 400 naming an
+    invalid parameter. Also fills the window and prompt length a context refusal names."""
+    if failure.http_status != 400:
+        return failure
+    if failure.kind == "context_overflow":
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            body = None
+        refusal = context_refusal(failure.message, body)
+        if refusal is not None:
+            failure.window = refusal.window
+            failure.prompt_tokens = refusal.prompt_tokens or failure.prompt_tokens
+            if refusal.prompt_alone:
+                failure.refused = "prompt_over_window"
+        return failure
+    if error is not None and invalid_parameter(error.message, error.param) is not None:
+        failure.refused, failure.retryable = "invalid_parameter", False
+    return failure
 
 
 def window_line(count: int, window: int | None, prompts: list[int]) -> str:

@@ -9,7 +9,6 @@ Nothing here does I/O: the endpoint feeds it bytes and decoded events.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -17,27 +16,19 @@ from typing import Any
 
 import orjson
 
-from thinkeval.client.refusals import context_refusal, invalid_parameter
+from thinkeval.failures import FailureKind, http_kind
 from thinkeval.records import Reply, Usage
 
-# The prompt length as each era words it in its context-overflow message.
-_PROMPT_TOKENS = re.compile(
-    r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
-    r"|(\d+) in the messages|(\d+) tokens from the input messages",
-    re.I,
-)
 
-
-@dataclass
+@dataclass(kw_only=True)
 class RequestFailed(Exception):
     """A request that produced no usable reply.
 
-    `kind` is a short machine-readable cause (`connection`, `timeout`, `http_500`, `malformed`,
-    `context_overflow`, `abandoned`, `wrong_api`, ...); `retryable` says whether
-    asking again can help.
+    `kind` is its cause, one of `thinkeval.failures.FailureKind`, classified where the reply (or
+    its absence) was read; `retryable` says whether asking again can help.
     """
 
-    kind: str
+    kind: FailureKind
     message: str
     retryable: bool
     http_status: int | None = None
@@ -106,8 +97,8 @@ def retry_after(value: str | None) -> float | None:
 def http_failure(
     status: int, raw: bytes, retry_after_header: str | None
 ) -> tuple[RequestFailed, ErrorBody | None]:
-    """A non-200 reply as a `RequestFailed` (context overflow, retryable or not), and the error
-    body it was read from, for the profiles that look at its code."""
+    """A non-200 reply as a `RequestFailed` of the kind its status alone says, and the error
+    body it was read from, for the server profile to classify by its flavour's words."""
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -119,25 +110,13 @@ def http_failure(
         message = message or f"HTTP {status}"
     else:
         message = f"HTTP {status}: {error.message}"
-    if status == 400:
-        refusal = context_refusal(message, body)
-        if refusal is not None:
-            match = _PROMPT_TOKENS.search(message)
-            prompt_tokens = refusal.prompt_tokens
-            if prompt_tokens is None and match:
-                prompt_tokens = next((int(g) for g in match.groups() if g), None)
-            failure = RequestFailed("context_overflow", message, False, status, None, prompt_tokens)
-            failure.window = refusal.window
-            if refusal.prompt_alone:
-                failure.refused = "prompt_over_window"  # permanent: the kind stays
-            return failure, error
-        if error is not None and invalid_parameter(error.message, error.param) is not None:
-            failure = RequestFailed(f"http_{status}", message, False, status)
-            failure.refused = "invalid_parameter"
-            return failure, error
     retryable = status in (408, 429) or status >= 500
     failure = RequestFailed(
-        f"http_{status}", message, retryable, status, retry_after(retry_after_header)
+        kind=http_kind(status),
+        message=message,
+        retryable=retryable,
+        http_status=status,
+        retry_after_s=retry_after(retry_after_header),
     )
     return failure, error
 
@@ -188,20 +167,28 @@ def parse_completion(body: Any) -> tuple[Reply, dict[str, Any]]:
     """
     message = error_message(body)
     if message is not None:
-        raise RequestFailed("server_error", f"error body with HTTP 200: {message}", True)
+        raise RequestFailed(
+            kind="server_error", message=f"error body with HTTP 200: {message}", retryable=True
+        )
     if not isinstance(body, dict):
-        raise RequestFailed("malformed", "reply is JSON but not an object", True)
+        raise RequestFailed(
+            kind="malformed", message="reply is JSON but not an object", retryable=True
+        )
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise RequestFailed("malformed", "reply has no 'choices'", True)
+        raise RequestFailed(kind="malformed", message="reply has no 'choices'", retryable=True)
     choice = choices[0]
     msg = choice.get("message")
     if not isinstance(msg, dict):
-        raise RequestFailed("malformed", "reply's first choice has no 'message'", True)
+        raise RequestFailed(
+            kind="malformed", message="reply's first choice has no 'message'", retryable=True
+        )
     content = msg.get("content")
     reasoning = msg.get("reasoning") or msg.get("reasoning_content")
     if content is not None and not isinstance(content, str):
-        raise RequestFailed("malformed", "reply's message.content is not a string", True)
+        raise RequestFailed(
+            kind="malformed", message="reply's message.content is not a string", retryable=True
+        )
     if reasoning is not None and not isinstance(reasoning, str):
         reasoning = None
     content, reasoning = normalise(content, reasoning)
@@ -212,8 +199,19 @@ def parse_completion(body: Any) -> tuple[Reply, dict[str, Any]]:
         usage=parse_usage(body.get("usage")),
         http_status=200,
         served_model=_text(body.get("model")),
+        prompt_token_ids=token_ids(body.get("prompt_token_ids")),
+        token_ids=token_ids(choice.get("token_ids")),
     )
     return reply, msg
+
+
+def token_ids(value: Any) -> list[int] | None:
+    """A list of token ids as `return_token_ids` sends it; None for anything else."""
+    if isinstance(value, list) and all(
+        isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in value
+    ):
+        return value
+    return None
 
 
 class StreamAssembly:
@@ -240,7 +238,12 @@ class StreamAssembly:
         """Take one event; raise `RequestFailed` for an error event."""
         message = error_message(event)
         if message is not None:
-            raise RequestFailed("server_error", f"error event in stream: {message}", True, 200)
+            raise RequestFailed(
+                kind="server_error",
+                message=f"error event in stream: {message}",
+                retryable=True,
+                http_status=200,
+            )
         if not isinstance(event, dict):
             return
         self._served = _text(event.get("model")) or self._served

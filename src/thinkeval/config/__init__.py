@@ -12,15 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from thinkeval.client.profiles import get_profile
+from thinkeval.config.compare import BaselineConfig, baseline_problems
 from thinkeval.config.models import (
     EndpointConfig,
     ModelConfig,
     base_url_problem,
+    continue_problem,
     read_api_key,
 )
 from thinkeval.config.tasks import TaskSelection, TaskSettings
@@ -35,8 +37,12 @@ from thinkeval.sections import (
 from thinkeval.settings import RESERVED_GENERATION_KEYS, budget_problems, generation_problems
 from thinkeval.urls import endpoint_key, redact_url
 
+if TYPE_CHECKING:
+    from thinkeval.tasks.catalogue import Catalogue
+
 __all__ = [
     "RESERVED_GENERATION_KEYS",
+    "BaselineConfig",
     "EndpointConfig",
     "ModelConfig",
     "Problem",
@@ -79,6 +85,8 @@ class RunConfig(Section, kw_only=True, frozen=True):
     tasks: list[TaskSelection] = msgspec.field(default_factory=_default_tasks)
     models: list[ModelConfig]
     endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
+    # The model the others are compared with, and the margin (config/compare.py).
+    baseline: BaselineConfig | str | None = None
 
     def problems(self) -> Iterator[Problem]:
         """Every mistake the types cannot express, each with the key path it is about."""
@@ -106,7 +114,13 @@ class RunConfig(Section, kw_only=True, frozen=True):
             for model in self.models:
                 for message in get_profile(model.api).generation_problems(selection.generation):
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
+        for index, selection in enumerate(self.tasks):
+            for model in self.models:
+                problem = continue_problem(model, selection.retry or model.retry)
+                if selection.retry is not None and problem is not None:
+                    yield f"tasks[{index}].retry", f"for model {model.name!r}: {problem}"
         yield from self._endpoint_problems()
+        yield from baseline_problems(self.baseline, [model.name for model in self.models])
 
     def _endpoint_problems(self) -> Iterator[Problem]:
 
@@ -124,6 +138,14 @@ class RunConfig(Section, kw_only=True, frozen=True):
                 )
             seen.add(key)
 
+    @property
+    def catalogue(self) -> Catalogue:
+        """The tasks this config can name: the built-in ones and its own (`tasks.catalogue`)."""
+        from thinkeval.tasks.catalogue import recorded_catalogue
+
+        own = {t.name: t.definition for t in self.tasks if t.definition is not None}
+        return recorded_catalogue(own, "config")
+
     def endpoint_caps(self) -> dict[str, int]:
         """The `max_in_flight` the config sets per base URL."""
         return {endpoint.base_url: endpoint.max_in_flight for endpoint in self.endpoints}
@@ -131,16 +153,15 @@ class RunConfig(Section, kw_only=True, frozen=True):
     def settings(self, task: str) -> TaskSettings:
         """The budgets, repeats and generation `task` runs with: the task entry's, else the
         config's budgets, else the task spec's defaults."""
-        from thinkeval.tasks import get_task
-
         selection = next(t for t in self.tasks if t.name == task)
-        spec = get_task(task)
+        spec = self.catalogue.get(task)
         return TaskSettings(
             name=task,
             budgets=selection.budgets or self.budgets or spec.budgets,
             repeats=selection.repeats or spec.repeats,
             recommended=dict(spec.generation),
             generation=dict(selection.generation),
+            retry=selection.retry,
         )
 
     def model_named(self, name: str) -> ModelConfig:
@@ -172,14 +193,14 @@ def parse_config(data: Any, source: str = "<config>") -> RunConfig:
         raise ConfigError(f"{source}: the config must be a YAML mapping of keys to values")
     tasks = data.get("tasks")
     if isinstance(tasks, list):  # `tasks: [gsm8k, {name: boolq, limit: 5}]`
-        from thinkeval.tasks.user import register_entry
+        from thinkeval.tasks.user import resolve_entry
 
         entries = [{"name": t} if isinstance(t, str) else t for t in tasks]
         base = Path(source).parent if source != "<config>" else Path.cwd()
         data = {
             **data,
             "tasks": [
-                register_entry(entry, base, f"{source}: tasks[{i}]") if isinstance(entry, dict)
+                resolve_entry(entry, base, f"{source}: tasks[{i}]") if isinstance(entry, dict)
                 else entry
                 for i, entry in enumerate(entries)
             ],

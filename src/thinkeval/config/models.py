@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -17,6 +17,10 @@ from thinkeval.sections import Problem, Section
 from thinkeval.settings import generation_problems
 from thinkeval.urls import redact_url, url_problem
 
+# How a reply cut off in the fixed phase is retried (docs/protocol.md): asked again from scratch
+# at the second budget, or continued from the tokens it already generated.
+Retry = Literal["reask", "continue"]
+DEFAULT_RETRY: Retry = "reask"
 # Model names become file names in the run directory.
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -44,6 +48,7 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
     api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
+    retry: Retry = DEFAULT_RETRY  # a task's own `retry` wins
     # A thinking budget and a reasoning effort, sent as the flavour's fields (client/reasoning.py).
     reasoning: ReasoningControls | None = None
 
@@ -62,6 +67,9 @@ class ModelConfig(Section, kw_only=True, frozen=True):
         yield from (("generation", message) for message in generation_problems(self.generation))
         for message in get_profile(self.api).generation_problems(self.generation):
             yield "generation", message
+        problem = continue_problem(self, self.retry)
+        if problem is not None:
+            yield "retry", problem
         if self.reasoning is not None:
             for key, message in self.reasoning.problems_for(self.api):
                 yield f"reasoning.{key}", message
@@ -88,6 +96,20 @@ class ModelConfig(Section, kw_only=True, frozen=True):
             self.api_key_env,
             f"model {self.name!r}: environment variable {self.api_key_env} (api_key_env)",
         )
+
+
+def continue_problem(model: ModelConfig, retry: Retry) -> str | None:
+    """Why `model` cannot run `retry` (`continue` needs the token ids only vLLM returns)."""
+    if retry != "continue":
+        return None
+    if not get_profile(model.api).returns_token_ids:
+        return (
+            f"retry: continue needs token ids (`return_token_ids`, vLLM 0.10.2+), which the "
+            f"{model.api} API (api: {model.api}) does not return; use retry: reask"
+        )
+    if model.stream:
+        return "retry: continue needs non-streamed replies (the token ids); set stream: false"
+    return None
 
 
 def base_url_problem(url: str) -> str | None:

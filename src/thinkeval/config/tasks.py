@@ -6,13 +6,14 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
 from thinkeval.sections import Problem, Section
 from thinkeval.settings import budget_problems, generation_problems
 
+Retry = Literal["reask", "continue"]  # as `config.models.Retry`
 _RANGE = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
 T = TypeVar("T")
 
@@ -34,11 +35,15 @@ class TaskSelection(Section, kw_only=True, frozen=True):
     budgets: tuple[int, int] | None = None
     repeats: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
+    # A task of your own, resolved from `file` or `define` when the config is loaded: what the
+    # run records, and what the config's catalogue builds the spec from.
+    definition: dict[str, Any] | None = None
+    retry: Retry | None = None  # wins over the model's `retry`
 
     def problems(self) -> Iterator[Problem]:
         from thinkeval.tasks import find_task, task_names
 
-        if find_task(self.name) is None:
+        if self.definition is None and find_task(self.name) is None:
             yield "name", f"unknown task {self.name!r}; known tasks: {', '.join(task_names())}"
         if self.range is not None:
             match = _RANGE.match(self.range)
@@ -85,6 +90,7 @@ class TaskSettings(msgspec.Struct, kw_only=True, frozen=True):
     repeats: int = 1
     recommended: dict[str, Any] = {}
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
+    retry: Retry | None = None  # None: the model's `retry`
 
     def request_generation(self, model_generation: dict[str, Any]) -> dict[str, Any]:
         """The generation settings a request of this task sends for a model."""

@@ -23,14 +23,15 @@ import msgspec
 from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
-from thinkeval.ops.server_window import fit_warnings, llamacpp_props, window_of
-from thinkeval.records import Sample
+from thinkeval.failures import FailureKind
+from thinkeval.ops.server_window import fit_warnings, read_window
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.urls import redact_url, url_problem
 
 if TYPE_CHECKING:
     from thinkeval.client.endpoint import Endpoint
+    from thinkeval.records import Sample
 
 PROBE_PROMPT = (
     "Question: A farmer has 3 pens with 4 sheep each. How many sheep?\n"
@@ -69,7 +70,7 @@ class Probe(msgspec.Struct, kw_only=True):
     answer: str | None = None
     latency_s: float = 0.0
     error: str | None = None
-    error_kind: str | None = None  # RequestFailed.kind: `connection`, `http_400`, `wrong_api`, ...
+    error_kind: FailureKind | None = None  # RequestFailed.kind (thinkeval/failures.py)
 
 
 class CheckReport(msgspec.Struct, kw_only=True):
@@ -99,6 +100,9 @@ class CheckReport(msgspec.Struct, kw_only=True):
     smallest_budget: int | None = None
     warnings: list[str] = []
     probes: list[Probe] = []
+    # `retry: continue` (token ids and /v1/completions): None when it works, else why not.
+    continue_ok: bool | None = None
+    continue_problem: str | None = None
 
     @property
     def smallest_budget_text(self) -> str:
@@ -155,7 +159,7 @@ async def check_server(
     api_key: str | None = None,
     timeout_s: float = 600.0,
     api: Api | None = None,
-    tasks: dict[str, Sample] | None = None,
+    tasks: dict[str, Sample] | None = None,  # task -> its longest prompt (`--tasks`)
 ) -> CheckReport:
     """Check one server, speaking `api` when given, else the flavour the server shows.
 
@@ -167,6 +171,7 @@ async def check_server(
         raise ConfigError(f"--base-url {redact_url(base_url)!r} {problem}")
     from thinkeval.client.endpoint import Endpoint
     from thinkeval.client.session import open_session
+    from thinkeval.run.continuation import probe_continuation
 
     report = CheckReport(
         base_url=redact_url(base_url.rstrip("/")), expected_model=expected_model, budgets=budgets
@@ -184,26 +189,27 @@ async def check_server(
             if card is not None:
                 _choose_api(report, card, api)
                 assert report.api is not None
-                props = None
-                if report.api == "llamacpp":
-                    props = await llamacpp_props(session, base_url, lister.headers)
-                report.max_model_len, report.window_source = window_of(report.api, card, props)
+                await read_window(lister, report, card)  # sets max_model_len, window_source
 
                 def asker(flavour: Api) -> Endpoint:
                     profile = get_profile(flavour)
                     return Endpoint(session, base_url, api_key, timeout_s, profile=profile)
 
                 await _climb(asker(report.api), report)
-                if tasks and report.max_model_len is not None:
-                    report.warnings += await fit_warnings(
-                        asker(report.api), report.model, report.max_model_len, report.budgets, tasks
-                    )
+                if tasks and report.max_model_len:  # their longest prompts + B2 against it
+                    report.warnings += await fit_warnings(asker(report.api), report, tasks)
                 if api is None and any(p.error_kind == "wrong_api" for p in report.probes):
                     # Refused as the OpenAI API refuses max_tokens: ask as its profile does.
                     report.api = "openai"
                     report.api_evidence = "HTTP 400 unsupported_parameter for max_tokens"
                     report.probes = []
                     await _climb(asker("openai"), report)
+                if not get_profile(report.api).returns_token_ids:
+                    why: str | None = f"the {report.api} API returns no token ids"
+                    report.continue_ok, report.continue_problem = False, why
+                elif report.probes and report.probes[-1].error is None:
+                    why = await probe_continuation(asker(report.api), report.model or "")
+                    report.continue_ok, report.continue_problem = why is None, why
     if report.reason is None:
         _conclude(report)
     _redact(report, api_key)

@@ -45,7 +45,6 @@ from thinkeval.scoring.judge import (
 from thinkeval.scoring.state import reply_state
 from thinkeval.store.journal import Journal
 from thinkeval.store.rundir import judge_path
-from thinkeval.tasks import get_task
 
 # Extraction is not creative: the judge answers greedily.
 _GENERATION: dict[str, Any] = {"temperature": 0.0}
@@ -136,7 +135,7 @@ def _job(reply: Judged) -> _Job:
     attempt: Attempt = reply.attempt
     visible = reply_state(attempt.content, attempt.finish_reason).visible
     question = str(reply.sample.messages[-1].get("content", ""))
-    spec = get_task(reply.task)
+    spec = reply.spec
     return _Job(reply, content_sha(attempt.content), judge_prompt(spec.answer, question, visible))
 
 
@@ -172,7 +171,7 @@ async def _ask(
     except JudgeReplyError as exc:
         cut = " (cut by --max-tokens)" if answered.finish_reason == "length" else ""
         return JudgeRecord(**common, reply=answered.content, error=f"{exc}{cut}")
-    verdict = judge_verdict(get_task(reply.task).answer, answer, reply.sample.gold)
+    verdict = judge_verdict(reply.spec.answer, answer, reply.sample.gold)
     return JudgeRecord(
         **common, status=verdict.status, answer=verdict.answer, reply=answered.content
     )

@@ -19,7 +19,6 @@ from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.judge import attempt_state, score_attempt
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SamplesFile, recorded_tasks
-from thinkeval.tasks import get_task
 from thinkeval.tasks.spec import TaskSpec
 
 # Changed replies listed per model, task and scorer; the counts cover all of them.
@@ -74,7 +73,7 @@ def rescore_run(run_dir: Path) -> Rescore:
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes)
         for (model, task), entry in sorted(counted.items()):
-            spec = get_task(task)
+            spec = record.catalogue.get(task)
             rows = {s.name: ScorerChanges(model, task, s.name) for s in RECORDING_SCORERS}
             with SamplesFile(run_dir, task, messages=False) as samples:
                 golds = {sample.id: sample.gold for _, sample in samples}

@@ -12,6 +12,7 @@ import msgspec
 
 from thinkeval.config import RunConfig
 from thinkeval.records import Attempt
+from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.summary import Summary
 from thinkeval.store.heartbeat import Heartbeat
 from thinkeval.store.run_record import RunRecord
@@ -30,6 +31,7 @@ DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {
         "version, prompt digest, data source), URLs redacted and no API keys",
     ),
     "heartbeat": (Heartbeat, "status/<writer>.json: a running process's heartbeat"),
+    "compare": (CompareResult, "`thinkeval compare --json`: candidates against a baseline"),
 }
 
 

@@ -10,7 +10,7 @@ warns when prompt + B2 cannot fit the window.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
 import orjson
@@ -99,19 +99,38 @@ def fit_warning(task: str, tokens: int, window: int, budgets: tuple[int, int]) -
     return None
 
 
-async def fit_warnings(
-    endpoint: Endpoint,
-    model: str | None,
-    window: int,
-    budgets: tuple[int, int],
-    tasks: dict[str, Sample],
-) -> list[str]:
+class _Checked(Protocol):
+    """What `fit_warnings` reads of a check report."""
+
+    model: str | None
+    max_model_len: int | None
+    budgets: tuple[int, int]
+
+
+async def fit_warnings(endpoint: Endpoint, report: _Checked, tasks: dict[str, Sample]) -> list[str]:
     """A warning for each task whose longest prompt and B2 do not fit the window."""
-    warnings = []
-    for task, sample in tasks.items() if model is not None else ():
-        assert model is not None
-        tokens = await prompt_tokens(endpoint, model, sample)
-        warning = None if tokens is None else fit_warning(task, tokens, window, budgets)
+    window, warnings = report.max_model_len, []
+    for task, sample in tasks.items():
+        if report.model is None or window is None:
+            break
+        tokens = await prompt_tokens(endpoint, report.model, sample)
+        warning = None if tokens is None else fit_warning(task, tokens, window, report.budgets)
         if warning is not None:
             warnings.append(warning)
     return warnings
+
+
+class _Windowed(Protocol):
+    """What `read_window` fills in a check report."""
+
+    api: Api | None
+    max_model_len: int | None
+    window_source: str | None
+
+
+async def read_window(endpoint: Endpoint, report: _Windowed, card: dict[str, Any]) -> None:
+    """The window of one request at this server, and where it was read (`window_of`)."""
+    props = None
+    if report.api == "llamacpp":
+        props = await llamacpp_props(endpoint.session, endpoint.root, endpoint.headers)
+    report.max_model_len, report.window_source = window_of(report.api, card, props)

@@ -15,7 +15,8 @@ from typing import Any
 from thinkeval.config import load_config
 from thinkeval.errors import DatasetError, ThinkevalError
 from thinkeval.records import Sample
-from thinkeval.tasks import all_tasks, get_task, iter_samples, resolve_data_dir
+from thinkeval.tasks import all_tasks, iter_samples, resolve_data_dir
+from thinkeval.tasks.catalogue import BUILTIN, Catalogue
 from thinkeval.tasks.spec import TaskSpec
 from thinkeval.tasks.user import load_task_file
 
@@ -44,12 +45,11 @@ class ShownSample:
     generation: dict[str, Any]
 
 
-def register_sources(config: Path | None, task_files: Sequence[Path]) -> None:
-    """Register the tasks of your own that a config or task files define."""
-    if config is not None:
-        load_config(config)
-    for path in task_files:
-        load_task_file(path)
+def catalogue_of(config: Path | None, task_files: Sequence[Path]) -> Catalogue:
+    """The built-in tasks and the tasks of your own that a config or task files define."""
+    catalogue = BUILTIN if config is None else load_config(config).catalogue
+    own = {spec.name: spec for spec in map(load_task_file, task_files)}
+    return Catalogue({**catalogue.own, **own}, catalogue.definitions) if own else catalogue
 
 
 def _local_count(spec: TaskSpec, data_dir: Path | None) -> int | None:
@@ -65,7 +65,7 @@ def list_tasks(
     data_dir: str | None = None, config: Path | None = None, task_files: Sequence[Path] = ()
 ) -> list[TaskInfo]:
     """Every known task, with its sample count where the data is local."""
-    register_sources(config, task_files)
+    catalogue = catalogue_of(config, task_files)
     directory = resolve_data_dir(data_dir)
     return [
         TaskInfo(
@@ -78,7 +78,7 @@ def list_tasks(
             description=spec.description,
             prompt_source=spec.prompt_source,
         )
-        for spec in all_tasks()
+        for spec in [*all_tasks(), *(catalogue.own[name] for name in sorted(catalogue.own))]
     ]
 
 
@@ -91,11 +91,11 @@ def show_sample(
 ) -> ShownSample:
     """Sample `index` (its position in the dataset, from 0) of task `name` (or of the task file
     at path `name`), exactly as a run sends it."""
-    register_sources(config, task_files)
+    catalogue = catalogue_of(config, task_files)
     if name.endswith((".yaml", ".yml")) and Path(name).is_file():
         spec = load_task_file(Path(name))
     else:
-        spec = get_task(name)
+        spec = catalogue.get(name)
     if index < 0:
         raise ThinkevalError(f"--sample {index}: give a position from 0")
     directory = resolve_data_dir(data_dir)

@@ -29,7 +29,7 @@ from thinkeval.store.journal import scan
 from thinkeval.store.judge import Line, judge_unit, line_of
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SAMPLES_DIR, read_samples
-from thinkeval.tasks import find_task
+from thinkeval.tasks.catalogue import Catalogue
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,10 @@ _Key = tuple[str, str, str, int]
 
 
 def _read_journals(
-    run_dir: Path, found: Verification, golds: dict[tuple[str, str], str]
+    run_dir: Path,
+    found: Verification,
+    golds: dict[tuple[str, str], str],
+    catalogue: Catalogue,
 ) -> dict[_Key, list[Line[str]]]:
     """Every parseable attempt as the judge sees it, by (model, task, sample id, repeat), in
     journal order.
@@ -147,7 +150,7 @@ def _read_journals(
         if attempt is None:
             found.invalid_lines.append(f"{where}: {line.problem}")
             continue
-        spec = find_task(attempt.task)
+        spec = catalogue.find(attempt.task)
         gold = golds.get((attempt.task, attempt.sample_id))
         key = (attempt.model, attempt.task, attempt.sample_id, attempt.repeat)
         if spec is None or gold is None:
@@ -195,7 +198,7 @@ def verify_run(run_dir: Path) -> Verification:
         else:
             found.missing_samples.append(task)
     golds = {(task, s.id): s.gold for task, items in samples.items() for s in items}
-    seen = _read_journals(run_dir, found, golds)
+    seen = _read_journals(run_dir, found, golds, record.catalogue)
     known: set[_Key] = set()
     for model in record.model_names:
         for task, items in samples.items():

@@ -11,8 +11,10 @@ import numpy as np
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
+from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
+from thinkeval.report._instructions import instruction_rows
 from thinkeval.report._model import (
     BestOf,
     BreakdownRow,
@@ -25,6 +27,7 @@ from thinkeval.report._model import (
 from thinkeval.report._pairs import pairs
 from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_rows
 from thinkeval.report._samples import Catalog
+from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
 from thinkeval.results.wording import adaptive_cell, fixed_cell, gain_cell
@@ -85,9 +88,12 @@ def report_of(
         curve_budgets=tables,
         curves=[curve(mt, tables[mt.task]) for mt in data.ordered()],
         usage=usage(data),
+        tokens=token_rows(data),
         histograms=[histogram(mt) for mt in data.ordered()],
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
+        instructions=instruction_rows(data),
+        comparison=baseline_comparison(data),
     )
 
 

@@ -47,8 +47,10 @@ def read_run(run_dir: Path) -> RunData:
     )
 
 
-def _check_combinable(runs: Sequence[RunData]) -> None:
-    """Refuse runs whose numbers would mean different things side by side."""
+def _check_combinable(runs: Sequence[RunData], like_for_like: bool = True) -> None:
+    """Refuse runs whose numbers would mean different things side by side (`like_for_like`
+    False: only a run given twice or a model in two runs; `thinkeval compare` checks the rest
+    itself and names every difference)."""
     first = runs[0]
     given: dict[Path, Path] = {}
     for run in runs:
@@ -58,7 +60,7 @@ def _check_combinable(runs: Sequence[RunData]) -> None:
                 f"run directory {run.path} is given twice (also as {given[key]}); give each once"
             )
         given[key] = run.path
-    for run in runs[1:]:
+    for run in runs[1:] if like_for_like else ():
         if set(run.tasks) != set(first.tasks):
             raise ThinkevalError(
                 f"cannot combine {first.path} (tasks {', '.join(first.tasks)}) with {run.path} "
@@ -88,7 +90,7 @@ def _check_combinable(runs: Sequence[RunData]) -> None:
                     "report needs each model from one run only (drop one of the run directories)"
                 )
             owner[model] = run.path
-    if len(runs) == 1:
+    if len(runs) == 1 or not like_for_like:
         return
     for task in first.tasks:
         gold: dict[str, tuple[str, Path]] = {}
@@ -104,7 +106,7 @@ def _check_combinable(runs: Sequence[RunData]) -> None:
                     )
 
 
-def collect(run_dirs: Sequence[Path]) -> Collection:
+def collect(run_dirs: Sequence[Path], like_for_like: bool = True) -> Collection:
     """Read and combine run directories; raise `ThinkevalError` if they cannot be combined.
 
     The returned collection keeps the journals open (to read texts back): close it, or use it
@@ -113,13 +115,13 @@ def collect(run_dirs: Sequence[Path]) -> Collection:
     if not run_dirs:
         raise ThinkevalError("no run directory given")
     runs = [read_run(Path(d)) for d in run_dirs]
-    _check_combinable(runs)
+    _check_combinable(runs, like_for_like)
     models = [model for run in runs for model in run.models]
     tasks = list(runs[0].tasks)
     cells: dict[tuple[str, str], ModelTask] = {}
     for run in runs:
         for model in run.models:
-            for task in tasks:
+            for task in run.tasks:
                 size = len(run.samples[task]) * run.repeats[task]
                 cells[(model, task)] = ModelTask(model, task, run, Replies(size), Replies(size))
     finishes: list[str] = []

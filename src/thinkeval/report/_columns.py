@@ -83,11 +83,20 @@ class Timing:
     timed: int = 0  # requests with a start time and a latency
     start: float = math.inf
     end: float = -math.inf
-    timed_tokens: int = 0  # completion tokens of the timed successful requests
+    timed_tokens: int = 0  # tokens the server generated for the timed successful requests
     last_error: str | None = None
+    # What the server prefilled and generated for the successful requests (`server_tokens`).
+    prompt_tokens: int = 0
+    generated_tokens: int = 0
+    continued: int = 0  # retries made by `retry: continue` (a continuation record)
 
     def add(self, attempt: Attempt) -> None:
         self.requests += 1
+        if attempt.error is None:
+            prompt, generated = server_tokens(attempt)
+            self.prompt_tokens += prompt
+            self.generated_tokens += generated
+        self.continued += attempt.continuation is not None
         if attempt.error is not None:
             self.errors += 1
             self.last_error = attempt.error
@@ -96,7 +105,7 @@ class Timing:
             self.start = min(self.start, attempt.started_at)
             self.end = max(self.end, attempt.started_at + attempt.latency_s)
             if attempt.error is None:
-                self.timed_tokens += attempt.usage.completion_tokens or 0
+                self.timed_tokens += server_tokens(attempt)[1]
 
     @classmethod
     def combined(cls, parts: Iterable[Timing]) -> Timing:
@@ -108,6 +117,9 @@ class Timing:
             total.start = min(total.start, part.start)
             total.end = max(total.end, part.end)
             total.timed_tokens += part.timed_tokens
+            total.prompt_tokens += part.prompt_tokens
+            total.generated_tokens += part.generated_tokens
+            total.continued += part.continued
         return total
 
     @property
@@ -118,3 +130,16 @@ class Timing:
         attempt retried by the client ends a little later than this says.
         """
         return self.end - self.start if self.timed and self.end > self.start else None
+
+
+def server_tokens(attempt: Attempt) -> tuple[int, int]:
+    """(prompt, generated) tokens the server processed for one successful request: the usage
+    it reported; for a continuation its own request's (the carried tokens prefilled again, only
+    the new ones generated), and nothing for a retry recorded without a request."""
+    continued = attempt.continuation
+    if continued is None:
+        usage = attempt.usage
+        return usage.prompt_tokens or 0, usage.completion_tokens or 0
+    if not continued.requested:
+        return 0, 0
+    return continued.prompt_tokens or 0, continued.completion_tokens or 0

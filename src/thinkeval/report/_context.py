@@ -20,7 +20,6 @@ from thinkeval.report._model import ModelContext, RunContext, TaskContext
 from thinkeval.scoring.scorers import RECORDING_SCORERS
 from thinkeval.store.run_record import TaskRecord
 from thinkeval.store.rundir import MODELS_DIR, SAMPLES_DIR, read_json
-from thinkeval.tasks import get_task
 from thinkeval.urls import redact_url
 
 UNKNOWN = "unknown"
@@ -86,7 +85,7 @@ def _selection(task: TaskRecord) -> str:
 
 
 def _task(run: RunData, task: TaskRecord) -> TaskContext:
-    spec = get_task(task.name)
+    spec = run.record.catalogue.get(task.name)
     with (run.path / SAMPLES_DIR / f"{task.name}.jsonl").open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return TaskContext(

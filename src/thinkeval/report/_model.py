@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import msgspec
+
 from thinkeval.report._frozen import Frozen as _Frozen
+from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
+from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.summary import Counts
 
@@ -192,6 +196,27 @@ class UsageRow(_Frozen, frozen=True):
     ttft: dict[str, float | None] | None  # None: the run did not stream
 
 
+class TokenRow(_Frozen, frozen=True):
+    """What one model's requests on one task (`task == "all"`: every task) cost the server.
+
+    Prompt and generated tokens per phase, as the server processed them (a continuation
+    prefills its carried tokens again and generates only the new ones); `floor` is what a
+    single run at B2 would have generated for the same counted replies (each unit's last
+    reply, generated once); `ratio` is generated / floor.
+    """
+
+    model: str
+    task: str
+    retry: str  # "reask", "continue", or "-" when nothing was retried
+    fixed_prompt: int
+    fixed_generated: int
+    retry_prompt: int
+    retry_generated: int  # what the adaptive phase added
+    generated: int
+    floor: int
+    ratio: float | None
+
+
 class RepeatRow(_Frozen, frozen=True):
     """Repeated sampling of one model on one task: summary.json's `repeated` block."""
 
@@ -340,6 +365,10 @@ class Report(_Frozen, frozen=True, kw_only=True):
     curve_budgets: dict[str, list[int]]  # per task
     curves: list[CurveRow]
     usage: list[UsageRow]
+    tokens: list[TokenRow] = msgspec.field(default_factory=list)  # server tokens, the floor
     histograms: list[Histogram]
     context: list[RunContext]
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
+    comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)
+    # IFEval's four numbers (`instructions` tasks).
+    instructions: list[InstructionsRow] = msgspec.field(default_factory=list)

@@ -17,7 +17,6 @@ from thinkeval.results.judge import Key, content_sha, read_verdicts, verdict_for
 from thinkeval.store.counted import IdIndex, Journals, count_journal
 from thinkeval.store.judge import Outcome, attempt_state, outcome_of, retry_due
 from thinkeval.store.rundir import judge_path
-from thinkeval.tasks import get_task
 
 
 class _Reader:
@@ -94,7 +93,7 @@ class _Reader:
         self, cell: ModelTask, replies: Replies, unit: int, ref: int, gold: str, journals: Journals
     ) -> None:
         attempt = journals.read(ref)
-        spec = get_task(attempt.task)
+        spec = self.run.record.catalogue.get(attempt.task)
         outcome = outcome_of(attempt, spec, gold)
         due = attempt.phase == "fixed" and attempt.ok and retry_due(attempt, spec, gold)
         replies.set(unit, attempt, outcome, due, self.finish_code(attempt.finish_reason), ref)

@@ -32,7 +32,6 @@ from thinkeval.report._columns import (
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
-from thinkeval.tasks import get_task
 
 # Columns of `SampleIndex` that describe rows, in its field order.
 ROW_COLUMNS = tuple(name for name in SampleIndex.__struct_fields__ if name.startswith("row_"))
@@ -291,7 +290,7 @@ class Catalog:
             ref = int(replies.ref[unit])
             if ref:
                 attempt = cell.run.read(ref)
-                judged = score_attempt(attempt, get_task(attempt.task), gold)
+                judged = score_attempt(attempt, cell.run.record.catalogue.get(attempt.task), gold)
                 view = _reply_view(attempt, judged.strict, judged.lenient, limits)
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)
                 views.append(view if judge is None else msgspec.structs.replace(view, judge=judge))

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 
+from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
+from thinkeval.report._categories import category_rows
 from thinkeval.report._format import Block, Section, percent, points, table
+from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
+from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
-from thinkeval.report._tables_usage import curve_section, usage_section
+from thinkeval.report._tables_usage import curve_section, tokens_section, usage_section
 from thinkeval.results.summary import Counts
 from thinkeval.results.wording import ERRORS_EXPLAINED, missing
 
@@ -83,6 +88,7 @@ def sections(report: Report) -> list[Section]:
     """Every section of the report that has something to show, numbered in reading order."""
     found = [
         _headline(report),
+        None if report.comparison is None else compare_section(report.comparison),
         repeated_section(report),
         _outcomes(report),
         _best_of(report),
@@ -91,6 +97,7 @@ def sections(report: Report) -> list[Section]:
         pairs_section(report),
         curve_section(report),
         usage_section(report),
+        tokens_section(report),
         context_section(report),
     ]
     shown = [section for section in found if section is not None]
@@ -254,6 +261,17 @@ def _outcomes(report: Report) -> Section:
                     )
                 )
             )
+        if any(row.task == task for row in report.instructions):
+            text = "IFEval: instructions followed, prompt level (all of a prompt's) and "
+            blocks.append(Block(text=text + "instruction level, strict and loose:"))
+            followed = instruction_table_rows(report.instructions, task)
+            blocks.append(Block(table=table(INSTRUCTION_HEADERS, followed, text_columns=2)))
+        if subjects:
+            by_category = category_rows(task, subjects)
+            if by_category:
+                text = "Per category (questions pooled), and the average over the categories:"
+                blocks.append(Block(text=text))
+                blocks.append(Block(table=table(CATEGORY_HEADERS, by_category, text_columns=2)))
     return Section(
         "outcomes",
         "Outcomes",

@@ -160,3 +160,39 @@ def usage_section(report: Report) -> Section:
         "TTFT (time to first token) exists only for streamed runs.",
         blocks,
     )
+
+
+def tokens_section(report: Report) -> Section | None:
+    """What each phase cost the server in tokens, against the floor of one run at B2."""
+    if not report.tokens:
+        return None
+    rows = [
+        (
+            r.model,
+            r.task,
+            r.retry,
+            str(r.fixed_prompt),
+            str(r.fixed_generated),
+            str(r.retry_prompt),
+            str(r.retry_generated),
+            str(r.generated),
+            str(r.floor),
+            DASH if r.ratio is None else f"{r.ratio:.3f}",
+        )
+        for r in report.tokens
+    ]
+    columns = (
+        "model", "task", "retry", "fixed prompt", "fixed generated", "retry prompt",
+        "retry generated (added)", "generated", "floor", "generated / floor",
+    )
+    return Section(
+        "tokens",
+        "Server tokens",
+        "Prompt (prefill) and generated (decode) tokens the server processed per phase, for "
+        "every successful request, from the usage it reported. Retry 'reask' asks a cut-off "
+        "reply again from scratch at B2, generating its first B1 tokens twice; 'continue' "
+        "carries it on from its token ids (docs/protocol.md), prefilling them again and "
+        "generating only the new ones. The floor is what a single run at B2 would have "
+        "generated for the same counted replies: each sample's last reply, generated once.",
+        [Block(table=table(columns, rows, text_columns=3))],
+    )

@@ -23,7 +23,7 @@ from thinkeval.store.counted import Journals, count_journal, index_samples, reco
 from thinkeval.store.judge import attempt_state, outcome_of
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SamplesFile, judge_path, recorded_tasks
-from thinkeval.tasks import get_task
+from thinkeval.tasks.spec import TaskSpec
 
 
 class JudgeRecord(Record, kw_only=True, forbid_unknown_fields=True):
@@ -104,6 +104,7 @@ class Judged:
     attempt: Attempt
     finished: bool  # only finished replies are judged
     adaptive: bool  # this reply is the (sample, repeat)'s adaptive outcome
+    spec: TaskSpec  # the task's, from the run's catalogue
 
     @property
     def key(self) -> Key:
@@ -120,7 +121,7 @@ def counted_replies(run_dir: Path) -> Iterator[Judged]:
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes)
         for task in tasks:
-            spec = get_task(task)
+            spec = record.catalogue.get(task)
             with SamplesFile(run_dir, task) as samples:
                 for _, sample in samples:
                     slot = indexes[task].slot(sample.id)
@@ -137,12 +138,14 @@ def counted_replies(run_dir: Path) -> Iterator[Judged]:
                             retry = journals.read(retry_ref) if recorded(retry_ref) else None
                             finished = state == "finished"
                             yield Judged(
-                                model, task, sample, repeat, "fixed", fixed, finished, finished
+                                model, task, sample, repeat, "fixed", fixed, finished, finished,
+                                spec,
                             )
                             if retry is not None:
                                 finished = attempt_state(retry, spec, sample.gold) == "finished"
                                 yield Judged(
-                                    model, task, sample, repeat, "retry", retry, finished, True
+                                    model, task, sample, repeat, "retry", retry, finished, True,
+                                    spec,
                                 )
 
 
@@ -194,7 +197,7 @@ def judge_agreement(run_dir: Path) -> dict[tuple[str, str], Agreement]:
     out: dict[tuple[str, str], Agreement] = {}
     for reply in counted_replies(run_dir):
         agreement = out.setdefault((reply.model, reply.task), Agreement(reply.model, reply.task))
-        spec = get_task(reply.task)
+        spec = reply.spec
         strict = outcome_of(reply.attempt, spec, reply.sample.gold)
         verdict = None
         if reply.finished:

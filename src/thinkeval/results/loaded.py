@@ -22,7 +22,7 @@ from thinkeval.store.journal import iter_attempts
 from thinkeval.store.judge import outcome_of
 from thinkeval.store.run_record import RunRecord, read_run_record
 from thinkeval.store.rundir import read_samples, recorded_tasks
-from thinkeval.tasks import get_task
+from thinkeval.tasks.catalogue import Catalogue
 
 if TYPE_CHECKING:
     import pandas
@@ -90,7 +90,7 @@ class RunResults:
         with Journals(self.run_dir) as journals:
             counted = count_journal(journals, indexes)
             for task in tasks:
-                spec = get_task(task)
+                spec = self.config.catalogue.get(task)
                 for sample in read_samples(self.run_dir, task, messages=False):
                     slot = indexes[task].slot(sample.id)
                     assert slot is not None  # indexed from the same samples file
@@ -107,7 +107,9 @@ class RunResults:
         pandas = _pandas()
         golds = {task: {s.id: s for s in read_samples(self.run_dir, task, messages=False)}
                  for task in self.tasks()}
-        return pandas.DataFrame([_attempt_row(attempt, golds) for attempt in self.attempts()])
+        catalogue = self.config.catalogue
+        rows = [_attempt_row(attempt, golds, catalogue) for attempt in self.attempts()]
+        return pandas.DataFrame(rows)
 
     def samples_frame(self) -> pandas.DataFrame:
         """One row per model, task, sample and repeat: the outcomes that count (`samples()`)."""
@@ -141,10 +143,13 @@ def _outcome(model: str, sample: Sample, repeat: int, found: Any) -> SampleOutco
     )
 
 
-def _attempt_row(attempt: Attempt, samples: dict[str, dict[str, Sample]]) -> dict[str, Any]:
+def _attempt_row(
+    attempt: Attempt, samples: dict[str, dict[str, Sample]], catalogue: Catalogue
+) -> dict[str, Any]:
     sample = samples.get(attempt.task, {}).get(attempt.sample_id)
     gold = sample.gold if sample is not None else attempt.gold
-    outcome = outcome_of(attempt, get_task(attempt.task), gold) if gold is not None else None
+    spec = catalogue.get(attempt.task)
+    outcome = outcome_of(attempt, spec, gold) if gold is not None else None
     return {
         "model": attempt.model,
         "task": attempt.task,

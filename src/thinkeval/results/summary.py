@@ -17,6 +17,7 @@ from pathlib import Path
 import msgspec
 
 from thinkeval.records import SCHEMA_VERSION, Attempt, Sample, Verdict
+from thinkeval.results.categories import CategoriesBlock, categories_block
 from thinkeval.results.counts import (
     OUTCOMES,
     AdaptiveBlock,
@@ -30,6 +31,7 @@ from thinkeval.results.counts import (
     Tally,
     count,
 )
+from thinkeval.results.instructions import InstructionsBlock, InstructionTally
 from thinkeval.results.repeats import (
     QuestionPhase,
     RepeatsBlock,
@@ -59,7 +61,6 @@ from thinkeval.store.rundir import (
     recorded_tasks,
     write_json,
 )
-from thinkeval.tasks import get_task
 from thinkeval.tasks.spec import TaskSpec
 from thinkeval.version import __version__
 
@@ -96,6 +97,10 @@ class TaskResult(Counts, kw_only=True):
     judge: JudgeBlock | None = None  # after `thinkeval judge`
     # avg@k, pass@k, maj@k per phase, for a task asked more than once per question.
     repeated: RepeatsBlock | None = None
+    # IFEval's prompt/instruction-level strict/loose accuracies (`instructions` answer kind).
+    instructions: InstructionsBlock | None = None
+    # Per category and the average over categories (C-Eval's headline), for tasks with them.
+    categories: CategoriesBlock | None = None
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -187,7 +192,8 @@ def tally(
         counted = count_journal(journals, indexes, observe=observe)
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}
-            reading = _TaskReading(run_dir, task, repeats[task], indexes[task], journals)
+            spec = record.catalogue.get(task)
+            reading = _TaskReading(run_dir, spec, repeats[task], indexes[task], journals)
             for model, counts in reading.count(
                 entries, record.budgets_of(task), on_question
             ).items():
@@ -200,14 +206,14 @@ class _TaskReading:
     """One task's samples file read against the counted attempts of every model."""
 
     run_dir: Path
-    task: str
+    spec: TaskSpec
     k: int
     index: IdIndex
     journals: Journals
 
     def _units(self) -> Iterator[tuple[Sample, int]]:
         """Each sample and the number of its first unit (its repeats follow)."""
-        with SamplesFile(self.run_dir, self.task, messages=False) as stream:
+        with SamplesFile(self.run_dir, self.spec.name, messages=False) as stream:
             for _, sample in stream:
                 slot = self.index.slot(sample.id)
                 assert slot is not None  # indexed from this very file
@@ -246,7 +252,7 @@ class _TaskReading:
         """The counts per model. A pooled kind's task is counted in one pass when its recorded
         verdicts are all current (a run scores as it records); otherwise the stale ones are
         scored again in the workers, together, and the task counted again."""
-        spec = get_task(self.task)
+        spec = self.spec
         if not spec.answer.pooled:
             return self._count(spec, entries, budgets, on_question, {}, None)
         # Questions are shown to `on_question` once the pass that counts is known.
@@ -297,7 +303,7 @@ class _TaskReading:
                     phases[model][0].append(question_phase([_voted(r, False) for r in results]))
                     phases[model][1].append(question_phase([_voted(r, True) for r in results]))
                 if on_question is not None:
-                    on_question(model, self.task, sample, results)
+                    on_question(model, self.spec.name, sample, results)
         out = {}
         for model in entries:
             by_subject = (
@@ -331,7 +337,10 @@ def summarize(run_dir: Path) -> Summary:
     # A task in the config but never started (e.g. `run --task` chose another) has no samples yet.
     started = recorded_tasks(run_dir)
     tasks = [task for task in record.task_names if task in started]
-    counts = tally(run_dir, record, models, tasks)
+    instructed = InstructionTally(
+        {task for task in tasks if (record.task(task).scoring or "").startswith("instructions-")}
+    )
+    counts = tally(run_dir, record, models, tasks, on_question=instructed)
     results = []
     for model in models:
         for task in tasks:
@@ -345,6 +354,10 @@ def summarize(run_dir: Path) -> Summary:
                     samples=task_counts.samples,
                     subjects=task_counts.subjects,
                     repeated=task_counts.repeated,
+                    instructions=instructed.block(model, task),
+                    categories=categories_block(
+                        record.catalogue.get(task).categories, task_counts.subjects
+                    ),
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )

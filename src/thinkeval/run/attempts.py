@@ -10,7 +10,7 @@ from thinkeval.client.dispatch import Outcome
 from thinkeval.records import Abandoned, Attempt, Phase, Reply, Sample, StoredVerdict, Usage
 from thinkeval.scoring.pooled import pooled_verdicts
 from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, Scorer
-from thinkeval.scoring.state import reply_state
+from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.store.judge import recorded_verdicts
 from thinkeval.tasks.spec import TaskSpec
 
@@ -84,6 +84,11 @@ async def attempt_from(
             usage=Usage(prompt_tokens=outcome.failure.prompt_tokens),
         )
     reply = outcome.timed.reply
+    state = reply_state(reply.content, reply.finish_reason).state
+    if state in RETRY_STATES and reply.finish_reason == "length" and reply.token_ids is not None:
+        # Asked for (`retry: continue`): what its continuation resends. Other replies drop them.
+        common["prompt_token_ids"] = reply.prompt_token_ids
+        common["token_ids"] = reply.token_ids
     return Attempt(
         **common,
         content=reply.content,
@@ -93,7 +98,7 @@ async def attempt_from(
         http_status=reply.http_status,
         latency_s=outcome.timed.latency_s,
         ttft_s=outcome.timed.ttft_s,
-        state=reply_state(reply.content, reply.finish_reason).state,
+        state=state,
         gold=sample.gold,
         verdicts=await verdicts_for(spec, reply, sample.gold),
     )

@@ -52,7 +52,8 @@ def unreachable(base_urls: list[str], name: str | None, failure: RequestFailed) 
     """One line for a failed `/v1/models` read: what failed and, unless the failure says what to
     use instead (a URL without /v1, https to a plain-HTTP server), whether the server is up.
 
-    >>> failed = RequestFailed("connection", "cannot connect to h:8000: refused", True)
+    >>> failed = RequestFailed(kind="connection", message="cannot connect to h:8000: refused",
+    ...                        retryable=True)
     >>> print(unreachable(["http://h:8000/v1"], "m", failed))  # doctest: +NORMALIZE_WHITESPACE
     cannot reach http://h:8000/v1 for model 'm': cannot connect to h:8000: refused.
     Is the server up? (thinkeval check --base-url URL)

@@ -47,6 +47,7 @@ class WorkItem:
     repeat: int = 0
     sample: Sample | None = None
     prompt_tokens: int | None = None
+    fixed: Attempt | None = None  # a retry's fixed attempt (`retry: continue` carries it on)
 
 
 @dataclass

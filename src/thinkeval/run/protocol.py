@@ -3,7 +3,8 @@
 1. Fixed phase: every (sample, repeat) exactly once at its task's first budget.
 2. Those whose fixed reply is `empty` or `unfinished` (the reply state, `scoring.state`) are
    asked exactly once more at the task's second budget; `wrong` and `no_answer` never are, and
-   there is no third round.
+   there is no third round. With `retry: continue` the retry carries the cut-off reply on
+   from its token ids instead of asking again (`run/continuation.py`).
 
 One pool of workers serves all tasks of a model, so the server stays saturated across task
 boundaries; a retry is queued as soon as its fixed reply is recorded, ahead of fixed work, so
@@ -27,6 +28,7 @@ from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, TaskSettings
 from thinkeval.records import Attempt, Sample
 from thinkeval.run.attempts import Unit, attempt_from
+from thinkeval.run.continuation import ask_token_ids, continue_attempt, retry_mode
 from thinkeval.run.identity import model_refused
 from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
 from thinkeval.scoring.state import RETRY_STATES
@@ -182,9 +184,10 @@ class ModelRun:
                 due = None if recorded(retry) else self._retry_due(fixed, task.spec, sample.gold)
                 if due is not None:
                     tokens = due.usage.prompt_tokens
-                    self._retries.append(
-                        WorkItem(task.name, "retry", retry_budget, offset, repeat, None, tokens)
-                    )
+                    self._retries.append(WorkItem(
+                        task.name, "retry", retry_budget, offset, repeat, None, tokens,
+                        due if self._continues(task.name) else None,
+                    ))
                     queued += 1
             plan.queued[task.name] = queued
             plan.recorded[task.name] = done
@@ -218,6 +221,10 @@ class ModelRun:
             item.sample = self._prompts[item.task].at(item.offset)
         return item.sample
 
+    def _continues(self, task: str) -> bool:
+        """Whether `task`'s cut-off replies are continued (`retry: continue`), not asked again."""
+        return retry_mode(self.model, self.tasks[task].settings) == "continue"
+
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
         settings = self.tasks[item.task].settings
         generation: dict[str, Any] = settings.request_generation(self.model.generation)
@@ -227,15 +234,20 @@ class ModelRun:
             generation["seed"] += item.repeat
         if self.model.reasoning is not None:
             generation.update(self.model.reasoning.fields(self.model.api))
-        return get_profile(self.model.api).request(
+        body = get_profile(self.model.api).request(
             self.model.served_model,
             self._sample(item).messages,
             max_tokens,
             generation,
             self.model.stream,
         )
+        if item.phase == "fixed" and self._continues(item.task):
+            ask_token_ids(body)
+        return body
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
+        if item.fixed is not None:
+            return await self._continue(item, item.fixed, dispatcher)
         max_tokens, clamped_from = self._max_tokens(item.budget, item.prompt_tokens)
         body = self._body(item, max_tokens)
         outcome = await dispatcher.chat(body)
@@ -269,6 +281,17 @@ class ModelRun:
             outcome, shard,
         )
 
+    async def _continue(self, item: WorkItem, fixed: Attempt, dispatcher: Dispatcher) -> Attempt:
+        settings = self.tasks[item.task].settings
+        generation = settings.request_generation(self.model.generation)
+        if isinstance(generation.get("seed"), int):
+            generation["seed"] += item.repeat  # the fixed request's seed (`_body`)
+        unit = Unit(self._sample(item), item.repeat, item.phase, item.budget)
+        return await continue_attempt(
+            self.model, self.tasks[item.task].spec, unit, fixed, generation, dispatcher,
+            self.max_model_len, self.shard.writer if self.shard else None,
+        )
+
     async def _next_item(self) -> WorkItem | None:
         """The next request to make, or None when the model is done (or the run stops)."""
         while not self.stop.is_set() and not self._halt.is_set():
@@ -298,7 +321,7 @@ class ModelRun:
             self._retries.append(
                 WorkItem(
                     item.task, "retry", retry_budget, item.offset, item.repeat, item.sample,
-                    attempt.usage.prompt_tokens,
+                    attempt.usage.prompt_tokens, attempt if self._continues(item.task) else None,
                 )
             )
 
@@ -369,8 +392,4 @@ def default_estimates(tasks: list[TaskPlan]) -> dict[str, TaskEstimate]:
 
 
 def _model_gone(attempt: Attempt) -> bool:
-    return (
-        attempt.http_status == 404
-        and attempt.error is not None
-        and "does not exist" in attempt.error
-    )
+    return attempt.error_kind == "model_missing"

@@ -31,7 +31,7 @@ from thinkeval.store.run_record import (
 from thinkeval.store.rundir import PromptsChanged, SamplesFile, write_samples
 from thinkeval.store.runlock import RunLock
 from thinkeval.store.shard import Shard
-from thinkeval.tasks import DataSource, get_task, iter_samples, resolve_data_dir
+from thinkeval.tasks import DataSource, iter_samples, resolve_data_dir
 from thinkeval.tasks.source import describe_sources
 
 
@@ -80,7 +80,7 @@ def write_selected_samples(
             continue
         if data_dir is None:
             data_dir = resolve_data_dir(config.data_dir)
-        spec = get_task(selection.name)
+        spec = config.catalogue.get(selection.name)
         sources: list[DataSource] = []
         samples = select_samples(selection, iter_samples(spec, data_dir, sources))
         expect = before.digest if before is not None else None
@@ -152,7 +152,7 @@ async def run_evaluation(
             for note in notes:
                 progress.say(note)
             plans = [
-                TaskPlan(get_task(record.name), config.settings(record.name))
+                TaskPlan(config.catalogue.get(record.name), config.settings(record.name))
                 for record in records
             ]
             outcome = await run_models(

@@ -28,6 +28,7 @@ from thinkeval.client.profiles import card_window
 from thinkeval.config import ModelConfig
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
+from thinkeval.run.continuation import probe_token_ids, retry_mode
 from thinkeval.run.identity import check_identity
 from thinkeval.run.ordering import TaskEstimate
 from thinkeval.run.progress import Progress
@@ -271,6 +272,10 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
         live.dispatcher, live.state = dispatcher, "checking"
         card = await check_identity(dispatcher, model.served_model, shared.allow_mismatch)
         write_model_card(shared.run_dir, model.name, card)
+        if any(retry_mode(model, plan.settings) == "continue" for plan in shared.plans):
+            why = await probe_token_ids(dispatcher)
+            if why is not None:  # refused before any sample is asked
+                raise ServerError(f"retry: continue cannot run against this server: {why}")
         max_len = card_window(card)  # max_model_len, or llama.cpp's meta.n_ctx
         indexes, counted = shared.counted()
         model_run = ModelRun(

@@ -11,7 +11,9 @@ gives an answer (`text.answer_regions`). Then, in order:
 4. answer first: a first line that starts with the option (`A. Yes`, `**A**`, `Yes, it is.`),
    unless other lines start with other options (the reply lists the options, it chose none).
 
-An option joined to another (`A or B`, `A、C`) is a hedge, never a choice.
+An option joined to another (`A or B`, `A、C`) is a hedge, never a choice. An option may be
+named by its Chinese wording before its letter in brackets (`答案：错误（B）`, `是（A）`): the
+letter counts.
 """
 
 from __future__ import annotations
@@ -32,7 +34,11 @@ _NEGATIONS = ("不", "不能", "不应", "可", "候", "备", "单", "多", "勿
 _NOT_BEFORE_选 = "".join(f"(?<!{n})" for n in _NEGATIONS)
 _CUES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("final answer", "answer", re.compile(r"final\s+answer")),
-    ("the answer is", "answer", re.compile(r"answer\s+(?:is|would\s+be|should\s+be|=)")),
+    (
+        "the answer is",
+        "answer",
+        re.compile(r"answer\s+(?:is|would\s+be|should\s+be|seems\s+to\s+be|=)"),
+    ),
     ("answer:", "answer", re.compile(r"answer[ \t*]{0,4}(?::|\n)")),
     (
         "correct option is",
@@ -54,6 +60,8 @@ _CUES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 # Markdown, brackets and LaTeX allowed between a cue and its option: "**Answer:** (B)",
 # "答案：$\\mathrm{B}$".
 _GAP = r"[\s*_:(\[{\"'“‘【$\\]{0,16}(?:(?:text|textbf|mathrm|mathbf)\s*\{[\s$]*)?"
+# An option's Chinese wording before its letter in brackets: "答案：错误（B）", "是（A）".
+_WORDED = r"(?:[\u4e00-\u9fff]{1,8}\s*[(\[【]\s*)?"
 # Words calling an option correct, after it: "B is correct", "选项B正确", "D项当选".
 _POSITIVE = (
     r"(?:正确|对的|当选|符合题意|is\s+(?:correct|right)|is\s+the\s+(?:correct|right|best)"
@@ -73,7 +81,9 @@ class _Patterns:
 
 def _compile(letters: str, yes_no: bool) -> _Patterns:
     # A standalone capital: "answer: B" yes, "answer: Because" no; "A or B" is no statement.
-    hedge = r"(?!\s*(?:or|and|/|或|和|、)\s*[(\[]?(?:[A-H](?![A-Za-z0-9_])|yes|no\b))"
+    hedge = (
+        rf"(?!\s*(?:or|and|/|或|和|、)\s*[(\[]?(?:[A-H{letters}](?![A-Za-z0-9_])|yes|no\b))"
+    )
     letter = rf"[{letters}](?![A-Za-z0-9_]){hedge}"
     words = "|".join(_YES[:2] + _NO[:2])
     chinese = "|".join(sorted(_YES[2:] + _NO[2:], key=len, reverse=True))
@@ -81,11 +91,11 @@ def _compile(letters: str, yes_no: bool) -> _Patterns:
     if yes_no:
         slot = (
             f"(?:{letter}|(?i:{words})(?![A-Za-z]){hedge}"
-            rf"|(?:{chinese})(?=[\s.,，。!！:：*)）】\"”]|$))"
+            rf"|(?:{chinese})(?=[\s.,，。!！:：*)）】\"”(\[【]|$))"
         )
-    stated = re.compile(f"{_GAP}(?P<x>{slot})")
+    stated = re.compile(f"{_GAP}{_WORDED}(?P<x>{slot})")
     # A last line that is only the answer: "B", "**B**", "(B)", "[B]", "B.", "No."
-    bare_line = re.compile(rf"[*_#\s\"'“(\[【]*(?P<x>{slot})[*_\s\"'”)\]】.!。]*")
+    bare_line = re.compile(rf"[*_#\s\"'“(\[【]*{_WORDED}(?P<x>{slot})[*_\s\"'”)\]】.!。]*")
     # A first line that starts with the answer: "A. Yes", "(B) Paris", "D. 成本", "Yes, it is."
     opener = r"[*_#\s\"'“(\[【]*"
     closer = r"[*_\s\"'”)\]】]*"

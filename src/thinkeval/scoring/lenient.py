@@ -132,6 +132,21 @@ def _last_option_abcd(text: str, gold: str) -> Verdict:
     return _letter_verdict(text[position] if position >= 0 else None, gold, "last-letter")
 
 
+def _last_option_a_j(text: str, gold: str) -> Verdict:
+    # The C-Eval rule widened to MMLU-Pro's ten letters: the last A-J anywhere.
+    position = max(text.rfind(letter) for letter in "ABCDEFGHIJ")
+    return _letter_verdict(text[position] if position >= 0 else None, gold, "last-letter")
+
+
+# simple-evals' ANSWER_PATTERN_MULTICHOICE, searched once (its first match), as for GPQA.
+_SIMPLE_EVALS = re.compile(r"(?i)Answer[ \t]*:[ \t]*\$?([A-D])\$?")
+
+
+def _simple_evals_abcd(text: str, gold: str) -> Verdict:
+    found = _SIMPLE_EVALS.search(text)
+    return _letter_verdict(found.group(1) if found else None, gold, "answer-colon")
+
+
 def _letter_verdict(answer: str | None, gold: str, rule: str) -> Verdict:
     if answer is None:
         return Verdict("no_answer", rule=rule)
@@ -151,6 +166,13 @@ def _math(text: str, gold: str) -> Verdict:
     return math_verdict(text, gold)
 
 
+def _ifeval(text: str, gold: str) -> Verdict:
+    # IFEval's loose prompt-level reading of the text AISBench scores (which it strips).
+    from thinkeval.scoring.kinds.instructions import instruction_verdict
+
+    return instruction_verdict(text, gold, loose=True)
+
+
 # AISBench's post-processors and evaluators by name; a task spec names the one its AISBench
 # dataset config uses.
 RULES: dict[str, Callable[[str, str], Verdict]] = {
@@ -159,6 +181,9 @@ RULES: dict[str, Callable[[str, str], Verdict]] = {
     "last-option-ABCD": _last_option_abcd,  # last_option_postprocess + AccEvaluator (C-Eval)
     "aime": _aime,  # math_postprocess_v2 + MATHEvaluator(version="v2") (AIME)
     "math": _math,  # Math-Verify's parse and verify, as its MATHEvaluator (MATH-500)
+    "last-option-A-J": _last_option_a_j,  # MMLU-Pro: the last of its ten letters
+    "simple-evals-ABCD": _simple_evals_abcd,  # simple-evals' GPQA regex (first match)
+    "ifeval-loose": _ifeval,  # IFEvaluator's loose prompt-level accuracy
 }
 
 

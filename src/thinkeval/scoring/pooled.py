@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     # loads no multiprocessing machinery.
     from thinkeval.scoring.pool import ScoringPool
 
-# Lenient rules that run Math-Verify on the whole reply (MATH-500's, as AISBench scores it).
-SLOW_LENIENT_RULES = frozenset({"math"})
+# Lenient rules too slow for the event loop: Math-Verify on the whole reply (MATH-500's, as
+# AISBench scores it), IFEval's checkers on it.
+SLOW_LENIENT_RULES = frozenset({"math", "ifeval-loose"})
 # (answer kind, lenient rule, content, reasoning, finish_reason, gold, recorded reply state)
 VerdictsJob = tuple[AnswerKind, str, str | None, str | None, str | None, str, ReplyState | None]
 Verdicts = tuple[Verdict, Verdict]  # (strict, lenient)

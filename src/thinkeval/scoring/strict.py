@@ -27,8 +27,12 @@ def strict_verdict(
     Verdict(status='correct', answer='4', rule='the answer is')
     """
     read = reply_state(content, finish_reason)
+    judge = getattr(kind, "judge", None)
     if read.state != "finished":
         verdict = Verdict(read.state, rule=read.rule)
+    elif judge is not None:
+        # A kind that reads the whole reply byte for byte (IFEval's instructions), unfolded.
+        verdict = judge(read.visible, gold)
     else:
         found = kind.find(fold_width(read.visible))
         if found is None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 from aiohttp import web
 
 from thinkeval.sim.behaviour import AnswerEntry
+from thinkeval.sim.completions import completions
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.server import Simulator
 
@@ -27,6 +29,7 @@ def build_app(
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app[SIMULATOR_KEY] = sim
     app.router.add_post("/v1/chat/completions", sim.chat)
+    app.router.add_post("/v1/completions", functools.partial(completions, sim))
     app.router.add_get("/v1/models", sim.models)
     app.router.add_get("/health", sim.health)
     app.router.add_get("/version", sim.version)

@@ -15,7 +15,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import thinkeval.sim.maths as maths
 from thinkeval.records import Sample
@@ -31,6 +31,9 @@ from thinkeval.sim.text import (
     pool,
     tokenize,
 )
+
+if TYPE_CHECKING:
+    from thinkeval.tasks.spec import TaskSpec
 
 Outcome = Literal["correct", "wrong", "malformed", "empty", "never"]
 # The kind of answer a prompt asks for: a task spec's `sim_flavour`.
@@ -137,10 +140,13 @@ def prompt_tokens(messages: Sequence[Any]) -> int:
     return total
 
 
-def answer_key_from_samples(samples: Iterable[Sample]) -> dict[str, AnswerEntry]:
+def answer_key_from_samples(
+    samples: Iterable[Sample], specs: Iterable[TaskSpec] = ()
+) -> dict[str, AnswerEntry]:
     """Map each sample's prompt key to (flavour, gold, task), so the simulator knows the right
-    answers. The flavour is the sample's task spec's `sim_flavour` (`number` for an unknown
-    task); the task name only selects a `--task-shape` the user gave.
+    answers. The flavour is the sample's task spec's `sim_flavour` (from `specs`, else the
+    built-in task's; `number` for an unknown task); the task name only selects a
+    `--task-shape` the user gave.
 
     >>> s = Sample("unknown/0", "unknown", ({"role": "user", "content": "2+2?"},), "4")
     >>> answer_key_from_samples([s])[prompt_key("2+2?")]
@@ -148,7 +154,7 @@ def answer_key_from_samples(samples: Iterable[Sample]) -> dict[str, AnswerEntry]
     """
     from thinkeval.tasks.registry import find_task
 
-    flavours: dict[str, str] = {}
+    flavours: dict[str, str] = {spec.name: spec.sim_flavour for spec in specs}
     key = {}
     for sample in samples:
         flavour = flavours.get(sample.task)
@@ -298,7 +304,14 @@ def plan_for(
         reasoning_len = _log_uniform(bounds, u_length, scale)
         mention_at = round(mention_frac * reasoning_len)
     malformed = malformed_text(flavour, form, numbers)
-    if outcome in ("correct", "wrong"):
+    # IFEval's prompts (task flavour "instructions"): replies built to follow the instructions,
+    # over the number flavour's reasoning, which never restates the gold.
+    instructed = entry is not None and entry[0] == "instructions"
+    if instructed and outcome in ("correct", "wrong"):
+        from thinkeval.sim.instructions import ifeval_reply
+
+        answer = plain = ifeval_reply(gold, outcome == "correct")
+    elif outcome in ("correct", "wrong"):
         value = final or gold
         written = maths.written_as(value, form) if flavour == "math" else value
         answer = answer_text(flavour, written, form)
@@ -319,8 +332,8 @@ def plan_for(
         reasoning_len=reasoning_len,
         answer=answer,
         plain_answer=plain,
-        final=final,
-        mention=(final or gold) if u_mention < _MENTION_SHARE else None,
+        final=None if instructed else final,
+        mention=(final or gold) if u_mention < _MENTION_SHARE and not instructed else None,
         mention_at=mention_at,
         offset=offset,
     )

@@ -39,6 +39,7 @@ _HELP: dict[str, str] = {
     "(repeat the flag per task; e.g. ceval:0.25:600-2000)",
     "ttft_s": "time to first token, seconds",
     "per_token_s": "seconds per generated token",
+    "prefill_token_s": "seconds per prompt token (prefill; a continuation's carried tokens too)",
     "latency_s": "fixed extra seconds per request",
     "max_num_seqs": "requests generated at once; the rest queue",
     "fault_500": "share of requests answered 500",

@@ -58,6 +58,9 @@ class SimConfig:
     # Latency model.
     ttft_s: float = 0.0
     per_token_s: float = 0.0
+    # Prefill: seconds per prompt token a reply holds its slot before decoding (a continuation
+    # prefills its prompt and the tokens it carries, as a server without a prefix cache hit does).
+    prefill_token_s: float = 0.0
     latency_s: float = 0.0
     max_num_seqs: int = 1024
     # Faults, decided per request.
@@ -127,7 +130,8 @@ class SimConfig:
             out.append("max_model_len must be positive")
         if self.max_num_seqs < 1:
             out.append("max_num_seqs must be positive")
-        for name in ("ttft_s", "per_token_s", "latency_s", "retry_after_s", "stall_s"):
+        timings = ("ttft_s", "per_token_s", "prefill_token_s", "latency_s", "retry_after_s")
+        for name in (*timings, "stall_s"):
             if getattr(self, name) < 0:
                 out.append(f"{name} must not be negative")
         if self.switch_model_after is not None and self.switch_model_after < 0:

@@ -15,6 +15,7 @@ class OpenAI(Profile):
     version = "openai-compatible"
     legacy_split = False
     usage_by_default = False
+    returns_token_ids = False  # no `return_token_ids`: nothing to continue from
     owned_by = "system"
     hides_reasoning = True
     drops_separator = True

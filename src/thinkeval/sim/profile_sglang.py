@@ -18,6 +18,7 @@ class SGLang(Profile):
     legacy_split = False
     checks_model = False  # the request's model string is echoed back
     usage_by_default = False
+    returns_token_ids = False  # no `return_token_ids`: nothing to continue from
     owned_by = "sglang"
     empty_content = ""
     none_suffix = ""

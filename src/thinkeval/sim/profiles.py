@@ -47,6 +47,7 @@ class Profile:
     hides_reasoning = False
     drops_separator = False  # OpenAI content has no leading "\n\n"
     empty_content: str | None = None  # what `content` is when the parser found none
+    returns_token_ids = True  # `return_token_ids` (vLLM 0.10.2+): sim/token_ids.py
 
     # Parsing -----------------------------------------------------------------------------
 

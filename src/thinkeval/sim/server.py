@@ -32,6 +32,7 @@ from thinkeval.sim.profiles import ErrorReply
 from thinkeval.sim.requests import ChatRequest, parse_chat
 from thinkeval.sim.stats import FAULT_KINDS, Stats, metrics_text
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
+from thinkeval.sim.token_ids import completion_ids, prompt_ids
 
 # Added to every /v1/models card: the run keeps the card, and reports mark such models simulated
 # (report/_context.py reads the same name).
@@ -145,17 +146,46 @@ class Simulator:
         self.stats.running -= 1
         self.slots.release()
 
+    async def hold_slot(self, seconds: float) -> float:
+        """Queue for a slot, hold it `seconds`; returns the seconds spent queueing."""
+        waited = await self._acquire_slot()
+        try:
+            if seconds > 0:
+                await asyncio.sleep(seconds)
+        finally:
+            self._release_slot()
+        return waited
+
+    def next_id(self, request: web.Request) -> str:
+        """A request id (`X-Request-Id`, or one the server makes up)."""
+        return self._next_id(request)
+
+    def reply(self, status: int, body: Any) -> web.Response:
+        """A JSON reply, counted in `by_status`."""
+        return self._reply(status, body)
+
+    def service_s(self, prompt: int, generated: int) -> float:
+        """Seconds a reply holds its slot: fixed costs, prefill of `prompt`, decode."""
+        config = self.config
+        return (
+            config.latency_s
+            + config.ttft_s
+            + config.prefill_token_s * prompt
+            + config.per_token_s * generated
+        )
+
     def _record(self, gen: Generation, prompt: int, ttft: float) -> None:
+        self.record_generated(gen.finish_reason, prompt, gen.completion_tokens, ttft)
+
+    def record_generated(self, finish: str, prompt: int, generated: int, ttft: float) -> None:
+        """Count one reply sent: its prefill and decode tokens, its slot time."""
         stats = self.stats
         stats.completed += 1
         stats.prompt_tokens += prompt
-        stats.generation_tokens += gen.completion_tokens
-        stats.finished[gen.finish_reason] += 1
+        stats.generation_tokens += generated
+        stats.finished[finish] += 1
         stats.observe_ttft(ttft)
-        config = self.config
-        stats.service_s += (
-            config.latency_s + config.ttft_s + config.per_token_s * gen.completion_tokens
-        )
+        stats.service_s += self.service_s(prompt, generated)
 
     # Routes ------------------------------------------------------------------------------
 
@@ -210,14 +240,10 @@ class Simulator:
             return self._malformed(rid, created, chat, gen)
         if chat.stream:
             return await self._stream(request, rid, created, chat, gen)
-        waited = await self._acquire_slot()
-        try:
-            delay = config.latency_s + config.ttft_s + config.per_token_s * gen.completion_tokens
-            if delay > 0:
-                await asyncio.sleep(delay)
-        finally:
-            self._release_slot()
+        waited = await self.hold_slot(self.service_s(chat.prompt_tokens, gen.completion_tokens))
         body = self.profile.completion(rid, created, chat.model, gen, chat.prompt_tokens)
+        if chat.token_ids:
+            add_token_ids(body, self.plan(chat.key, chat.text, chat.seed), chat, gen)
         reply = self._reply(200, body)
         self._record(gen, chat.prompt_tokens, waited + config.latency_s + config.ttft_s)
         return reply
@@ -286,7 +312,7 @@ class Simulator:
         self.stats.by_status[200] += 1
         waited = await self._acquire_slot()
         try:
-            base = config.latency_s + config.ttft_s
+            base = config.latency_s + config.ttft_s + config.prefill_token_s * chat.prompt_tokens
             per_token = config.per_token_s
             loop = asyncio.get_running_loop()
             start = loop.time()
@@ -357,6 +383,12 @@ class Simulator:
     async def on_shutdown(self, app: web.Application) -> None:
         # Release stalled requests so that a stall never holds the server's shutdown hostage.
         self.shutting_down.set()
+
+
+def add_token_ids(body: dict[str, Any], plan: Plan, chat: ChatRequest, gen: Generation) -> None:
+    """Fill the ids `return_token_ids` asks for into a non-streaming chat reply."""
+    body["prompt_token_ids"] = prompt_ids(chat.key, plan.flavour, chat.thinking, chat.prompt_tokens)
+    body["choices"][0]["token_ids"] = completion_ids(gen)
 
 
 def _json(status: int, body: Any, headers: Mapping[str, str] | None = None) -> web.Response:

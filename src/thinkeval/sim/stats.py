@@ -52,6 +52,9 @@ class Stats:
         self.prompts_asked: dict[str, int] = {}
         self.prompt_tokens = 0
         self.generation_tokens = 0
+        self.continuations = 0  # /v1/completions requests that continued a generation
+        self.continued_tokens = 0  # generated tokens they carried (prefilled again)
+        self.continuations_diverged = 0  # carried ids that were not the plan's own tokens
         self.service_s = 0.0  # simulated seconds the replies held a slot (queueing excluded)
         self.ttft_counts = [0] * (len(_TTFT_BUCKETS) + 1)
         self.ttft_sum = 0.0
@@ -79,6 +82,9 @@ class Stats:
             "prompt_tokens": self.prompt_tokens,
             "generation_tokens": self.generation_tokens,
             "service_s": self.service_s,
+            "continuations": self.continuations,
+            "continued_tokens": self.continued_tokens,
+            "continuations_diverged": self.continuations_diverged,
         }
         if detail:
             out["prompts_asked"] = dict(self.prompts_asked)

@@ -22,9 +22,8 @@ from typing import IO
 import msgspec
 
 from thinkeval.errors import JournalError
-from thinkeval.records import Attempt, describe_decode_error
+from thinkeval.records import Attempt, decode_attempt, describe_decode_error
 
-_DECODE_ATTEMPT = msgspec.json.Decoder(Attempt)
 _ENCODE = msgspec.json.Encoder()
 
 JOURNAL_DIR = "journal"
@@ -78,7 +77,7 @@ def scan(run_dir: Path, files: list[Path] | None = None) -> Iterator[JournalLine
 
 def _parse(line: bytes) -> tuple[Attempt | None, str | None]:
     try:
-        return _DECODE_ATTEMPT.decode(line), None
+        return decode_attempt(line), None
     except msgspec.MsgspecError as exc:
         return None, describe_decode_error(exc)
 
@@ -186,7 +185,7 @@ class Journal:
         # Structs are not checked when built: check the line as resume will read it (~5 us), so
         # the journal never holds a line that stops the next run.
         try:
-            _DECODE_ATTEMPT.decode(line)
+            decode_attempt(line)
         except msgspec.ValidationError as exc:
             raise JournalError(
                 f"{self.path}: refusing to record an attempt that would not read back: "

@@ -9,7 +9,7 @@ of these, so a run never mixes answers to two different questions.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -19,9 +19,13 @@ from thinkeval.records import describe_decode_error
 from thinkeval.store.rundir import CONFIG_FILE, write_json
 from thinkeval.version import __version__
 
+if TYPE_CHECKING:
+    from thinkeval.tasks.catalogue import Catalogue
+
 RECORD_VERSION = 2
 # Settings that change what a recorded attempt means: a resumed run must keep them.
-_FROZEN_MODEL_KEYS = ("model", "generation", "stream")
+# `retry` too: a task's retries are all re-asks or all continuations, never a mix.
+_FROZEN_MODEL_KEYS = ("model", "generation", "stream", "retry")
 
 
 class TaskRecord(msgspec.Struct, kw_only=True):
@@ -41,6 +45,7 @@ class TaskRecord(msgspec.Struct, kw_only=True):
     source: str | None = None  # "local DIR (files)" or "hub REPO@COMMIT (files)"
     # A task of your own: its task file, paths resolved (readers register it from here).
     definition: dict[str, Any] | None = None
+    retry: str | None = None  # the task entry's `retry` (None: each model's)
 
 
 class RunRecord(msgspec.Struct, kw_only=True):
@@ -54,6 +59,19 @@ class RunRecord(msgspec.Struct, kw_only=True):
     tasks: list[TaskRecord] = []
     models: list[ModelConfig] = []
     endpoints: list[EndpointConfig] = []  # in-flight caps of servers models share
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """The tasks this run can name: the built-in ones and its own, from the definitions it
+        recorded (`tasks.catalogue`); reading a run registers nothing."""
+        from thinkeval.errors import ConfigError
+        from thinkeval.tasks.catalogue import recorded_catalogue
+
+        own = {t.name: t.definition for t in self.tasks if t.definition is not None}
+        try:
+            return recorded_catalogue(own, CONFIG_FILE)
+        except ConfigError as exc:
+            raise JournalError(str(exc)) from None
 
     def task(self, name: str) -> TaskRecord:
         for task in self.tasks:
@@ -96,31 +114,15 @@ def read_run_record(run_dir: Path) -> RunRecord:
         record = _DECODER.decode(data)
     except msgspec.MsgspecError as exc:
         raise JournalError(f"{path}: {describe_decode_error(exc)}") from None
-    _register_user_tasks(record, path)
+    record.catalogue  # noqa: B018 - a recorded task that no longer reads is an error now
     return record
-
-
-def _register_user_tasks(record: RunRecord, path: Path) -> None:
-    """Make the run's own tasks known again, from the definitions it recorded."""
-    from thinkeval.errors import ConfigError
-    from thinkeval.tasks.user import register_recorded
-
-    for task in record.tasks:
-        if task.definition is not None:
-            try:
-                register_recorded(task.name, task.definition, str(path))
-            except ConfigError as exc:
-                raise JournalError(str(exc)) from None
 
 
 def task_record(
     config: RunConfig, settings: TaskSettings, digest: str, samples: int, source: str
 ) -> TaskRecord:
     """The record of one task the run is about to ask."""
-    from thinkeval.tasks import get_task
-    from thinkeval.tasks.user import defined
-
-    spec = get_task(settings.name)
+    spec = config.catalogue.get(settings.name)
     selection = next(t for t in config.tasks if t.name == settings.name)
     return TaskRecord(
         name=settings.name,
@@ -135,7 +137,8 @@ def task_record(
         digest=digest,
         samples=samples,
         source=source,
-        definition=defined(settings.name),
+        definition=selection.definition,
+        retry=settings.retry,
     )
 
 
@@ -199,6 +202,7 @@ def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> 
             ("repeats", before.repeats, now.repeats),
             ("generation", before.generation, now.generation),
             ("recommended sampling", before.recommended if before.version else {}, now.recommended),
+            ("retry", before.retry or "the model's", now.retry or "the model's"),
         ):
             if was is not None and _plain(was) != _plain(is_now):
                 raise JournalError(

@@ -96,6 +96,13 @@ def iter_samples(
     'B'
     """
     spec = get_task(task) if isinstance(task, str) else task
+    built = _built(spec, data_dir, sources)
+    yield from spec.assemble(built) if spec.assemble is not None else built
+
+
+def _built(
+    spec: TaskSpec, data_dir: Path | None, sources: list[DataSource] | None
+) -> Iterator[Sample]:
     for file in spec.files:
         samples = ((row.where, spec.sample(row)) for row in _rows(file, data_dir, sources))
         if spec.ids_from_data:

@@ -22,7 +22,13 @@ def local_rows(file: DataFile, data_dir: Path) -> Iterator[Row]:
     if not data_dir.is_dir():
         raise DatasetError(f"data dir {data_dir} does not exist or is not a directory")
     path = data_dir / file.local
-    rows = read_rows(path, data_dir, file.file_format, file.columns)
+    if file.member is not None:
+        from thinkeval.tasks.archive import zip_member_text
+
+        text = zip_member_text(path, data_dir, file.member, file.password)
+        rows = read_csv(path, data_dir, file.columns, text=text)
+    else:
+        rows = read_rows(path, data_dir, file.file_format, file.columns)
     for index, (_, where, fields) in enumerate(rows):
         yield Row(fields, index, where, file.subset)
 
@@ -68,14 +74,17 @@ def read_jsonl(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[str,
 
 
 def read_csv(
-    path: Path, data_dir: Path, columns: Sequence[str]
+    path: Path, data_dir: Path, columns: Sequence[str], text: str | None = None
 ) -> Iterator[tuple[int, str, dict[str, str]]]:
     """`(line, where, record)` for each record of a CSV file with a header naming `columns`.
 
-    `line` is the 1-based line the record starts on; quoted fields may span lines.
+    `line` is the 1-based line the record starts on; quoted fields may span lines. `text`, when
+    given, is the file's content already read (a zip member).
     """
     # newline="" lets the csv module parse CRLF and quoted multi-line fields itself.
-    reader = csv.reader(io.StringIO(_read_text(path, data_dir), newline=""), strict=True)
+    if text is None:
+        text = _read_text(path, data_dir)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader, None)
         if header is None:

@@ -55,6 +55,11 @@ def _builtin_named(name: str) -> TaskSpec | None:
     return _builtin().get(name)
 
 
+def is_builtin(name: str) -> bool:
+    """Whether `name` is a built-in task's (a task of your own may not take it)."""
+    return _builtin_named(name) is not None
+
+
 def register(spec: TaskSpec) -> None:
     """Make `spec` available by name; a user task may not take a built-in task's name."""
     if spec.name in _builtin():

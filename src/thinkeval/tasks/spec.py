@@ -48,6 +48,9 @@ class DataFile:
     subset: str | None = None
     format: str | None = None
     columns: tuple[str, ...] = ()  # CSV: columns the header must name
+    # A CSV kept inside a (password-protected) zip, as GPQA's authors ship it: read in memory.
+    member: str | None = None
+    password: str | None = None
 
     @property
     def file_format(self) -> str:
@@ -67,6 +70,9 @@ class Row:
 
 # row -> Sample; raises `DatasetError` naming `row.where` for a bad row.
 SampleBuilder = Callable[[Row], Sample]
+# The samples of all files, in file order -> the task's samples: where a sample needs other
+# rows (MMLU-Pro's few-shot exemplars) or the task has its own order.
+Assembler = Callable[[Iterator[Sample]], Iterator[Sample]]
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,10 @@ class TaskSpec:
     sim_flavour: str = "number"
     # Run when a config lists no tasks: the seed's three benchmarks are "default".
     suite: str = "extra"
+    assemble: Assembler | None = None
+    # Subset -> the category it is reported under (C-Eval's four); the summary and the report
+    # then add per-category tables and the average over categories as the headline.
+    categories: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if self.repeats < 1:

@@ -17,10 +17,10 @@ from typing import Annotated, Any
 import msgspec
 
 from thinkeval.errors import ConfigError
+from thinkeval.scoring.kinds import KINDS
 from thinkeval.sections import Problem, Section, convert_checked
 from thinkeval.settings import budget_problems, generation_problems
 
-KIND_NAMES = ("number", "choice", "boolean", "math", "exact", "regex")
 FORMATS = ("jsonl", "csv", "parquet")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -105,8 +105,9 @@ class Answer(Section, kw_only=True, frozen=True):
     ignore_case: bool = True  # regex
 
     def problems(self) -> Iterator[Problem]:
-        if self.kind not in KIND_NAMES:
-            yield "kind", f"unknown answer kind {self.kind!r}; one of {', '.join(KIND_NAMES)}"
+        # The kinds registry itself, so a kind added with `register_kind` is one a file can use.
+        if self.kind not in KINDS:
+            yield "kind", f"unknown answer kind {self.kind!r}; one of {', '.join(KINDS)}"
         if self.kind == "regex" and not self.pattern:
             yield "pattern", "the regex kind needs a pattern (its group 'answer' is the answer)"
         if self.pattern is not None and self.kind != "regex":

@@ -1,8 +1,9 @@
-"""Tasks of your own: a task file (`tasks.taskfile`) made into a `TaskSpec` and registered.
+"""Tasks of your own: a task file (`tasks.taskfile`) made into a `TaskSpec`.
 
-A config's `tasks:` entry `{file: quiz.yaml}` (or `{name: quiz, define: {...}}`) registers its
-task when the config is loaded; the run records the resolved definition in `config.json`, so
-`status`, `verify`, `report` and summaries find the task again from the run directory alone.
+A config's `tasks:` entry `{file: quiz.yaml}` (or `{name: quiz, define: {...}}`) is resolved
+when the config is loaded into the definition the run records in `config.json`; the config's
+and the run's catalogue (`tasks.catalogue`) build the spec from it, so `status`, `verify`,
+`report` and summaries find the task again from the run directory alone, registering nothing.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from thinkeval.errors import ConfigError, DatasetError
 from thinkeval.records import Sample, Verdict
 from thinkeval.scoring.kinds import AnswerKind, KindError, make_kind
 from thinkeval.sections import read_yaml
-from thinkeval.tasks.registry import register
+from thinkeval.tasks.registry import is_builtin
 from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
 from thinkeval.tasks.taskfile import TaskFile, parse_task
 
 BOXED = "Please reason step by step, and put your final answer within \\boxed{}."
-# The prompt and the few-shot reply each answer kind gets unless the task file sets its own.
+# The prompt and the few-shot reply each built-in answer kind gets unless the task file sets its
+# own; a kind added with `register_kind` gets the generic "Answer: ..." pair.
 DEFAULT_PROMPTS = {
     "number": "{question}\n" + BOXED,
     "math": "{question}\n" + BOXED,
@@ -43,6 +45,8 @@ DEFAULT_REPLIES = {
     "exact": "Answer: {answer}",
     "regex": "{answer}",
 }
+GENERIC_PROMPT = '{question}\n\nGive your final answer on the last line, as "Answer: ...".'
+GENERIC_REPLY = "Answer: {answer}"
 SIM_FLAVOURS = {"number": "number", "math": "math", "choice": "choice", "boolean": "yesno"}
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _YES = {"a", "yes", "true", "1", "y"}
@@ -77,7 +81,7 @@ class _Builder:
 
     def __init__(self, task: TaskFile, kind: AnswerKind, base: Path, source: str) -> None:
         self.task, self.kind, self.base, self.source = task, kind, base, source
-        self.template = task.prompt or DEFAULT_PROMPTS[task.answer.kind]
+        self.template = task.prompt or DEFAULT_PROMPTS.get(task.answer.kind, GENERIC_PROMPT)
         # Options are lettered A, B, ... (a choice kind's own letters).
         self.letters: str = getattr(kind, "letters", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -167,9 +171,9 @@ class _Builder:
 
     def example(self, row: Row) -> tuple[dict[str, str], dict[str, str]]:
         message, _, shown, _ = self.turn(row, example=True)
-        reply_template = (self.task.few_shot and self.task.few_shot.reply) or DEFAULT_REPLIES[
-            self.task.answer.kind
-        ]
+        reply_template = (self.task.few_shot and self.task.few_shot.reply) or DEFAULT_REPLIES.get(
+            self.task.answer.kind, GENERIC_REPLY
+        )
         values = {name: text for name, v in row.fields.items() if (text := _scalar(v)) is not None}
         values["answer"] = shown
         reply = self.render(reply_template, values, row, "few_shot.reply")
@@ -290,35 +294,27 @@ def definition(task: TaskFile, base: Path) -> dict[str, Any]:
     return resolved
 
 
-# Definitions of the registered user tasks, by name (recorded in config.json by runs).
-_DEFINITIONS: dict[str, dict[str, Any]] = {}
-
-
-def defined(name: str) -> dict[str, Any] | None:
-    """The recorded form of user task `name`, or None for a built-in task."""
-    return _DEFINITIONS.get(name)
-
-
-def _register(task: TaskFile, base: Path, source: str, check_files: bool = True) -> TaskSpec:
-    spec = build_spec(task, base, source, check_files)
-    try:
-        register(spec)
-    except DatasetError as exc:
-        raise ConfigError(f"{source}: name: {exc}") from None
-    _DEFINITIONS[spec.name] = definition(task, base)
-    return spec
+def _build(task: TaskFile, base: Path, source: str, check_files: bool = True) -> TaskSpec:
+    if is_builtin(task.name):
+        raise ConfigError(
+            f"{source}: name: task {task.name!r} is built in; give your task another name"
+        )
+    return build_spec(task, base, source, check_files)
 
 
 def load_task_file(path: Path) -> TaskSpec:
-    """Read, check and register the task file at `path`."""
+    """Read and check the task file at `path` (registered nowhere: pass the spec on)."""
     source = str(path)
-    return _register(parse_task(read_yaml(path, "task file"), source), path.parent, source)
+    return _build(parse_task(read_yaml(path, "task file"), source), path.parent, source)
 
 
-def register_entry(entry: dict[str, Any], base: Path, where: str) -> dict[str, Any]:
-    """A config `tasks:` entry with its task registered when it is a task of your own (`file`
-    relative to `base`, or `define`); returns the entry with the task's `name` set."""
+def resolve_entry(entry: dict[str, Any], base: Path, where: str) -> dict[str, Any]:
+    """A config `tasks:` entry with its task's `name` and, for a task of your own (`file`
+    relative to `base`, or `define`), the resolved `definition` a run records and reads its
+    spec from (`tasks.catalogue`)."""
     file, inline = entry.get("file"), entry.get("define")
+    if "definition" in entry:
+        raise ConfigError(f"{where}.definition: unknown key (a task of your own: file or define)")
     if file is None and inline is None:
         return entry
     if file is not None and inline is not None:
@@ -326,22 +322,24 @@ def register_entry(entry: dict[str, Any], base: Path, where: str) -> dict[str, A
     if file is not None:
         if not isinstance(file, str):
             raise ConfigError(f"{where}.file: expected the path of a task file, got {file!r}")
-        spec = load_task_file(_resolve(base, file))
+        path = _resolve(base, file)
+        task = parse_task(read_yaml(path, "task file"), str(path))
+        spec, base = _build(task, path.parent, str(path)), path.parent
     else:
         name = entry.get("name")
         data = {"name": name, **inline} if isinstance(inline, dict) and name else inline
-        spec = _register(parse_task(data, f"{where}.define"), base, f"{where}.define")
+        task = parse_task(data, f"{where}.define")
+        spec = _build(task, base, f"{where}.define")
     if entry.get("name") not in (None, spec.name):
         raise ConfigError(
             f"{where}.name: {entry['name']!r} differs from the name the task defines "
             f"({spec.name!r}); leave name out"
         )
-    return {**entry, "name": spec.name}
+    return {**entry, "name": spec.name, "definition": definition(task, base)}
 
 
-def register_recorded(name: str, recorded: dict[str, Any], where: str) -> TaskSpec:
-    """Register a user task from the definition a run recorded (data files not checked: a
-    summary needs only how answers are scored)."""
-    task = parse_task(recorded, f"{where}: task {name!r}")
-    return _register(task, Path("/"), f"{where}: task {name!r}", check_files=False)
-
+def recorded_spec(name: str, recorded: Mapping[str, Any], where: str) -> TaskSpec:
+    """The spec of a task of your own from the definition a run recorded (data files not
+    checked: a summary needs only how answers are scored)."""
+    task = parse_task(dict(recorded), f"{where}: task {name!r}")
+    return _build(task, Path("/"), f"{where}: task {name!r}", check_files=False)

@@ -51,6 +51,7 @@ def render(report: CheckReport, console: Console) -> None:
         ),
         ("latency", f"{report.latency_s:.2f} s" if report.latency_s is not None else "-"),
         ("smallest budget that finishes", report.smallest_budget_text),
+        ("retry: continue", _continue_text(report)),
     ]
     for key, value in rows:
         table.add_row(key, escape(value))
@@ -59,6 +60,15 @@ def render(report: CheckReport, console: Console) -> None:
         console.print(_probes(report))
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+
+
+def _continue_text(report: CheckReport) -> str:
+    """Whether the server can continue a cut-off reply from its token ids."""
+    if report.continue_ok is None:
+        return "-"
+    if report.continue_ok:
+        return "supported (token ids and /v1/completions)"
+    return f"not supported: {report.continue_problem}; use retry: reask"
 
 
 def _probes(report: CheckReport) -> Table:

@@ -109,7 +109,7 @@ def attempt_from(
         "imported_from": IMPORTED_FROM,
     }
     if record.error is not None:
-        return Attempt(**common, request=request, error=record.error, error_kind="aisbench_failed")
+        return Attempt(**common, request=request, error=record.error, error_kind="imported")
     content, reasoning = split_prediction(record.prediction, thinking)
     finish_reason = None
     if record.output_tokens is not None and record.output_tokens >= budget:

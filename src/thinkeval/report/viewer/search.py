@@ -18,12 +18,10 @@ import msgspec
 import numpy as np
 import orjson
 
-from thinkeval.records import Attempt
+from thinkeval.records import decode_attempt
 from thinkeval.report._cells import RunData
 from thinkeval.report._samples import Catalog
 from thinkeval.store.rundir import SAMPLES_DIR
-
-_DECODE = msgspec.json.Decoder(Attempt)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
@@ -109,7 +107,7 @@ class Searcher:
                 if raw not in line.decode("utf-8", "replace").lower():
                     continue
                 try:
-                    attempt = _DECODE.decode(line)
+                    attempt = decode_attempt(line)
                 except msgspec.DecodeError:
                     continue  # a broken line: the report already refused those
                 if wanted not in (attempt.content or "").lower():

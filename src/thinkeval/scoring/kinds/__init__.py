@@ -41,9 +41,10 @@ KINDS: dict[str, Callable[..., AnswerKind]] = {
     "number": _built_in("number", "NumberKind"),
     "choice": _built_in("choice", "ChoiceKind"),
     "boolean": _built_in("boolean", "BooleanKind"),
+    "math": _built_in("math", "MathKind"),
     "exact": _built_in("exact", "ExactKind"),
     "regex": _built_in("regex", "RegexKind"),
-    "math": _built_in("math", "MathKind"),
+    "instructions": _built_in("instructions", "InstructionsKind"),
 }
 
 

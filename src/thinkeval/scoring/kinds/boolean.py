@@ -16,7 +16,7 @@ class BooleanKind:
     """`Yes`/`True`/`A` is A, `No`/`False`/`B` is B; the gold is the letter."""
 
     name: str = "boolean"
-    version: str = "2"
+    version: str = "3"
     pooled: bool = False
 
     def find(self, text: str) -> Found | None:

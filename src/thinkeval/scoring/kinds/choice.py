@@ -15,7 +15,7 @@ class ChoiceKind:
 
     letters: str = "ABCD"
     name: str = "choice"
-    version: str = "2"
+    version: str = "3"
     pooled: bool = False
     _finder: ChoiceFinder = field(init=False, repr=False, compare=False)
 

@@ -1,0 +1,94 @@
+"""`thinkeval compare RUN... --baseline MODEL`: argument parsing (logic in `ops/compare.py`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+from thinkeval.errors import ThinkevalError
+
+DESCRIPTION = textwrap.dedent(
+    """\
+    Is the candidate as good as the baseline? Per task and phase (fixed, adaptive) and over
+    all tasks: both accuracies, the difference with its 90% score interval, recovery, and a decision
+    at a margin declared up front: equivalent, non-inferior, inferior or inconclusive (and
+    what would settle it). The paired test of "no difference" is reported beside, with the
+    smallest difference the run could detect at 80% power. Then flips between outcome classes,
+    cost deltas (reasoning and completion tokens, budget hits, retries, latency) and, with
+    repeats, the baseline's noise floor. Models asked differently (samples, budgets, repeats,
+    generation, scorers, server flavour) are refused unless --allow-mismatch."""
+)
+EPILOG = """\
+examples:
+  thinkeval compare runs/demo --baseline sim-qwen3-8b-bf16
+  thinkeval compare runs/bf16 runs/w8a8 --baseline qwen-bf16 --margin 2 --margin aime25=5
+  thinkeval compare runs/demo --baseline sim-qwen3-8b-bf16 --recovery 0.99 --json
+
+See docs/comparing.md for how to read and set each number."""
+
+
+def _margin(text: str) -> tuple[str | None, float]:
+    task, _, value = text.rpartition("=")
+    try:
+        points = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not points or TASK=points: {text!r}") from None
+    if not 0 < points <= 100:
+        raise argparse.ArgumentTypeError(f"a margin lies in (0, 100] points, got {text!r}")
+    return (task or None), points
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the compare command's arguments to `parser`."""
+    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
+    parser.add_argument("--baseline", metavar="MODEL", help="default: the config's baseline:")
+    parser.add_argument(
+        "--candidate", action="append", default=[], metavar="MODEL",
+        help="a model to compare (repeatable; default: every other model)",
+    )  # fmt: skip
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--margin", action="append", type=_margin, default=[], metavar="PP|TASK=PP",
+        help="margin in percentage points (default 1); TASK=PP sets one task's (repeatable)",
+    )  # fmt: skip
+    group.add_argument(
+        "--recovery", type=float, metavar="RATIO",
+        help="decide on recovery (candidate / baseline) at this threshold, e.g. 0.99",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-mismatch", action="store_true",
+        help="compare models asked differently; the verdict is marked 'not like for like'",
+    )  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="the comparison as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from thinkeval.ops.compare import compare_runs
+    from thinkeval.report._tables_compare import compare_section
+    from thinkeval.ui.compare import render_blocks
+
+    if args.recovery is not None and not 0 < args.recovery < 1:
+        raise ThinkevalError(f"--recovery lies strictly between 0 and 1, got {args.recovery:g}")
+    overall = [points for task, points in args.margin if task is None]
+    if len(overall) > 1:
+        raise ThinkevalError("--margin PP is given twice; give one, and TASK=PP per task")
+    result = compare_runs(
+        args.run_dirs,
+        args.baseline,
+        args.candidate,
+        margin=overall[0] if overall else None,
+        recovery=args.recovery,
+        task_margins={task: points for task, points in args.margin if task is not None},
+        allow_mismatch=args.allow_mismatch,
+    )
+    if args.json:
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(result), indent=2).decode())
+        sys.stdout.write("\n")
+        return 0
+    section = compare_section(result)
+    sys.stdout.write(render_blocks(section.blocks))
+    return 0

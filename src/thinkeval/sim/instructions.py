@@ -1,0 +1,116 @@
+"""The simulator's IFEval replies: text built to follow a prompt's verifiable instructions (a
+`correct` plan) or to follow all but the first (a `wrong` one).
+
+It knows the instructions from the answer key (the sample's gold) and builds the reply in a
+fixed order: the repeated request, a title, the body (paragraphs, sentences, words, keywords,
+highlights, bullets, placeholders, sections), then case and punctuation, a postscript, the end
+phrase and quotation marks. Instructions it cannot honour (a reply in another language) are
+left unmet, as a weak model would.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_WORDS = (
+    "the", "quiet", "harbour", "keeps", "its", "boats", "in", "rows", "while", "gulls", "circle",
+    "over", "grey", "water", "and", "old", "ropes", "dry", "in", "the", "morning", "sun",
+)  # fmt: skip
+
+
+def _sentence(index: int, length: int = 8) -> str:
+    words = [_WORDS[(index * 3 + i) % len(_WORDS)] for i in range(length)]
+    return " ".join(words).capitalize() + "."
+
+
+def _body(args: dict[str, dict[str, Any]]) -> list[str]:
+    """The paragraphs, before case, punctuation and the closing parts."""
+    sentences = 3
+    if "length_constraints:number_sentences" in args:
+        a = args["length_constraints:number_sentences"]
+        n = int(a["num_sentences"])
+        sentences = n + 1 if a["relation"] == "at least" else max(1, n - 1)
+    per = 8
+    if "length_constraints:number_words" in args:
+        a = args["length_constraints:number_words"]
+        n = int(a["num_words"])
+        per = max(2, (n + 10) // sentences + 1) if a["relation"] == "at least" else 2
+    paragraphs = 1
+    for iid in ("length_constraints:number_paragraphs",
+                "length_constraints:nth_paragraph_first_word"):  # fmt: skip
+        if iid in args:
+            paragraphs = int(args[iid]["num_paragraphs"])
+    texts = [[_sentence(i, per) for i in range(sentences)] for _ in range(paragraphs)]
+    if "length_constraints:nth_paragraph_first_word" in args:
+        a = args["length_constraints:nth_paragraph_first_word"]
+        nth = int(a["nth_paragraph"]) - 1
+        if 0 <= nth < paragraphs:
+            texts[nth][0] = f"{a['first_word']} {texts[nth][0][0].lower()}{texts[nth][0][1:]}"
+    extra: list[str] = []
+    for keyword in args.get("keywords:existence", {}).get("keywords", []):
+        extra.append(f"It mentions {keyword}.")
+    if "keywords:frequency" in args:
+        a = args["keywords:frequency"]
+        if a["relation"] == "at least":
+            extra.append(" ".join([str(a["keyword"])] * int(a["frequency"])) + ".")
+    if "keywords:letter_frequency" in args:
+        a = args["keywords:letter_frequency"]
+        if a["let_relation"] == "at least":
+            extra.append(str(a["letter"]) * int(a["let_frequency"]) + ".")
+    if "change_case:capital_word_frequency" in args:
+        a = args["change_case:capital_word_frequency"]
+        if a["capital_relation"] == "at least":
+            extra.append(" ".join(["NOTE"] * int(a["capital_frequency"])) + ".")
+    for k in range(int(args.get("detectable_format:number_highlighted_sections", {}).get(
+            "num_highlights", 0))):  # fmt: skip
+        extra.append(f"*highlight {k + 1}*")
+    for k in range(int(args.get("detectable_content:number_placeholders", {}).get(
+            "num_placeholders", 0))):  # fmt: skip
+        extra.append(f"[place {k + 1}]")
+    texts[-1].extend(extra)
+    out = [" ".join(sentences_) for sentences_ in texts]
+    bullets = int(args.get("detectable_format:number_bullet_lists", {}).get("num_bullets", 0))
+    if bullets:
+        out[-1] += "\n" + "\n".join(f"* point {k + 1}" for k in range(bullets))
+    if "detectable_format:multiple_sections" in args:
+        a = args["detectable_format:multiple_sections"]
+        splitter = str(a["section_spliter"]).strip()
+        out = [f"{splitter} {k + 1}\n{out[0]}" for k in range(int(a["num_sections"]))]
+    return out
+
+
+def ifeval_reply(gold: str, follow: bool) -> str:
+    """A reply to the instructions in `gold` (`kinds.instructions` JSON)."""
+    instructions = json.loads(gold)
+    if not follow:
+        instructions = instructions[1:]  # the first instruction is ignored
+    args: dict[str, dict[str, Any]] = {str(iid): dict(a) for iid, a in instructions}
+    if "detectable_format:json_format" in args:
+        return json.dumps({"reply": _sentence(0)})
+    if "detectable_format:constrained_response" in args:
+        return "My answer is yes."
+    body = _body(args)
+    joiner = "\n***\n" if "length_constraints:number_paragraphs" in args else "\n\n"
+    text = joiner.join(body)
+    if "combination:two_responses" in args:
+        text = f"{text}\n******\n{_sentence(5)}"
+    if "detectable_format:title" in args:
+        text = f"<<a simulated reply>>\n\n{text}"
+    if "combination:repeat_prompt" in args:
+        text = f"{args['combination:repeat_prompt']['prompt_to_repeat']}\n\n{text}"
+    if "detectable_content:postscript" in args:
+        text += f"\n\n{args['detectable_content:postscript']['postscript_marker']} see you."
+    if "startend:end_checker" in args:
+        text += f"\n\n{args['startend:end_checker']['end_phrase']}"
+    if "change_case:english_lowercase" in args:
+        text = text.lower()
+    if "change_case:english_capital" in args:
+        text = text.upper()
+    for word in args.get("keywords:forbidden_words", {}).get("forbidden_words", []):
+        text = text.replace(str(word), "")
+    if "punctuation:no_comma" in args:
+        text = text.replace(",", "")
+    if "startend:quotation" in args:
+        text = f'"{text}"'
+    return text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -69,6 +70,20 @@ def pytest_configure(config: pytest.Config) -> None:
     of the environment) reads the fixture data unless the test is marked `real_data`."""
     config.stash[_ENVIRONMENT] = os.environ.get(DATA_DIR_ENV)
     os.environ[DATA_DIR_ENV] = str(FIXTURE_DATA)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Browser tests selected without Debian's chromium: stop before running anything, in one
+    line, instead of one error per test (`tests/run.py`, the README's test command, installs it)."""
+    if shutil.which("chromium") is None and any(
+        "browser" in getattr(item, "fixturenames", ()) for item in session.items
+    ):
+        pytest.exit(
+            "chromium is not installed and the browser tests need it: run "
+            "`.venv/bin/python tests/run.py` (installs it as root) or "
+            "`sudo apt-get install -y chromium bubblewrap`",
+            returncode=4,
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -190,6 +190,9 @@ def test_unreachable_server_is_named(tmp_path: Path) -> None:
         "run": "down", "tasks": [{"name": "boolq", "limit": 2}],
         "models": [{"name": MODEL, "base_url": "http://u:secret@127.0.0.1:9/v1",
                     "max_retries": 0}]})
+    # A directory the command created is removed after a failed start (nothing was recorded);
+    # one that was there before stays, and what it was given must hold no password.
+    (tmp_path / "out").mkdir()
     proc = run_cli("run", str(config), "--output", str(tmp_path / "out"))
     assert proc.returncode == 2
     assert "cannot reach http://***@127.0.0.1:9/v1" in proc.stderr

@@ -131,11 +131,13 @@ LAYERS: list[set[str]] = [
     {"errors", "version", "failures"},
     {"records", "urls"},
     {"settings", "sections"},
+    {"execution"},  # the code sandbox, below the answer kind that runs it
     {"scoring"},
     {"tasks"},
     {"client"},
     {"config"},
     {"store"},  # the run store: what every reader of a run shares
+    {"diagnosis"},  # why replies did not finish: read from stored replies, below their readers
     {"run", "results", "sim"},  # executing a run; reading its counts; the simulator
     {"report"},
     {"ops"},

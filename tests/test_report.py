@@ -64,21 +64,22 @@ def test_headline_cells_1048_fixed_1265_adaptive_of_1319(tmp_path: Path) -> None
     report = build_report([run])
 
     row = _row(report.headline, model="qwen3-8b", task="gsm8k")
-    # The gain is the difference of the rounded cells, so the row adds up as printed.
+    # The gain is 217/1319 = 16.452 pp rounded, not the difference of the rounded cells (16.46).
     assert (row.fixed_cell, row.adaptive_cell, row.gain) == (
         "1048/1319 = 79.45%",
         "1265/1319 = 95.91%",
-        "+16.46 pp",
+        "+16.45 pp",
     )
     assert (row.fixed_cell, row.adaptive_cell, row.gain) == (
         cell(1048, 1319),
         cell(1265, 1319),
         gain(1048, 1265, 1319),
     )
-    assert "| qwen3-8b | 1048/1319 = 79.45% | 1265/1319 = 95.91% | +16.46 pp |" in (
+    assert "| qwen3-8b | 1048/1319 = 79.45% | 1265/1319 = 95.91% | +16.45 pp |" in (
         render_markdown(report)
     )
     assert "1048/1319 = 79.45%" in render_html(report)
+    assert "+16.45 pp" in render_html(report)
 
 
 # --- 2. outcome breakdown ---------------------------------------------------------------------

@@ -112,6 +112,7 @@ def test_no_network_references(page: str) -> None:
     links = re.findall(r'href="([^"]*)"', page)
     sections = ["#headline", "#outcomes", "#best", "#lenient", "#pairs", "#curve", "#usage",
                 "#tokens"]
+    sections.append("#diagnosis")  # why replies did not finish
     views = [link for link in links if link.startswith("#samples?")]
     assert [link for link in links if link not in views] == [
         "#notes",  # the incomplete banner's
@@ -179,8 +180,9 @@ def test_browser_payload_covers_every_model_and_sample(page: str) -> None:
 
 
 def test_plots_are_inline_svg(page: str) -> None:
-    # Outcome bars and budget curves per task, one token histogram per model and task.
-    assert page.count("<svg") == 3 + 3 + 2 * 3
+    # Outcome bars and budget curves per task, one token histogram and one reasoning-length
+    # ("still thinking") plot per model and task.
+    assert page.count("<svg") == 3 + 3 + 2 * 3 + 2 * 3
     assert "xmlns" not in page
     assert f"B1 {B1}" in page and f"B2 {B2}" in page
 

@@ -466,8 +466,8 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
     from thinkeval.tasks.registry import find_task, task_names
 
     assert task_names() == [
-        "aime24", "aime25", "boolq", "ceval", "ceval_all", "gpqa_diamond", "gsm8k", "ifeval",
-        "math500", "mmlu_pro", "mmlu_pro_0shot",
+        "aime24", "aime25", "boolq", "ceval", "ceval_all", "gpqa_diamond", "gsm8k", "humaneval",
+        "ifeval", "math500", "mmlu_pro", "mmlu_pro_0shot",
     ]  # fmt: skip
     assert find_task("gsm8k") is find_task("gsm8k")  # one spec object, however it was found
     for unknown in ("nope", "../gsm8k", "__init__", "_private", "registry"):
@@ -477,5 +477,5 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
     assert {name: cls.__name__ for name, cls in built.items()} == {
         "number": "NumberKind", "choice": "ChoiceKind", "boolean": "BooleanKind",
         "exact": "ExactKind", "regex": "RegexKind", "math": "MathKind",
-        "instructions": "InstructionsKind",
+        "instructions": "InstructionsKind", "code": "CodeKind",
     }

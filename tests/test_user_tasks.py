@@ -87,7 +87,8 @@ def test_a_newcomers_csv_and_jsonl_tasks_run_end_to_end(
     config["tasks"].append({"file": "sums.yaml"})
     catalogue = load_config(write_config(newcomer / "run.yaml", config)).catalogue
     tasks = [catalogue.get("quiz"), catalogue.get("sums")]
-    url = serve_for(*tasks, model="my-model", seed=2, p_long=0.3, p_wrong=0.2)
+    served = config["models"][0]["model"]  # the docs' config names the id the server serves
+    url = serve_for(*tasks, model=served, seed=2, p_long=0.3, p_wrong=0.2)
     config["models"][0].update(base_url=url, concurrency=8, retry_backoff_s=0.01)
     path = write_config(newcomer / "run.yaml", config)
     assert main(["run", str(path), "--output", str(newcomer / "out")]) == 0

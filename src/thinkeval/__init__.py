@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from thinkeval.errors import ThinkevalError
+from thinkeval.errors import ArgumentError, ThinkevalError
 from thinkeval.version import __version__
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from thinkeval.results.loaded import RunResults, SampleOutcome, load_run
 
 __all__ = [
+    "ArgumentError",
     "Attempt",
     "RunResults",
     "Sample",

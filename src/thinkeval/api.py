@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
 
+from thinkeval.errors import ArgumentError
 from thinkeval.records import Verdict
 from thinkeval.scoring.scorers import ReplyText, get_scorer
 from thinkeval.tasks.registry import find_task, task_names
@@ -29,6 +30,13 @@ if TYPE_CHECKING:
     ConfigLike: TypeAlias = RunConfig | Mapping[str, Any] | str | Path
 
 
+# What OpenAI-compatible servers send as a choice's finish_reason (None: a server that leaves it
+# out); vLLM's stop/length/tool_calls/abort/repetition, and OpenAI's content_filter/function_call.
+FINISH_REASONS = (
+    "stop", "length", "tool_calls", "abort", "repetition", "content_filter", "function_call", None,
+)  # fmt: skip
+
+
 def score(
     task: str | TaskSpec,
     content: str | None,
@@ -40,7 +48,8 @@ def score(
     """Score one reply to a `task` sample (a built-in task's name, or the spec of a task of your
     own, e.g. from `tasks.user.load_task_file`) against its `gold` answer with `scorer`.
 
-    Raises ValueError for an unknown task or scorer; never for the reply's text.
+    Raises `thinkeval.ArgumentError` (a ValueError) for an unknown task or scorer or a
+    finish_reason no server sends; never for the reply's text.
 
     >>> score("gsm8k", "She pays 5*3=15 dollars.", "stop", "15")
     Verdict(status='correct', answer='15', rule='last-sentence-number')
@@ -49,10 +58,19 @@ def score(
     >>> score("gsm8k", "The answer is 15", "length", "15", scorer="lenient").status
     'correct'
     """
+    if finish_reason not in FINISH_REASONS:
+        raise ArgumentError(
+            f"finish_reason {finish_reason!r} is not one a server sends: expected one of "
+            f"{', '.join(map(repr, FINISH_REASONS))}"
+        )
     spec = find_task(task) if isinstance(task, str) else task
     if spec is None:
-        raise ValueError(f"unknown task {task!r}: expected one of {', '.join(task_names())}")
-    return get_scorer(scorer).score(spec, ReplyText(content, reasoning, finish_reason), gold)
+        raise ArgumentError(f"unknown task {task!r}: expected one of {', '.join(task_names())}")
+    try:
+        chosen = get_scorer(scorer)
+    except ValueError as error:
+        raise ArgumentError(str(error)) from None
+    return chosen.score(spec, ReplyText(content, reasoning, finish_reason), gold)
 
 
 class RunSettings(TypedDict, total=False):
@@ -120,7 +138,7 @@ async def evaluate_async(
     flags = RunFlags(
         base_url=settings.get("base_url"),
         model=settings.get("model"),
-        tasks=split_list([tasks] if isinstance(tasks, str) else tasks),
+        tasks=split_list([tasks] if isinstance(tasks, str) else tasks, "tasks="),
         limit=settings.get("limit"),
         budgets=(budgets[0], budgets[1]) if budgets is not None else None,
         concurrency=settings.get("concurrency"),
@@ -130,7 +148,7 @@ async def evaluate_async(
         data_dir=str(data_dir) if data_dir is not None else None,
     )
     if config is None:
-        resolved = await config_from_flags(flags, served_ids)
+        resolved = await config_from_flags(flags, served_ids, source="thinkeval.evaluate()")
     else:
         given = [key for key, value in vars(flags).items()
                  if value not in (None, (), {}) and key != "data_dir"]

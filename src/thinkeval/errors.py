@@ -28,3 +28,8 @@ class ServerError(ThinkevalError):
 
 class JournalError(ThinkevalError):
     """The run directory cannot be read or written."""
+
+
+class ArgumentError(ThinkevalError, ValueError):
+    """A Python API call got an argument it cannot use (an unknown task or scorer, a
+    finish_reason no server sends); a ValueError too, for callers that catch those."""

@@ -97,6 +97,7 @@ class Reply(Record, kw_only=True, forbid_unknown_fields=True):
     usage: Usage = msgspec.field(default_factory=Usage)
     http_status: int | None = None
     served_model: str | None = None
+    reasoning_in_content: bool = False  # the think block came inside `content` (split here)
     # Only when asked for (`return_token_ids`, vLLM 0.10.2+): what a continuation resends.
     prompt_token_ids: list[int] | None = None
     token_ids: list[int] | None = None
@@ -169,6 +170,7 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     ttft_s: float | None = None  # streaming only: send to first output token
     shard: str | None = None
     imported_from: str | None = None  # e.g. "aisbench": finish_reason unknown, judged from text
+    reasoning_in_content: bool = False  # the server sent the think block inside `content`
     state: ReplyState | None = None  # None for an error attempt (and in version-1 journals)
     gold: str | None = None  # what the verdicts were judged against
     verdicts: dict[str, StoredVerdict] = msgspec.field(default_factory=dict)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -15,6 +19,48 @@ from thinkeval.version import __version__
 
 def _console() -> Console:
     return Console(stderr=True, highlight=False)
+
+
+DEBUG_ENV = "THINKEVAL_DEBUG"
+# A value that looks like a negative number list (`--budgets -1,100`): argparse would take it
+# for an option and say only "expected one argument".
+_NEGATIVE = re.compile(r"^-[0-9.]")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage mistake on one line (naming the flag) instead of a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _debug_requested(args: list[str]) -> tuple[list[str], bool]:
+    """`args` without `--debug`, and whether tracebacks were asked for (flag or env var)."""
+    debug = "--debug" in args or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+    return [arg for arg in args if arg != "--debug"], debug
+
+
+def _print_traceback(exc: BaseException) -> None:
+    """The traceback with every cause, even one a `raise ... from None` hid from users."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        link.__suppress_context__ = False
+        link = link.__cause__ or link.__context__
+    traceback.print_exception(exc)
+
+
+def _join_negative_values(args: list[str]) -> list[str]:
+    """`--budgets -1,100` -> `--budgets=-1,100`, so the flag's own check reports the value."""
+    joined: list[str] = []
+    for arg in args:
+        previous = joined[-1] if joined else ""
+        if _NEGATIVE.match(arg) and previous.startswith("--") and "=" not in previous:
+            joined[-1] = f"{previous}={arg}"
+        else:
+            joined.append(arg)
+    return joined
 
 
 # Subcommands implemented in a module of their own: (module, one-line help). The module, which
@@ -50,6 +96,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("cli.compare", "is the candidate as good as the baseline? decisions at a margin"),
     "plan": ("cli.plan", "how many questions or repeats a comparison needs at a margin"),
     "export": ("cli.export", "write a run's results in the Every Eval Ever formats"),
+    "sweep": ("cli.sweep", "a settings study: one model as variants over a grid, side by side"),
 }
 
 
@@ -74,7 +121,7 @@ def _add_module_command(sub: argparse._SubParsersAction, name: str, full: bool) 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command-line parser; only the chosen subcommand's module is imported."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="thinkeval",
         description=(
             "Strict fixed-then-adaptive evaluation of thinking models behind OpenAI-compatible "
@@ -82,6 +129,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"thinkeval {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true",
+        help=f"on an error, print the traceback with its causes (also {DEBUG_ENV}=1); "
+        "accepted anywhere on the command line",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     args = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in args if not a.startswith("-")), None)
@@ -91,19 +143,42 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    """Run one command; a user's mistake is one line (a traceback only with --debug or
+    THINKEVAL_DEBUG=1), its exit status the command's."""
+    given, debug = _debug_requested(list(sys.argv[1:] if argv is None else argv))
+    given = _join_negative_values(given)
+    parser = build_parser(given)
+    args = parser.parse_args(given)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
         return int(args.func(args))
     except ThinkevalError as exc:
+        if debug:
+            _print_traceback(exc)
         _console().print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:
         _console().print("interrupted")
         return 130
+    except OSError as exc:
+        # The environment (permissions, a full disk, a missing file): the user's to fix.
+        if debug:
+            _print_traceback(exc)
+        where = f"{exc.filename}: " if exc.filename else ""
+        said = escape(where + (exc.strerror or str(exc)))
+        _console().print(f"[red]error:[/] {said}", soft_wrap=True)
+        return 2
+    except Exception as exc:  # a bug: one line, the traceback on request
+        if debug:
+            raise
+        _console().print(
+            f"[red]internal error:[/] {escape(f'{type(exc).__name__}: {exc}')}; run again "
+            f"with --debug (or {DEBUG_ENV}=1) for the traceback, and please report it",
+            soft_wrap=True,
+        )
+        return 3
 
 
 if __name__ == "__main__":

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from thinkeval.ops.judge import JudgeRun
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -58,8 +64,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="retries of a failed request before it is recorded as failed (10)",
     )
     parser.add_argument(
+        "--unreachable-after-s", type=float, default=60.0, metavar="S",
+        help="stop when the judge server has not answered for this long; the verdicts "
+        "received stay recorded (60)",
+    )  # fmt: skip
+    parser.add_argument(
         "--show", type=int, default=10, metavar="N", help="disagreeing samples listed per task"
     )
+
+
+def _progress_printer(every_s: float = 5.0) -> Callable[[JudgeRun], None]:
+    """A line on stderr at most every `every_s` while verdicts arrive, as `run` shows progress."""
+    from rich.console import Console
+
+    console = Console(stderr=True, highlight=False)
+    last = [time.monotonic()]
+
+    def show(found: JudgeRun) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every_s:
+            last[0] = now
+            console.print(
+                f"judge: {found.asked} asked ({found.recorded} recorded, {found.failed} "
+                f"failed), {found.already} judged before",
+                soft_wrap=True,
+            )
+
+    return show
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
         args.concurrency,
         args.timeout_s,
         args.max_retries,
+        args.unreachable_after_s,
     )
-    found = judge_run(args.run_dir, config, args.max_tokens)
+    found = judge_run(args.run_dir, config, args.max_tokens, _progress_printer())
     if found.asked or found.already:
         from thinkeval.results.summary import write_summary
 

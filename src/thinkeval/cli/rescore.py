@@ -26,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the rescore command's arguments to `parser`."""
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument(
+        "--unsafe-local-exec", action="store_true",
+        help="run code replies without the sandbox, resource limits only (docs/code.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.run_dir.is_dir():
         raise ThinkevalError(f"{args.run_dir}: no such run directory")
+    if args.unsafe_local_exec:
+        from thinkeval.execution.grading import allow_unsafe_exec
+
+        allow_unsafe_exec()
     found = rescore_run(args.run_dir)
     if args.json:
         rows = []

@@ -140,6 +140,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "thinkeval's prompts changed since",
     )
     common.add_argument(
+        "--unsafe-local-exec", action="store_true",
+        help="run code replies as plain child processes with resource limits only, where "
+        "bubblewrap is missing: no other isolation (docs/code.md)",
+    )
+    common.add_argument(
         "--detach", action="store_true",
         help="run in the background, detached from this terminal; log in RUN_DIR/run.log",
     )
@@ -151,7 +156,9 @@ def _console() -> Console:
 
 def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
+    from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import ModelsFailed, evaluate
+    from thinkeval.run.cleanup import discard_unstarted
     from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
     from thinkeval.ui.progress import RunProgress
@@ -160,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
     # The modules just imported live as long as the process: freezing them keeps the cyclic
     # collector from walking them again during the run and at exit (about 0.15 s at exit).
     gc.freeze()
+    if args.unsafe_local_exec:
+        allow_unsafe_exec()
     shard, shard_origin = _shard(args.shard)
     config, run_dir = resolve_run(args)
     if args.detach:
@@ -168,8 +177,8 @@ def run(args: argparse.Namespace) -> int:
         return detach(run_argv(args, run_dir, config, shard), run_dir)
     from_config = args.config is not None
     options = RunOptions(
-        only_models=split_list(args.model) if from_config else (),
-        only_tasks=split_list(args.tasks) if from_config else (),
+        only_models=split_list(args.model, "--model") if from_config else (),
+        only_tasks=split_list(args.tasks, "--tasks") if from_config else (),
         shard=shard,
         allow_model_mismatch=args.allow_model_mismatch,
         keep_recorded_samples=args.keep_recorded_samples,
@@ -178,11 +187,17 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
+    existed = run_dir.exists()
     try:
         summary = asyncio.run(evaluate(config, run_dir, options, RunProgress(console)))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
+        if discard_unstarted(run_dir, existed):
+            raise  # nothing was asked: no table of pending samples, no directory to resume
         if exc.summary is not None:
             stdout_console().print(results_table(exc.summary))
+        raise
+    except ThinkevalError:
+        discard_unstarted(run_dir, existed)
         raise
     stdout_console().print(results_table(summary))
     repeated = repeats_table(summary)
@@ -256,7 +271,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
     from thinkeval.run.identity import served_ids
     from thinkeval.run.selection import split_list
 
-    models = split_list(args.model)
+    models = split_list(args.model, "--model")
     if len(models) > 1:
         raise ConfigError(
             "a run from flags asks one model; for several, write a config file "
@@ -265,7 +280,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
     flags = RunFlags(
         base_url=args.base_url,
         model=models[0] if models else None,
-        tasks=split_list(args.tasks),
+        tasks=split_list(args.tasks, "--tasks"),
         limit=args.limit,
         budgets=parse_budgets(args.budgets) if args.budgets else None,
         concurrency=args.concurrency,
@@ -317,6 +332,7 @@ def run_argv(
     for flag, name in (
         ("--allow-model-mismatch", "allow_model_mismatch"),
         ("--keep-recorded-samples", "keep_recorded_samples"),
+        ("--unsafe-local-exec", "unsafe_local_exec"),
     ):
         if getattr(args, name, False):
             argv.append(flag)

@@ -145,6 +145,12 @@ def parse_usage(raw: Any) -> Usage:
     )
 
 
+def reasoning_in_content(content: str | None, reasoning: str | None) -> bool:
+    """Whether the reasoning came inside `content` (no reasoning parser, or a pre-0.17 one on a
+    reply cut while thinking): `normalise` moves it, the reply records that it did."""
+    return not reasoning and bool(content) and (content or "").lstrip().startswith("<think>")
+
+
 def normalise(content: str | None, reasoning: str | None) -> tuple[str | None, str | None]:
     """Split raw `<think>` text out of `content` when the server did not (§2.2 cases B and D).
 
@@ -152,7 +158,8 @@ def normalise(content: str | None, reasoning: str | None) -> tuple[str | None, s
     the reasoning arrives inside `content`. An unclosed `<think>` means the answer is missing.
     """
     reasoning = reasoning or None
-    if reasoning is None and content and content.lstrip().startswith("<think>"):
+    if reasoning_in_content(content, reasoning):
+        assert content is not None
         head, sep, tail = content.partition("</think>")
         reasoning = head.lstrip().removeprefix("<think>") or None
         content = tail if sep else None
@@ -191,8 +198,10 @@ def parse_completion(body: Any) -> tuple[Reply, dict[str, Any]]:
         )
     if reasoning is not None and not isinstance(reasoning, str):
         reasoning = None
+    moved = reasoning_in_content(content, reasoning)
     content, reasoning = normalise(content, reasoning)
     reply = Reply(
+        reasoning_in_content=moved,
         content=content,
         reasoning=reasoning,
         finish_reason=_text(choice.get("finish_reason")),
@@ -268,8 +277,10 @@ class StreamAssembly:
 
     def reply(self) -> Reply:
         """The whole reply, normalised as a non-streaming one would be."""
-        text, thought = normalise("".join(self._content) or None, "".join(self._reasoning) or None)
+        raw_text, raw_thought = "".join(self._content) or None, "".join(self._reasoning) or None
+        text, thought = normalise(raw_text, raw_thought)
         return Reply(
+            reasoning_in_content=reasoning_in_content(raw_text, raw_thought),
             content=text,
             reasoning=thought,
             finish_reason=self._finish_reason,

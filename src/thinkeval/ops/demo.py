@@ -42,13 +42,23 @@ class SimulatedModel:
     p_long: float
     p_never: float
     p_wrong: float
+    # Why its never-ending replies do not finish (`sim.causes`): extra `thinkeval sim` flags.
+    causes: tuple[str, ...] = ()
 
 
-# A BF16 original and a slightly worse, more verbose quantized copy, on two vLLM eras.
+# A BF16 original and a slightly worse, more verbose quantized copy, on two vLLM eras. The
+# original's server ends loops itself (finish_reason repetition); the quantized copy loops,
+# hesitates and loses answers it found, so the report's diagnosis shows every cause.
 DEMO_MODELS = (
-    SimulatedModel("sim-qwen3-8b-bf16", "vllm-latest", 1, 0.15, 0.02, 0.10),
-    SimulatedModel("sim-qwen3-8b-w8a8", "vllm-0.10", 2, 0.19, 0.03, 0.12),
-)
+    SimulatedModel(
+        "sim-qwen3-8b-bf16", "vllm-latest", 1, 0.15, 0.02, 0.10,
+        ("--p-loop", "0.5", "--repetition-detection", "1"),
+    ),
+    SimulatedModel(
+        "sim-qwen3-8b-w8a8", "vllm-0.10", 2, 0.19, 0.03, 0.12,
+        ("--p-loop", "0.3", "--p-hesitate", "0.3", "--p-buried", "0.3"),
+    ),
+)  # fmt: skip
 # Long reasoning that sometimes ends just before a budget, so the answer itself is cut off
 # (`unfinished`), not only the thinking (`empty`). The math flavour reasons 8 times longer, so
 # AIME replies run 1,200-65,000 tokens against its 16384 → 32768 budgets.
@@ -102,6 +112,7 @@ def simulators(models: tuple[SimulatedModel, ...], data_dir: Path) -> Iterator[d
                 "--p-wrong", str(model.p_wrong),
                 "--long-tokens", DEMO_LONG_TOKENS,
                 "--data-dir", str(data_dir),
+                *model.causes,
             ]  # fmt: skip
             process = subprocess.Popen(
                 command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ

@@ -25,7 +25,6 @@ from thinkeval.results.stats import wilson_interval
 from thinkeval.results.summary import OUTCOMES, TaskResult, sample_result
 from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.rundir import read_samples
-from thinkeval.tasks import get_task
 from thinkeval.version import __version__
 
 SCHEMA_VERSION = "0.2.1"
@@ -187,12 +186,13 @@ def _instance(
 def _instances(run_dir: Path, model: str, evaluation_id: str, model_id: str) -> Iterator[str]:
     run = load_run(run_dir)
     tasks = run.tasks()
+    catalogue = run.config.catalogue
     repeats = {task: run.config.task(task).repeats for task in tasks}
     indexes = index_samples(run_dir, repeats)
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes)
         for task in tasks:
-            spec, entry, k = get_task(task), counted.get((model, task)), repeats[task]
+            spec, entry, k = catalogue.get(task), counted.get((model, task)), repeats[task]
             for sample in read_samples(run_dir, task):
                 slot = indexes[task].slot(sample.id)
                 assert slot is not None  # indexed from the same samples file

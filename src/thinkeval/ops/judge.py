@@ -22,8 +22,9 @@ from typing import Any
 import msgspec
 
 from thinkeval.client.dispatch import Dispatcher
+from thinkeval.client.endpoint import RequestFailed
 from thinkeval.config import ModelConfig
-from thinkeval.errors import ConfigError, JournalError
+from thinkeval.errors import ConfigError, JournalError, ServerError
 from thinkeval.records import Attempt
 from thinkeval.results.judge import (
     Agreement,
@@ -35,6 +36,7 @@ from thinkeval.results.judge import (
     read_verdicts,
     verdict_for,
 )
+from thinkeval.run.identity import identify, unreachable
 from thinkeval.scoring.judge import (
     PROMPT_VERSION,
     JudgeReplyError,
@@ -45,6 +47,7 @@ from thinkeval.scoring.judge import (
 from thinkeval.scoring.state import reply_state
 from thinkeval.store.journal import Journal
 from thinkeval.store.rundir import judge_path
+from thinkeval.urls import redact_url
 
 # Extraction is not creative: the judge answers greedily.
 _GENERATION: dict[str, Any] = {"temperature": 0.0}
@@ -57,6 +60,7 @@ def judge_model_config(
     concurrency: int = 16,
     timeout_s: float = 600.0,
     max_retries: int = 10,
+    unreachable_after_s: float = 60.0,
 ) -> ModelConfig:
     """The judge as a model config (retries, backoff and API key handling as for any model)."""
     config = ModelConfig(
@@ -67,12 +71,14 @@ def judge_model_config(
         concurrency=concurrency,
         timeout_s=timeout_s,
         max_retries=max_retries,
+        unreachable_after_s=unreachable_after_s,
         generation=dict(_GENERATION),
     )
     problems = [message for _, message in config.problems()]
-    if concurrency < 1 or max_retries < 0 or timeout_s <= 0:
+    if concurrency < 1 or max_retries < 0 or timeout_s <= 0 or unreachable_after_s <= 0:
         problems.append(
-            "--concurrency must be at least 1, --max-retries at least 0, --timeout-s positive"
+            "--concurrency must be at least 1, --max-retries at least 0, --timeout-s and "
+            "--unreachable-after-s positive"
         )
     if problems:
         raise ConfigError(f"judge: {'; '.join(problems)}")
@@ -190,6 +196,7 @@ async def _judge_all(
     try:
         done = read_verdicts(run_dir)
         async with Dispatcher(config) as dispatcher:
+            await _check_judge_served(dispatcher, config)
 
             async def worker() -> None:
                 while (job := await queue.get()) is not None:
@@ -205,8 +212,7 @@ async def _judge_all(
                     if progress is not None:
                         progress(found)
 
-            workers = [asyncio.create_task(worker()) for _ in range(config.concurrency)]
-            try:
+            async def feed() -> None:
                 for reply in counted_replies(run_dir):
                     if not reply.finished:
                         continue
@@ -218,11 +224,44 @@ async def _judge_all(
                 for _ in workers:
                     await queue.put(None)
                 await asyncio.gather(*workers)
+
+            workers = [asyncio.create_task(worker()) for _ in range(config.concurrency)]
+            feeding = asyncio.create_task(feed())
+            gone = asyncio.create_task(dispatcher.health.gone.wait())
+            try:
+                await asyncio.wait({feeding, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not feeding.done():
+                    raise _judge_gone(dispatcher, found)
+                feeding.result()
             finally:
-                for task in workers:
+                for task in (*workers, feeding, gone):
                     task.cancel()
     finally:
         log.close()
+
+
+async def _check_judge_served(dispatcher: Dispatcher, config: ModelConfig) -> None:
+    """Up front, as a run does: the judge server answers and serves the judge model."""
+    try:
+        endpoint, cards = await dispatcher.models()
+    except RequestFailed as exc:
+        raise unreachable(config.base_urls, "judge", exc) from None
+    card, ids = identify(cards, config.served_model)
+    if card is None:
+        raise ServerError(
+            f"the judge server {redact_url(endpoint.base_url)} serves "
+            f"{', '.join(ids) or 'no model'}, not {config.served_model!r}: pass one of those "
+            "with --model. Nothing was asked"
+        )
+
+
+def _judge_gone(dispatcher: Dispatcher, found: JudgeRun) -> ServerError:
+    outage = dispatcher.health.outage
+    why = f" ({outage.last_error})" if outage is not None else ""
+    return ServerError(
+        f"the judge server stopped answering{why}; the {found.recorded} verdicts received are "
+        "recorded: run the same command again when it is back, to ask only the rest"
+    )
 
 
 def judge_run(

@@ -6,7 +6,6 @@ files (`--task-file`, or a task file's path given as the task name).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,7 +98,19 @@ def show_sample(
     if index < 0:
         raise ThinkevalError(f"--sample {index}: give a position from 0")
     directory = resolve_data_dir(data_dir)
-    sample = next(itertools.islice(iter_samples(spec, directory), index, None), None)
+    # Read the whole file, as a run would: a bad line or a duplicate id anywhere is reported
+    # here, before anything is asked, not only problems in the row shown.
+    sample: Sample | None = None
+    count = 0
+    for count, found in enumerate(iter_samples(spec, directory), 1):
+        if count - 1 == index:
+            sample = found
     if sample is None:
-        raise ThinkevalError(f"task {spec.name} has no sample at position {index}")
+        if count == 0:
+            raise ThinkevalError(
+                f"task {spec.name}: its data has no sample (is the file only a header, or empty?)"
+            )
+        raise ThinkevalError(
+            f"task {spec.name} has {count} samples (positions 0:{count}): none at {index}"
+        )
     return ShownSample(spec, index, sample, dict(spec.generation))

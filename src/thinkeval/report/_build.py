@@ -13,6 +13,7 @@ from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
+from thinkeval.report._diagnosis import diagnosis_rows
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
 from thinkeval.report._instructions import instruction_rows
 from thinkeval.report._model import (
@@ -30,7 +31,7 @@ from thinkeval.report._samples import Catalog
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.summary import Counts, Tally
-from thinkeval.results.wording import adaptive_cell, fixed_cell, gain_cell
+from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell
 from thinkeval.version import __version__
 
 
@@ -90,6 +91,7 @@ def report_of(
         usage=usage(data),
         tokens=token_rows(data),
         histograms=[histogram(mt) for mt in data.ordered()],
+        diagnosis=diagnosis_rows(data),
         context=contexts,
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
         instructions=instruction_rows(data),
@@ -184,6 +186,7 @@ def _headline(mt: ModelTask, counts: Counts) -> HeadlineRow:
         fixed_pending=counts.fixed.pending,
         adaptive_errors=counts.adaptive.error,
         adaptive_pending=counts.adaptive.pending,
+        clamped=clamp_note(mt.model, mt.task, counts, *mt.budgets),
     )
 
 

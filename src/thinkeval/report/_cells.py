@@ -134,8 +134,10 @@ class ModelTask:
                 yield None
                 continue
             result = SampleResult(fixed=fixed, due=bool(self.fixed.due[unit]))
+            result.fixed_clamped = int(self.fixed.clamped[unit])
             if result.candidate:
                 result.retry = self.retry.outcome(unit)
+                result.retry_clamped = int(self.retry.clamped[unit])
             yield result
 
 

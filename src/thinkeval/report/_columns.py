@@ -39,6 +39,7 @@ class Replies:
         self.completion = np.full(size, NONE, dtype=np.int32)
         self.reasoning = np.full(size, NONE, dtype=np.int32)
         self.budget = np.zeros(size, dtype=np.int32)
+        self.clamped = np.zeros(size, dtype=np.int32)  # max_tokens sent when cut, else 0
         self.latency = np.full(size, np.nan)
         self.ttft = np.full(size, np.nan)
         self.finish = np.full(size, NONE, dtype=np.int16)
@@ -56,6 +57,7 @@ class Replies:
         self.completion[unit] = NONE if usage.completion_tokens is None else usage.completion_tokens
         self.reasoning[unit] = NONE if usage.reasoning_tokens is None else usage.reasoning_tokens
         self.budget[unit] = attempt.budget
+        self.clamped[unit] = attempt.max_tokens if attempt.clamped_from is not None else 0
         self.latency[unit] = np.nan if attempt.latency_s is None else attempt.latency_s
         self.ttft[unit] = np.nan if attempt.ttft_s is None else attempt.ttft_s
         self.finish[unit] = finish

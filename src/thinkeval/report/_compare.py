@@ -17,6 +17,7 @@ import numpy as np
 
 from thinkeval.errors import ThinkevalError
 from thinkeval.report._cells import Collection, ModelTask
+from thinkeval.report._diagnosis import loop_counts
 from thinkeval.results.compare import (
     PhaseData,
     SideData,
@@ -116,7 +117,7 @@ def _phase(mt: ModelTask, phase: str, rows: np.ndarray, k: int, length: int) -> 
 
 def _side(mt: ModelTask, rows: np.ndarray, k: int, length: int) -> SideData:
     phases = {phase: _phase(mt, phase, rows, k, length) for phase in PHASES}
-    return SideData(model=mt.model, run=str(mt.run.path), phases=phases)
+    return SideData(model=mt.model, run=str(mt.run.path), phases=phases, extra=loop_counts(mt))
 
 
 def _margin(settings: Settings, task: str) -> Margin:

@@ -27,6 +27,7 @@ from thinkeval.report._format import Block, Section, Table
 from thinkeval.report._model import Report
 from thinkeval.report._model_samples import Browser
 from thinkeval.report._plots import curve_plots, histogram_plots, outcome_plots, solve_rate_plots
+from thinkeval.report._plots_diagnosis import thinking_plots
 from thinkeval.report._tables import header_lines, sections
 
 # The page's script, in reading order; joined into one function so they share its scope.
@@ -36,6 +37,7 @@ PLOTS = {
     "repeated": solve_rate_plots,
     "curve": curve_plots,
     "usage": histogram_plots,
+    "diagnosis": thinking_plots,
 }
 
 

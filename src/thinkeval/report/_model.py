@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
@@ -61,12 +62,14 @@ class HeadlineRow(_Frozen, frozen=True):
     adaptive_correct: int
     fixed_cell: str  # "1048/1319 = 79.45%", or "15/40 = 37.50% (incomplete: 21 errors)"
     adaptive_cell: str
-    gain: str  # "+16.46 pp", "+0.00 pp (incomplete)"
+    gain: str  # "+16.45 pp", "+0.00 pp (incomplete)"
     complete: bool
     fixed_errors: int
     fixed_pending: int
     adaptive_errors: int
     adaptive_pending: int
+    # Where the server's max_model_len cut a budget: what was asked instead ("" when not).
+    clamped: str = ""
 
 
 class RetryRates(_Frozen, frozen=True):
@@ -368,6 +371,8 @@ class Report(_Frozen, frozen=True, kw_only=True):
     tokens: list[TokenRow] = msgspec.field(default_factory=list)  # server tokens, the floor
     histograms: list[Histogram]
     context: list[RunContext]
+    # Why replies did not finish, per model and task (`report._diagnosis`).
+    diagnosis: list[DiagnosisRow] = msgspec.field(default_factory=list)
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
     comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)
     # IFEval's four numbers (`instructions` tasks).

@@ -43,6 +43,9 @@ class ReplyView(_Frozen, frozen=True, omit_defaults=True):
     # The judge scorer's reading (status, answer, the judge's model id as the rule): None where
     # it reads nothing (not a finished reply, or a run not judged); status "pending" until read.
     judge: Judgement | None = msgspec.field(default=None, name="j")
+    # Why it did not finish (docs/diagnosis.md), and the loop's repeated block to highlight.
+    diagnosis: str | None = msgspec.field(default=None, name="dg")
+    loop_block: str | None = msgspec.field(default=None, name="lb")
 
 
 class QuestionView(_Frozen, frozen=True, omit_defaults=True):

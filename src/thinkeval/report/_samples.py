@@ -30,6 +30,7 @@ from thinkeval.report._columns import (
     STATUS_CODES,
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
+from thinkeval.report._samples_diagnosis import with_diagnosis
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
 
@@ -290,8 +291,11 @@ class Catalog:
             ref = int(replies.ref[unit])
             if ref:
                 attempt = cell.run.read(ref)
-                judged = score_attempt(attempt, cell.run.record.catalogue.get(attempt.task), gold)
-                view = _reply_view(attempt, judged.strict, judged.lenient, limits)
+                spec = cell.run.record.catalogue.get(attempt.task)
+                judged = score_attempt(attempt, spec, gold)
+                view = with_diagnosis(
+                    _reply_view(attempt, judged.strict, judged.lenient, limits), attempt, gold, spec
+                )
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)
                 views.append(view if judge is None else msgspec.structs.replace(view, judge=judge))
         return views

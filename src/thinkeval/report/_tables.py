@@ -17,6 +17,7 @@ from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report
 from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
+from thinkeval.report._tables_diagnosis import diagnosis_section
 from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
 from thinkeval.report._tables_usage import curve_section, tokens_section, usage_section
@@ -98,6 +99,7 @@ def sections(report: Report) -> list[Section]:
         curve_section(report),
         usage_section(report),
         tokens_section(report),
+        diagnosis_section(report),
         context_section(report),
     ]
     shown = [section for section in found if section is not None]
@@ -130,6 +132,7 @@ def _headline(report: Report) -> Section:
                 )
             )
         )
+        blocks.extend(Block(text=f"{r.clamped}.") for r in chosen if r.clamped)
     if not report.complete:
         blocks.append(Block(text=INCOMPLETE_EXPLAINED))
     return Section(

@@ -17,6 +17,7 @@ from thinkeval.report._format import (
     table,
     tokens,
 )
+from thinkeval.report._tables_diagnosis import loop_bullets
 from thinkeval.results.compare_model import AGGREGATE, Candidate, CompareResult, PhaseComparison
 
 NOT_LIKE_FOR_LIKE = "not like for like"
@@ -195,6 +196,10 @@ def candidate_blocks(result: CompareResult, candidate: Candidate) -> list[Block]
                 )
             )
         )
+    loops = loop_bullets(candidate, result.baseline)
+    if loops:
+        blocks.append(Block(heading=f"{candidate.model}: loops against {result.baseline}"))
+        blocks.append(Block(bullets=tuple(loops)))
     blocks.append(Block(heading=f"{candidate.model}: cost against {result.baseline}"))
     cost_columns = ("task", "phase", "model", "reasoning p50", "reasoning p90", "completion p50",
                     "completion p90", "hit budget", "retry candidates", "latency p50 s",

@@ -9,13 +9,26 @@ function el(tag, className, text) {
   return node;
 }
 
-function textBlock(value, className) {
+// Text into `into`, every occurrence of `mark` (a loop's repeated block) highlighted; text
+// nodes only, so model output never becomes markup.
+function markedText(into, text, mark) {
+  if (!mark) { into.appendChild(document.createTextNode(text)); return; }
+  var parts = text.split(mark);
+  parts.forEach(function (part, i) {
+    if (i > 0) { into.appendChild(el("mark", "loop", mark)); }
+    if (part) { into.appendChild(document.createTextNode(part)); }
+  });
+}
+
+function textBlock(value, className, mark) {
   var pre = el("pre", className);
   if (Array.isArray(value)) {
-    pre.appendChild(document.createTextNode(value[0]));
+    markedText(pre, value[0], mark);
     pre.appendChild(el("span", "omitted",
       "… " + value[1].toLocaleString("en-US") + " characters omitted …"));
-    pre.appendChild(document.createTextNode(value[2]));
+    markedText(pre, value[2], mark);
+  } else if (mark) {
+    markedText(pre, value, mark);
   } else {
     pre.textContent = value;
   }
@@ -73,18 +86,27 @@ function replyBox(a) {
       (differs ? " · reads the reply differently from strict" : "")));
     verdicts.appendChild(judged);
   }
+  if (a.dg) {
+    var diagnosed = el("div", "diagnosis");
+    diagnosed.appendChild(el("span", "badge diagnosis-" + a.dg, "diagnosis: " + a.dg));
+    if (a.lb) {
+      diagnosed.appendChild(document.createTextNode(" · the repeated block is highlighted"));
+    }
+    verdicts.appendChild(diagnosed);
+  }
   box.appendChild(verdicts);
   if (a.r != null) {
     var details = el("details");
     details.appendChild(el("summary", null,
       "Reasoning (" + (a.rl || 0).toLocaleString("en-US") + " characters)"));
-    details.appendChild(textBlock(a.r));
+    details.appendChild(textBlock(a.r, null, a.lb));
     box.appendChild(details);
   } else {
     box.appendChild(el("div", "label", "no reasoning returned"));
   }
   box.appendChild(el("div", "label", "Content"));
-  box.appendChild(a.c == null ? el("div", "empty-list", "(no content)") : textBlock(a.c));
+  box.appendChild(a.c == null ? el("div", "empty-list", "(no content)") :
+    textBlock(a.c, null, a.lb));
   return box;
 }
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from thinkeval.records import STATUSES
+from thinkeval.records import STATUSES, Attempt
 from thinkeval.store.judge import Outcome, adaptive_outcome
 
 OUTCOMES = (*STATUSES, "error")
@@ -23,6 +23,14 @@ class SampleResult:
     fixed: Outcome | None = None
     retry: Outcome | None = None
     due: bool = False  # the judge's word: the fixed reply calls for the retry
+    # max_tokens sent when the server's max_model_len cut it below the budget (0: not cut).
+    fixed_clamped: int = 0
+    retry_clamped: int = 0
+
+    @staticmethod
+    def sent_if_clamped(attempt: Attempt) -> int:
+        """The max_tokens `attempt` was sent when max_model_len cut its budget, else 0."""
+        return attempt.max_tokens if attempt.clamped_from is not None else 0
 
     @property
     def candidate(self) -> bool:
@@ -47,12 +55,19 @@ class OutcomeCounts(msgspec.Struct, kw_only=True):
     refused: int = 0  # refused for good by the server (prompt over the window, bad parameter)
 
 
-class FixedBlock(OutcomeCounts, kw_only=True):
+class _Clamped(OutcomeCounts, kw_only=True):
+    # Replies whose max_tokens the server's max_model_len cut below the budget (the journal's
+    # clamped_from), and the largest max_tokens such a reply was sent: the budget in effect.
+    clamped: int = 0
+    clamped_to: int | None = None
+
+
+class FixedBlock(_Clamped, kw_only=True):
     budget: int
     accuracy: float = 0.0
 
 
-class RetryBlock(OutcomeCounts, kw_only=True):
+class RetryBlock(_Clamped, kw_only=True):
     budget: int
     candidates: int = 0
     answered: int = 0  # retries that formed a legal final answer: correct + wrong
@@ -102,6 +117,12 @@ class Counts(msgspec.Struct, kw_only=True):
         )
 
 
+def _add_clamped(block: _Clamped, sent: int) -> None:
+    if sent:
+        block.clamped += 1
+        block.clamped_to = max(block.clamped_to or 0, sent)
+
+
 class Tally:
     """Counts outcomes one sample at a time; `None` stands for a sample with nothing recorded."""
 
@@ -120,6 +141,7 @@ class Tally:
             adaptive.pending += 1
             return
         setattr(fixed, result.fixed.status, getattr(fixed, result.fixed.status) + 1)
+        _add_clamped(fixed, result.fixed_clamped)
         self.lenient_fixed += result.fixed.lenient_correct
         if result.candidate:
             retry.candidates += 1
@@ -127,6 +149,7 @@ class Tally:
                 retry.pending += 1
             else:
                 setattr(retry, result.retry.status, getattr(retry, result.retry.status) + 1)
+                _add_clamped(retry, result.retry_clamped)
         final = result.adaptive
         if final is None:
             adaptive.pending += 1

@@ -187,12 +187,13 @@ class Agreement:
         return list(dict.fromkeys(d.sample_id for d in self.disagreements))
 
 
-def judge_agreement(run_dir: Path) -> dict[tuple[str, str], Agreement]:
+def judge_agreement(run_dir: Path | str) -> dict[tuple[str, str], Agreement]:
     """Per (model, task): how often strict and the judge agree on finished replies, which
     samples they disagree on, and the adaptive accuracy under each scorer. For reports.
 
     A reply that is empty or unfinished is never judged and counts as not correct for both.
     """
+    run_dir = Path(run_dir)  # a notebook passes "runs/x"
     verdicts = read_verdicts(run_dir)
     out: dict[tuple[str, str], Agreement] = {}
     for reply in counted_replies(run_dir):

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import msgspec
 
-from thinkeval.records import SCHEMA_VERSION, Attempt, Sample, Verdict
+from thinkeval.diagnosis.counts import DiagnosisBlock, add_diagnosis
+from thinkeval.records import Attempt, Sample, Verdict
 from thinkeval.results.categories import CategoriesBlock, categories_block
 from thinkeval.results.counts import (
     OUTCOMES,
@@ -67,24 +68,10 @@ from thinkeval.version import __version__
 # The counts live in `results.counts`; they are part of what a summary is, so they are
 # importable from here too.
 __all__ = [
-    "OUTCOMES",
-    "AdaptiveBlock",
-    "Counts",
-    "FixedBlock",
-    "JudgeBlock",
-    "LenientBlock",
-    "Outcome",
-    "OutcomeCounts",
-    "RetryBlock",
-    "SampleResult",
-    "Summary",
-    "TaskResult",
-    "count",
-    "sample_result",
-    "summarize",
-    "tally",
-    "write_summary",
-]
+    "OUTCOMES", "AdaptiveBlock", "Counts", "FixedBlock", "JudgeBlock", "LenientBlock", "Outcome",
+    "OutcomeCounts", "RetryBlock", "SampleResult", "Summary", "TaskResult", "count",
+    "sample_result", "summarize", "tally", "write_summary",
+]  # fmt: skip
 
 
 class TaskResult(Counts, kw_only=True):
@@ -101,10 +88,16 @@ class TaskResult(Counts, kw_only=True):
     instructions: InstructionsBlock | None = None
     # Per category and the average over categories (C-Eval's headline), for tasks with them.
     categories: CategoriesBlock | None = None
+    # Why replies did not finish, per phase, and the deployment findings (`diagnosis`).
+    diagnosis: DiagnosisBlock | None = None
+
+
+# 3: `diagnosis` per model and task. Attempts stay at `records.SCHEMA_VERSION`.
+SUMMARY_SCHEMA_VERSION = 3
 
 
 class Summary(msgspec.Struct, kw_only=True):
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = SUMMARY_SCHEMA_VERSION
     thinkeval_version: str = __version__
     run: str
     complete: bool
@@ -137,8 +130,7 @@ def sample_result(
     rescored: Rescored | None = None,
     stale: Callable[[], None] | None = None,
 ) -> SampleResult | None:
-    """The outcomes that count for `unit` (a sample and repeat), read back from the journal.
-
+    """The outcomes that count for `unit` (a sample and repeat), read back from the journal;
     `rescored` holds verdicts scored again beforehand; `stale` is called for an attempt whose
     recorded verdicts are not current and not in `rescored` (a summary of a pooled kind raises
     there, scores all such attempts in the workers, and counts again)."""
@@ -155,10 +147,12 @@ def sample_result(
     ref = entry.fixed[unit]
     attempt = journals.read(ref)
     result = SampleResult(fixed=outcome(ref, attempt))
+    result.fixed_clamped = result.sent_if_clamped(attempt)
     result.due = attempt.error is None and retry_due(attempt, spec, gold)
     ref = entry.retry_ref(unit)
     if result.candidate and ref:
-        result.retry = outcome(ref, journals.read(ref))
+        retry = journals.read(ref)
+        result.retry, result.retry_clamped = outcome(ref, retry), result.sent_if_clamped(retry)
     return result
 
 
@@ -362,6 +356,7 @@ def summarize(run_dir: Path) -> Summary:
                 )
             )
     _add_judge(run_dir, results)
+    add_diagnosis(run_dir, results, {task: record.catalogue.get(task).answer for task in tasks})
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

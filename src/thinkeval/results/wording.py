@@ -36,12 +36,15 @@ def _percent(count: int, total: int) -> Decimal:
 
 
 def gain(fixed: int, adaptive: int, total: int) -> str:
-    """`+16.46 pp`: the adaptive minus the fixed accuracy, in percentage points.
+    """`+16.45 pp`: the adaptive minus the fixed accuracy, in percentage points.
 
-    Taken from the two rounded cells beside it, so a row always adds up as printed:
-    1048 → 1265 of 1319 is 79.45% → 95.91%, a gain of +16.46 pp.
+    Taken from the counts and then rounded, never from the two rounded cells beside it (which
+    can be off by 0.01): 22 → 26 of 30 is 73.33% → 86.67%, a gain of +13.33 pp.
+
+    >>> gain(22, 26, 30), gain(730, 1105, 1319), gain(5, 5, 0)
+    ('+13.33 pp', '+28.43 pp', '+0.00 pp')
     """
-    points = _percent(adaptive, total) - _percent(fixed, total)
+    points = _percent(adaptive - fixed, total)
     return f"{points:+.2f} pp"
 
 
@@ -92,6 +95,29 @@ def adaptive_cell(counts: Counts) -> str:
         + incomplete(adaptive.error, adaptive.pending)
         + refused_note(adaptive.refused)
     )
+
+
+def budgets_cell(counts: Counts, b1: int, b2: int) -> str:
+    """`2048→8192`, with the budget in effect where max_model_len cut one: `2048→8192 (≤4000)`."""
+    shown = []
+    for block, budget in ((counts.fixed, b1), (counts.retry, b2)):
+        cut = block.clamped_to
+        shown.append(f"{budget} (≤{cut})" if block.clamped and cut is not None else f"{budget}")
+    return "→".join(shown)
+
+
+def clamp_note(model: str, task: str, counts: Counts, b1: int, b2: int) -> str:
+    """One sentence per phase whose budget the server's max_model_len cut ("" when none)."""
+    notes = []
+    for phase, block, budget in (("fixed", counts.fixed, b1), ("retry", counts.retry, b2)):
+        if block.clamped and block.clamped_to is not None:
+            replies = "reply was" if block.clamped == 1 else "replies were"
+            notes.append(
+                f"{model} on {task}: the {phase} budget {budget} did not fit the server's "
+                f"max_model_len, so {block.clamped} {replies} asked with max_tokens cut to at "
+                f"most {block.clamped_to} (the journal's clamped_from)"
+            )
+    return "; ".join(notes)
 
 
 def gain_cell(counts: Counts) -> str:

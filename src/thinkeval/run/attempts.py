@@ -93,6 +93,7 @@ async def attempt_from(
         **common,
         content=reply.content,
         reasoning=reply.reasoning,
+        reasoning_in_content=reply.reasoning_in_content,
         finish_reason=reply.finish_reason,
         usage=reply.usage,
         http_status=reply.http_status,

@@ -104,7 +104,9 @@ def model_label(model_id: str) -> str:
     return _LABEL.sub("-", model_id).strip("-._")[:60] or "model"
 
 
-def resolve_base_url(flags: RunFlags, environ: Mapping[str, str]) -> str:
+def resolve_base_url(
+    flags: RunFlags, environ: Mapping[str, str], flag: str = "--base-url"
+) -> str:
     """`--base-url`, else `OPENAI_BASE_URL`; one line naming the flag when it is unusable."""
     url = flags.base_url if flags.base_url is not None else environ.get(BASE_URL_ENV)
     if url is None:
@@ -114,7 +116,7 @@ def resolve_base_url(flags: RunFlags, environ: Mapping[str, str]) -> str:
         )
     problem = base_url_problem(url)
     if problem is not None:
-        where = "--base-url" if flags.base_url is not None else BASE_URL_ENV
+        where = flag if flags.base_url is not None else BASE_URL_ENV
         raise ConfigError(f"{where}: {problem}")
     return url
 
@@ -154,12 +156,21 @@ def run_name(flags: RunFlags, model_id: str, config: dict[str, Any]) -> str:
 
 
 async def config_from_flags(
-    flags: RunFlags, list_models: ListModels, environ: Mapping[str, str] | None = None
+    flags: RunFlags,
+    list_models: ListModels,
+    environ: Mapping[str, str] | None = None,
+    source: str = "command line",
 ) -> RunConfig:
     """The `RunConfig` the flags describe; the server is asked for its model ids only when
-    `--model` is not given. Problems are `ConfigError`s naming the flag."""
+    `--model` is not given. Problems are `ConfigError`s naming the flag (`source` names where
+    the flags came from: the command line, or the Python API's keywords)."""
     environ = os.environ if environ is None else environ
-    base_url = resolve_base_url(flags, environ)
+    if flags.limit is not None and (isinstance(flags.limit, bool) or flags.limit < 1):
+        # 0 would otherwise read as "no limit" and run the whole dataset.
+        where = "limit=" if source != "command line" else "--limit"
+        raise ConfigError(f"{where} must be at least 1, got {flags.limit!r}")
+    api = source != "command line"
+    base_url = resolve_base_url(flags, environ, "base_url=" if api else "--base-url")
     key_env = api_key_env(flags, environ)
     served = [] if flags.model else await list_models(base_url, key_env)
     model_id = choose_model(flags, served, base_url)
@@ -175,10 +186,10 @@ async def config_from_flags(
     data: dict[str, Any] = {"run": "", "models": [model]}
     if flags.tasks:
         data["tasks"] = [
-            {"name": task, **({"limit": flags.limit} if flags.limit else {})}
+            {"name": task, **({"limit": flags.limit} if flags.limit is not None else {})}
             for task in flags.tasks
         ]
-    elif flags.limit:
+    elif flags.limit is not None:
         from thinkeval.tasks import default_tasks
 
         data["tasks"] = [{"name": spec.name, "limit": flags.limit} for spec in default_tasks()]
@@ -187,4 +198,4 @@ async def config_from_flags(
     if flags.data_dir:
         data["data_dir"] = os.path.abspath(flags.data_dir)
     data["run"] = run_name(flags, model_id, data)
-    return parse_config(data, "command line")
+    return parse_config(data, source)

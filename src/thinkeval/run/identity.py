@@ -8,6 +8,7 @@ from typing import Any
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.endpoint import RequestFailed
 from thinkeval.config import ModelConfig
+from thinkeval.config.models import read_api_key
 from thinkeval.errors import ServerError
 from thinkeval.urls import redact_url
 
@@ -59,6 +60,13 @@ def unreachable(base_urls: list[str], name: str | None, failure: RequestFailed) 
     Is the server up? (thinkeval check --base-url URL)
     """
     model = f" for model {name!r}" if name else ""
+    if failure.http_status in (401, 403):
+        # The server is up and refused the key: say how to give one (as `check` does).
+        urls = ", ".join(redact_url(u) for u in base_urls)
+        return ServerError(
+            f"{urls}/models answered {failure.message}{model}: pass the key with "
+            "--api-key-env VAR (or api_key_env in the config), or check the key it holds"
+        )
     if failure.kind in _SELF_EXPLAINED:
         return ServerError(f"{failure.message}{' (model ' + repr(name) + ')' if name else ''}")
     urls = ", ".join(redact_url(u) for u in base_urls)
@@ -93,6 +101,9 @@ def model_refused(
 
 async def served_ids(base_url: str, api_key_env: str | None) -> list[str]:
     """The model ids `base_url`'s `/v1/models` lists (a run from flags picks the only one)."""
+    if api_key_env:
+        # Named as the user gave it: the model config below is internal ("probe").
+        read_api_key(api_key_env, f"environment variable {api_key_env} (--api-key-env)")
     probe = ModelConfig(name="probe", base_url=base_url, api_key_env=api_key_env, timeout_s=30)
     async with Dispatcher(probe) as dispatcher:
         try:

@@ -29,11 +29,23 @@ class RowCounts:
     correct: int = 0
     started: float = 0.0
     resumed: int = 0  # done before this process started: not part of its rate
+    retries_found: int = 0  # retries this process queued as cut-off replies came in
 
     def add(self, other: RowCounts) -> None:
         """Count `other`'s numbers in too (a model's row sums its tasks' rows)."""
-        for name in ("total", "done", "ok", "truncated", "failed", "correct", "resumed"):
+        for name in ("total", "done", "ok", "truncated", "failed", "correct", "resumed",
+                     "retries_found"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def why(self) -> str:
+        """What the counts leave unsaid: the total grows by one per cut-off reply (its retry),
+        and replies recorded by an earlier process are in `done`, not in ok/trunc/fail."""
+        parts = []
+        if self.retries_found:
+            parts.append(f"+{self.retries_found} retries found so far")
+        if self.resumed:
+            parts.append(f"{self.resumed} recorded earlier")
+        return f" ({', '.join(parts)})" if parts else ""
 
     def rate_per_s(self, now: float) -> float:
         """Attempts finished per second since this process started the row."""
@@ -107,4 +119,5 @@ class Progress:
             row.correct += attempt.recorded_status() == "correct"
         if attempt.phase == "fixed" and attempt.state in RETRY_STATUSES:
             row.total += 1  # its single retry is now known work
+            row.retries_found += 1
         self.changed(attempt.model, attempt.task)

@@ -12,6 +12,7 @@ from pathlib import Path
 from thinkeval.client.limits import EndpointLimits, endpoint_caps
 from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
+from thinkeval.run.cleanup import nothing_recorded
 from thinkeval.run.progress import Progress
 from thinkeval.run.protocol import TaskPlan
 from thinkeval.run.scheduler import RunOutcome, run_models
@@ -33,6 +34,7 @@ from thinkeval.store.runlock import RunLock
 from thinkeval.store.shard import Shard
 from thinkeval.tasks import DataSource, iter_samples, resolve_data_dir
 from thinkeval.tasks.source import describe_sources
+from thinkeval.tasks.spec import TaskSpec
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ def write_selected_samples(
         if data_dir is None:
             data_dir = resolve_data_dir(config.data_dir)
         spec = config.catalogue.get(selection.name)
+        _ready(spec)
         sources: list[DataSource] = []
         samples = select_samples(selection, iter_samples(spec, data_dir, sources))
         expect = before.digest if before is not None else None
@@ -93,6 +96,14 @@ def write_selected_samples(
         if notes is not None:
             notes.append(selection_note(selection, count, describe_sources(sources, 1)))
     return records
+
+
+def _ready(spec: TaskSpec) -> None:
+    """Refuse, before any request, a task whose answer kind cannot judge here (code without a
+    working sandbox): the kind's `ready` raises a one-line error."""
+    ready = getattr(spec.answer, "ready", None)
+    if callable(ready):
+        ready()
 
 
 def _recorded_task(old: RunRecord | None, name: str) -> TaskRecord | None:
@@ -109,9 +120,14 @@ def _kept(run_dir: Path, before: TaskRecord) -> TaskRecord:
 
 def _changed_message(exc: PromptsChanged, before: TaskRecord | None, version: str) -> str:
     assert before is not None
-    was = f"task version {before.version}" if before.version else "an older thinkeval"
+    if before.version == version:
+        # Same task code: what changed is the data (or a task file), not thinkeval.
+        why = f"the task version is still {version}, so its data or task file changed"
+    else:
+        was = f"task version {before.version}" if before.version else "an older thinkeval"
+        why = f"the run was started with {was}, now task version {version}"
     return (
-        f"{exc}; the run was started with {was}, now {version}. Its recorded answers belong "
+        f"{exc}; {why}. Its recorded answers belong "
         "to the old prompts: to resume with the prompts recorded at the start, add "
         "--keep-recorded-samples; to ask the new ones, start a new run (a new run name or "
         "--output DIR)"
@@ -133,6 +149,8 @@ async def run_evaluation(
     for model in models:
         model.api_key()  # a missing key variable stops the run before anything starts
     old = existing_record(run_dir)
+    if old is not None and nothing_recorded(run_dir):
+        old = None  # nothing was ever asked: the settings recorded then bind nothing
     check_resumable(run_dir, old, config)
     writer = options.shard.writer if options.shard else "main"
     # Lock first: a process that may not join this run (another shard plan, or the same

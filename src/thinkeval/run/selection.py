@@ -11,19 +11,24 @@ from thinkeval.errors import ConfigError, DatasetError
 from thinkeval.records import Sample
 
 
-def split_list(values: Iterable[str] | None) -> tuple[str, ...]:
+def split_list(values: Iterable[str] | None, flag: str = "the list") -> tuple[str, ...]:
     """`["gsm8k,boolq", "ceval"]` (repeated flags, comma lists) -> `("gsm8k", "boolq", "ceval")`.
 
-    A name given twice is an error, so no flag is silently dropped.
+    A name given twice is an error, so no flag is silently dropped; so is a list given but
+    naming nothing (`--tasks ""`), which would otherwise mean "the default".
 
     >>> split_list(["gsm8k,boolq", " ceval "])
     ('gsm8k', 'boolq', 'ceval')
     """
-    names = [part.strip() for value in values or () for part in value.split(",")]
+    if values is None:
+        return ()
+    names = [part.strip() for value in list(values) for part in value.split(",")]
     names = [name for name in names if name]
+    if not names:
+        raise ConfigError(f"{flag} names nothing; name at least one, or leave it out")
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
-        raise ConfigError(f"{', '.join(twice)} given twice; list each once")
+        raise ConfigError(f"{flag}: {', '.join(twice)} given twice; list each once")
     return tuple(names)
 
 
@@ -51,8 +56,12 @@ def select_samples(selection: TaskSelection, samples: Iterator[Sample]) -> Itera
         # Nothing was selected, so the data ran out: `counting` saw all of it.
         what = f"range {selection.range}" if selection.range is not None else "the selection"
         raise DatasetError(
-            f"task {selection.name}: {what} selects no sample; the task has {counting.count} "
-            + (f"(positions 0:{counting.count})" if counting.count else "")
+            f"task {selection.name}: {what} selects no sample; "
+            + (
+                f"the task has {counting.count} (positions 0:{counting.count})"
+                if counting.count
+                else "the task's data has no sample (is the file only a header, or empty?)"
+            )
         )
 
 

@@ -175,6 +175,15 @@ def _ifeval(text: str, gold: str) -> Verdict:
 
 # AISBench's post-processors and evaluators by name; a task spec names the one its AISBench
 # dataset config uses.
+def _code(text: str, gold: str) -> Verdict:
+    # The code kind on the text AISBench scores (reasoning included, truncation ignored).
+    from thinkeval.scoring.kinds.code import CodeKind
+
+    kind = CodeKind()
+    found = kind.find(text)
+    return kind.explain(found, gold) if found is not None else Verdict("no_answer")
+
+
 RULES: dict[str, Callable[[str, str], Verdict]] = {
     "gsm8k": _gsm8k,  # gsm8k_postprocess + Gsm8kEvaluator
     "first-capital": _first_capital,  # first_capital_postprocess + AccEvaluator (BoolQ)
@@ -184,6 +193,7 @@ RULES: dict[str, Callable[[str, str], Verdict]] = {
     "last-option-A-J": _last_option_a_j,  # MMLU-Pro: the last of its ten letters
     "simple-evals-ABCD": _simple_evals_abcd,  # simple-evals' GPQA regex (first match)
     "ifeval-loose": _ifeval,  # IFEvaluator's loose prompt-level accuracy
+    "code": _code,  # the final Python block of the text, run against the tests (HumanEval)
 }
 
 

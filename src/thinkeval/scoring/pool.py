@@ -227,15 +227,16 @@ class ScoringPool:
         if not taking.cancelled() and taking.exception() is None:
             self._release(taking.result())
 
-    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def call(self, fn: Callable[..., Any], *args: Any, limit_s: float | None = None) -> Any:
         """`fn(*args)` in a worker; a `_Missing` (see `missing`) when it timed out, crashed
-        its worker or raised."""
+        its worker or raised. `limit_s` replaces the pool's time limit for this call."""
+        limit = limit_s or self.time_limit_s
         worker = self._take()
         try:
             worker.conn.send((fn, args))
-            if not worker.conn.poll(self.time_limit_s):
+            if not worker.conn.poll(limit):
                 self._discard(worker)
-                return _Missing(f"no result within {self.time_limit_s:g} s; worker stopped")
+                return _Missing(f"no result within {limit:g} s; worker stopped")
             ok, result = worker.conn.recv()
         except (EOFError, OSError):
             self._discard(worker)
@@ -243,7 +244,7 @@ class ScoringPool:
         self._release(worker)
         return result if ok else _Missing(f"scoring failed: {result}")
 
-    async def acall(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def acall(self, fn: Callable[..., Any], *args: Any, limit_s: float | None = None) -> Any:
         """`call` from the event loop, which sends the call to a worker and waits for the
         answer without blocking (a pickle of a few kilobytes each way, a reader callback, a
         timer)."""
@@ -262,7 +263,8 @@ class ScoringPool:
                 answered.set_exception(TimeoutError())
 
         # A timer rather than asyncio.wait_for, which costs a task per call.
-        timer = loop.call_later(self.time_limit_s, late)
+        limit = limit_s or self.time_limit_s
+        timer = loop.call_later(limit, late)
         try:
             worker.conn.send((fn, args))
             loop.add_reader(fd, readable)
@@ -271,7 +273,7 @@ class ScoringPool:
         except TimeoutError:
             loop.remove_reader(fd)
             await loop.run_in_executor(self._threads, self._discard, worker)
-            return _Missing(f"no result within {self.time_limit_s:g} s; worker stopped")
+            return _Missing(f"no result within {limit:g} s; worker stopped")
         except (EOFError, OSError):
             loop.remove_reader(fd)
             await loop.run_in_executor(self._threads, self._discard, worker)
@@ -286,9 +288,11 @@ class ScoringPool:
         self._release(worker)
         return result if ok else _Missing(f"scoring failed: {result}")
 
-    def map(self, fn: Callable[..., Any], argses: Iterable[Sequence[Any]]) -> list[Any]:
+    def map(
+        self, fn: Callable[..., Any], argses: Iterable[Sequence[Any]], limit_s: float | None = None
+    ) -> list[Any]:
         """`call(fn, *args)` for each `args`, in parallel over the workers, results in order."""
-        return list(self._threads.map(lambda args: self.call(fn, *args), argses))
+        return list(self._threads.map(lambda args: self.call(fn, *args, limit_s=limit_s), argses))
 
     def close(self) -> None:
         self._threads.shutdown(wait=False, cancel_futures=True)

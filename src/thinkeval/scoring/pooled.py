@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from thinkeval.scoring.pool import ScoringPool
 
 # Lenient rules too slow for the event loop: Math-Verify on the whole reply (MATH-500's, as
-# AISBench scores it), IFEval's checkers on it.
-SLOW_LENIENT_RULES = frozenset({"math", "ifeval-loose"})
+# AISBench scores it), IFEval's checkers on it, and the code rule, which runs the program.
+SLOW_LENIENT_RULES = frozenset({"math", "ifeval-loose", "code"})
 # (answer kind, lenient rule, content, reasoning, finish_reason, gold, recorded reply state)
 VerdictsJob = tuple[AnswerKind, str, str | None, str | None, str | None, str, ReplyState | None]
 Verdicts = tuple[Verdict, Verdict]  # (strict, lenient)
@@ -103,7 +103,8 @@ async def pooled_verdicts(
         return both_verdicts(*job)
     from thinkeval.scoring.pool import missing, shared_pool
 
-    result = await (pool or shared_pool()).acall(_worker_verdicts, *_for_worker(job))
+    limit = getattr(kind, "time_limit_s", None)
+    result = await (pool or shared_pool()).acall(_worker_verdicts, *_for_worker(job), limit_s=limit)
     why = missing(result)
     return _timed_out(why) if why is not None else result
 
@@ -116,7 +117,8 @@ def verdict_pairs(jobs: Sequence[VerdictsJob], pool: ScoringPool | None = None) 
         from thinkeval.scoring.pool import missing, shared_pool
 
         shipped = [_for_worker(jobs[i]) for i in pooled]
-        results = (pool or shared_pool()).map(_worker_verdicts, shipped)
+        limit = max((getattr(jobs[i][0], "time_limit_s", 0.0) for i in pooled), default=0.0)
+        results = (pool or shared_pool()).map(_worker_verdicts, shipped, limit_s=limit or None)
         for i, result in zip(pooled, results, strict=True):
             why = missing(result)
             pairs[i] = _timed_out(why) if why is not None else result

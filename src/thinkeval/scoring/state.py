@@ -1,8 +1,10 @@
 """The reply state, which alone decides the protocol: `empty`, `unfinished` or `finished`.
 
 It is task-agnostic: a reply is `empty` when no content is left after any think block,
-`unfinished` when the token limit cut it (`finish_reason == "length"`) or a `<think>` is still
-open, and `finished` otherwise. Only `empty` and `unfinished` fixed replies are asked again.
+`unfinished` when the token limit cut it (`finish_reason == "length"`), vLLM's repetition
+detector ended it (`finish_reason == "repetition"`, vLLM 0.20+: a loop, no worse than a cut-off
+for the protocol; `diagnosis.reply_label` counts it apart) or a `<think>` is still open, and
+`finished` otherwise. Only `empty` and `unfinished` fixed replies are asked again.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
     'finished'
     >>> reply_state("The answer is 4", "length")
     StateOfReply(state='unfinished', visible='The answer is 4', rule='finish-length')
+    >>> reply_state("So 4. So 4. So 4.", "repetition").rule
+    'finish-repetition'
     >>> reply_state("   ", "stop").state
     'empty'
     """
@@ -42,6 +46,8 @@ def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
     # A cut-off reply's "The answer is 5" is not its final word, so it is never scored.
     if finish_reason == "length":
         return StateOfReply("unfinished", visible, "finish-length")
+    if finish_reason == "repetition":
+        return StateOfReply("unfinished", visible, "finish-repetition")
     if unclosed:
         return StateOfReply("unfinished", visible, "unclosed-think")
     return StateOfReply("finished", visible, None)

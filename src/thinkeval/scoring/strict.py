@@ -38,12 +38,20 @@ def strict_verdict(
         if found is None:
             verdict = Verdict("no_answer")
         else:
+            explain = getattr(kind, "explain", None)  # a kind that says why (code)
             try:
+                if explain is not None:
+                    verdict = explain(found, gold)
+                    return _recorded(state, read.state, verdict)
                 status: Status = "correct" if kind.matches(found.answer, gold) else "wrong"
                 verdict = Verdict(status, found.answer, found.rule)
             except TimeoutError as exc:
                 verdict = Verdict("no_answer", found.answer, f"timeout: {exc}")
-    if state is not None and state != "finished" and state != read.state:
+    return _recorded(state, read.state, verdict)
+
+
+def _recorded(state: ReplyState | None, read: ReplyState, verdict: Verdict) -> Verdict:
+    if state is not None and state != "finished" and state != read:
         rule = f"recorded as {state}; the text reads {verdict.status}"
         return Verdict(state, verdict.answer, rule)
     return verdict

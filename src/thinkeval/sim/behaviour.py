@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import thinkeval.sim.maths as maths
 from thinkeval.records import Sample
+from thinkeval.sim.code import wrong_code
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.text import (
     EOS,
@@ -37,10 +38,10 @@ if TYPE_CHECKING:
 
 Outcome = Literal["correct", "wrong", "malformed", "empty", "never"]
 # The kind of answer a prompt asks for: a task spec's `sim_flavour`.
-Flavour = Literal["number", "yesno", "choice", "math"]
+Flavour = Literal["number", "yesno", "choice", "math", "code"]
 # What the simulator knows of a prompt: (flavour, gold, task name).
 AnswerEntry = tuple[str, str, str]
-FLAVOUR_NAMES: tuple[Flavour, ...] = ("number", "yesno", "choice", "math")
+FLAVOUR_NAMES: tuple[Flavour, ...] = ("number", "yesno", "choice", "math", "code")
 # How strongly the outcomes of one prompt's repeats agree (the correlation of their normal
 # scores): some questions are hard for the model, whatever the seed.
 _REPEAT_CORRELATION = 0.6
@@ -169,7 +170,9 @@ def infer_flavour(text: str) -> Flavour:
     """Guess the flavour from the prompt wording, for prompts missing from the answer key."""
     if "A. Yes\nB. No" in text:
         return "yesno"
-    if "answer:$letter" in text.lower():
+    lowered = text.lower()
+    # C-Eval's prompt, and the one a task file of kind `choice` gets by default.
+    if "answer:$letter" in lowered or "letter of the correct option" in lowered:
         return "choice"
     if "\\boxed{}" in text:
         return "math"
@@ -221,6 +224,8 @@ def _wrong_value(flavour: Flavour, gold: str, rng: random.Random) -> str:
         return rng.choice([letter for letter in "ABCD" if letter != gold])
     if flavour == "math":
         return maths.wrong_value(gold, rng)
+    if flavour == "code":
+        return wrong_code(gold, rng)
     try:
         value = round(float(gold.replace(",", "")))
     except ValueError:
@@ -333,7 +338,9 @@ def plan_for(
         answer=answer,
         plain_answer=plain,
         final=None if instructed else final,
-        mention=(final or gold) if u_mention < _MENTION_SHARE and not instructed else None,
+        mention=(final or gold)
+        if u_mention < _MENTION_SHARE and not instructed and flavour != "code"
+        else None,
         mention_at=mention_at,
         offset=offset,
     )

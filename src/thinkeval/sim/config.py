@@ -48,6 +48,13 @@ class SimConfig:
     p_wrong: float = 0.12
     p_malformed: float = 0.03
     p_empty: float = 0.01
+    # Why never-ending prompts do not finish (shares of them; the rest ramble): `sim.causes`.
+    p_loop: float = 0.0
+    p_hesitate: float = 0.0
+    p_buried: float = 0.0
+    p_greedy_loop: float = 0.0  # more loops at temperature 0
+    repetition_detection: int = 0  # 1: a loop ends with finish_reason "repetition" (vLLM 0.20+)
+    parser_off: int = 0  # 1: no reasoning parser, the think block stays in content
     # As a judge (`thinkeval judge` prompts): share of replies it reads differently from strict.
     p_judge_disagree: float = 0.1
     # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.
@@ -93,6 +100,10 @@ class SimConfig:
             "p_malformed": self.p_malformed,
             "p_empty": self.p_empty,
             "p_judge_disagree": self.p_judge_disagree,
+            "p_loop": self.p_loop,
+            "p_hesitate": self.p_hesitate,
+            "p_buried": self.p_buried,
+            "p_greedy_loop": self.p_greedy_loop,
         }
         faults = {
             "fault_500": self.fault_500,
@@ -117,6 +128,9 @@ class SimConfig:
                 f"p_wrong={self.p_wrong} exceeds the share of answered prompts "
                 f"({self.answered_share:.3f})"
             )
+        causes = self.p_loop + self.p_greedy_loop + self.p_hesitate + self.p_buried
+        if causes > 1.0 + 1e-9:
+            out.append("p_loop + p_greedy_loop + p_hesitate + p_buried must not exceed 1")
         if self.fault_share >= 1.0:
             out.append("the fault_* shares must sum to less than 1 so a retry can succeed")
         for name, (lo, hi) in (

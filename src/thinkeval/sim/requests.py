@@ -23,6 +23,7 @@ class ChatRequest:
     stream: bool
     include_usage: bool
     seed: int | None  # the sampling seed: repeats of a prompt sample different replies
+    greedy: bool = False  # temperature 0: loops more (`sim.causes`)
     token_ids: bool = False  # `return_token_ids`: the reply carries prompt and completion ids
 
 
@@ -82,5 +83,6 @@ def parse_chat(
         stream=stream,
         include_usage=include_usage,
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        greedy=body.get("temperature") == 0,
         token_ids=body.get("return_token_ids") is True and profile.returns_token_ids,
     )

@@ -25,6 +25,7 @@ from thinkeval.sim.behaviour import (
     plan_for,
     unit,
 )
+from thinkeval.sim.causes import shape
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.eras import get_profile
 from thinkeval.sim.judge import is_judge_prompt, judge_answer
@@ -33,6 +34,7 @@ from thinkeval.sim.requests import ChatRequest, parse_chat
 from thinkeval.sim.stats import FAULT_KINDS, Stats, metrics_text
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
 from thinkeval.sim.token_ids import completion_ids, prompt_ids
+from thinkeval.sim.unseeded import UnseededRepeats
 
 # Added to every /v1/models card: the run keeps the card, and reports mark such models simulated
 # (report/_context.py reads the same name).
@@ -58,6 +60,7 @@ class Simulator:
         self.started_at = time.time()  # /metrics process_start_time_seconds: a restart's mark
         self._id_prefix = os.urandom(16).hex()
         self._id_counter = 0
+        self.unseeded = UnseededRepeats()
         if config.stream_chunk_tokens:
             self.chunk_tokens = config.stream_chunk_tokens
         else:
@@ -250,7 +253,10 @@ class Simulator:
 
     def _generate(self, chat: ChatRequest) -> Generation:
         if not is_judge_prompt(chat.text):
-            return generate(self.plan(chat.key, chat.text, chat.seed), chat.thinking, chat.limit)
+            self.unseeded.saw(chat.key, chat.limit, chat.seed)
+            plan = self.plan(chat.key, chat.text, chat.seed)
+            gen = generate(plan, chat.thinking, chat.limit)
+            return shape(self.config, plan, gen, chat.greedy)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
         tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]

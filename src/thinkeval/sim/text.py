@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import thinkeval.sim.maths as maths
+from thinkeval.sim.code import code_answer, malformed_code
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -82,8 +83,10 @@ _CHOICE = (
     ("看来应该选{x}。", "slot"),
 )
 # A flavour is the kind of answer a task asks for, named by its spec's `sim_flavour`.
-FLAVOURS = {"number": _NUMBER, "yesno": _YESNO, "choice": _CHOICE, "math": maths.REASONING}
-OPENERS = {"number": "Okay.", "yesno": "Okay.", "choice": "嗯，", "math": "Okay."}
+FLAVOURS = {
+    "number": _NUMBER, "yesno": _YESNO, "choice": _CHOICE, "math": maths.REASONING, "code": _NUMBER
+}  # fmt: skip
+OPENERS = {"number": "Okay.", "yesno": "Okay.", "choice": "嗯，", "math": "Okay.", "code": "Okay."}
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,8 @@ def conclusion(flavour: str, value: str) -> list[str]:
         return ["所以", "答案", "是", value, "。"]
     if flavour == "math":
         return [" So", " the", " answer", " is", " $", value, "$", "."]
+    if flavour == "code":
+        return [" So", " the", " code", " is", " ready", "."]
     return [" So", " the", " answer", " is", " " + value, "."]
 
 
@@ -230,6 +235,8 @@ def answer_text(flavour: str, value: str, form: int) -> str:
         return CHOICE_FORMS[form % len(CHOICE_FORMS)].format(v=value)
     if flavour == "math":
         return maths.FORMS[form % len(maths.FORMS)].format(v=value)
+    if flavour == "code":
+        return code_answer(value)
     return NUMBER_FORMS[form % len(NUMBER_FORMS)].format(v=value)
 
 
@@ -239,6 +246,8 @@ def malformed_text(flavour: str, form: int, numbers: Sequence[int]) -> str:
         return YESNO_MALFORMED[form % len(YESNO_MALFORMED)]
     if flavour == "choice":
         return CHOICE_MALFORMED[form % len(CHOICE_MALFORMED)]
+    if flavour == "code":
+        return malformed_code(form)
     a, b = numbers[0], numbers[1]
     forms = maths.MALFORMED if flavour == "math" else NUMBER_MALFORMED
     return forms[form % len(forms)].format(a=a, b=b, c=a + b)

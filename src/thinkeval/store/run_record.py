@@ -218,9 +218,14 @@ def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> 
             was, is_now = getattr(before_model, key), getattr(model, key)
             if _plain(was) != _plain(is_now):
                 raise JournalError(
-                    f"{path}: model {model.name!r} was run with {key} = {_plain(was)!r}, "
-                    f"the config now says {_plain(is_now)!r}; use a new run name or --output DIR"
+                    f"{path}: model {model.name!r} was run with {key} {_shown(was)}, "
+                    f"the config now says {_shown(is_now)}; use a new run name or --output DIR"
                 )
+
+
+def _shown(value: Any) -> str:
+    """A recorded setting in a message: `'Qwen/Qwen3-8B'`, or `unset` (never Python's None)."""
+    return "unset" if value is None else repr(_plain(value))
 
 
 def _plain(value: Any) -> Any:

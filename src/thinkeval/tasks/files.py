@@ -6,6 +6,7 @@ Every row carries `where` (file and line), so a bad row is reported where it is.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -147,12 +148,15 @@ def _universal_newlines(value: str) -> str:
 
 
 def _open_binary(path: Path, data_dir: Path) -> Iterator[bytes]:
+    """The file's lines; a `.gz` file (HumanEval's, kept as published) decompressed."""
     try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise _unreadable(path, data_dir, exc) from exc
-    with handle:
-        yield from handle
+        opened = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")  # noqa: SIM115
+        with opened as handle:
+            yield from handle
+    except (OSError, EOFError) as exc:
+        if isinstance(exc, OSError) and exc.strerror is not None:
+            raise _unreadable(path, data_dir, exc) from exc
+        raise DatasetError(f"{path}: not a readable gzip file ({exc})") from exc
 
 
 def _read_text(path: Path, data_dir: Path) -> str:

@@ -14,10 +14,12 @@ import contextlib
 import fnmatch
 import logging
 import os
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from thinkeval.errors import DatasetError
 from thinkeval.tasks.files import read_rows
@@ -124,6 +126,9 @@ def _download(hub: HubSplit, revision: str, missing_ok: bool = False) -> HubFile
                     repo_type="dataset",
                     revision=revision,
                     allow_patterns=patterns,
+                    # A hub nobody can reach: the cache alone, at once, instead of
+                    # huggingface_hub's retries (about 25 s before the same answer).
+                    local_files_only=not _hub_reachable(),
                     **_settings(),
                 )
             )
@@ -162,6 +167,23 @@ def _download(hub: HubSplit, revision: str, missing_ok: bool = False) -> HubFile
     if not paths:
         return None
     return HubFiles(hub.path, folder.name, tuple(paths), folder)
+
+
+def _hub_reachable(timeout_s: float = 3.0) -> bool:
+    """Whether a TCP connection to the hub (`HF_ENDPOINT`, else huggingface.co) opens. With a
+    proxy configured the direct connection says nothing, so the hub counts as reachable."""
+    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY",
+                                             "http_proxy", "ALL_PROXY", "all_proxy")):  # fmt: skip
+        return True
+    url = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    if url.hostname is None:
+        return True  # huggingface_hub will say what is wrong with it
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname, port), timeout=timeout_s).close()
+    except OSError:
+        return False
+    return True
 
 
 def _settings() -> dict[str, Any]:

@@ -36,6 +36,8 @@ DEFAULT_PROMPTS = {
     "boolean": '{question}\n\nAnswer yes or no, as "Answer: yes" or "Answer: no" on the last line.',
     "exact": '{question}\n\nGive your final answer on the last line, as "Answer: ...".',
     "regex": "{question}",
+    "code": "{question}\n\nAnswer with a complete Python program in a fenced code block "
+    "(```python ... ```).",
 }
 DEFAULT_REPLIES = {
     "number": "The final answer is $\\boxed{{answer}}$.",
@@ -47,7 +49,9 @@ DEFAULT_REPLIES = {
 }
 GENERIC_PROMPT = '{question}\n\nGive your final answer on the last line, as "Answer: ...".'
 GENERIC_REPLY = "Answer: {answer}"
-SIM_FLAVOURS = {"number": "number", "math": "math", "choice": "choice", "boolean": "yesno"}
+SIM_FLAVOURS = {
+    "number": "number", "math": "math", "choice": "choice", "boolean": "yesno", "code": "code"
+}  # fmt: skip
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _YES = {"a", "yes", "true", "1", "y"}
 _NO = {"b", "no", "false", "0", "n"}
@@ -132,7 +136,9 @@ class _Builder:
                 yes = raw.lower() in _YES
                 return ("A", "yes") if yes else ("B", "no")
             raise DatasetError(f"{row.where}: answer {raw!r} is not yes/no or true/false")
-        problem = None if self.kind.pooled else self.kind.check_gold(raw)
+        # A pooled kind's gold check may be slow (Math-Verify), but code's is a JSON parse.
+        cheap = not self.kind.pooled or kind == "code"
+        problem = self.kind.check_gold(raw) if cheap else None
         if problem is not None:
             raise DatasetError(f"{row.where}: {problem} (fields.answer, kind {kind})")
         return raw, raw
@@ -227,8 +233,8 @@ def _lenient(task: TaskFile, kind: AnswerKind) -> str:
         return task.lenient
     if kind.name == "number":
         return "gsm8k"
-    if kind.name == "math":
-        return "math"
+    if kind.name in ("math", "code"):
+        return kind.name
     if kind.name == "choice" and getattr(kind, "letters", "") == "ABCD":
         return "last-option-ABCD"
     from thinkeval.scoring.lenient import RULES

@@ -36,10 +36,16 @@ def render_judge(found: JudgeRun, console: Console, show: int = 10) -> None:
             share,
             str(agreement.not_judged),
             f"{100 * agreement.strict_correct / units:.2f}%",
-            f"{100 * agreement.judge_correct / units:.2f}%",
+            f"{100 * agreement.judge_correct / units:.2f}%"
+            + (f" (incomplete: {agreement.not_judged} not judged)" if agreement.not_judged else ""),
         )
     console.print(table)
-    console.print("(strict, judge: adaptive accuracy over the samples with a final reply)")
+    console.print(
+        "(strict, judge: adaptive accuracy over every recorded (sample, repeat); empty and "
+        "cut-off replies are never judged and count as not correct for both; a reply not "
+        "judged yet counts as not correct for the judge: run the same command again to ask it)",
+        soft_wrap=True,
+    )
     for agreement in found.agreement.values():
         for item in agreement.disagreements[:show]:
             console.print(

@@ -51,6 +51,7 @@ class RunProgress(Progress):
             MofNCompleteColumn(),
             TextColumn(
                 "ok {task.fields[ok]}  trunc {task.fields[trunc]}  fail {task.fields[fail]}"
+                "{task.fields[why]}"
             ),
             TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
@@ -91,7 +92,7 @@ class RunProgress(Progress):
 
     def _new_row(self, description: str) -> TaskID:
         return self._progress.add_task(
-            description, total=0, ok=0, trunc=0, fail=0, rate="", note=""
+            description, total=0, ok=0, trunc=0, fail=0, rate="", note="", why=""
         )
 
     def _show(self, task_id: TaskID, row: RowCounts, now: float) -> None:
@@ -104,6 +105,7 @@ class RunProgress(Progress):
             trunc=row.truncated,
             fail=row.failed,
             rate=rate,
+            why=row.why(),
         )
 
     def _log(self, force: bool = False) -> None:
@@ -118,7 +120,8 @@ class RunProgress(Progress):
             print(
                 f"[progress] {model}: {row.done}/{row.total} ok={row.ok} "
                 f"trunc={row.truncated} fail={row.failed} rate={row.rate_per_s(now):.1f}/s "
-                f"eta={'-' if eta is None else f'{eta:.0f}s'}" + (f" ({note})" if note else ""),
+                f"eta={'-' if eta is None else f'{eta:.0f}s'}{row.why()}"
+                + (f" ({note})" if note else ""),
                 file=sys.stderr,
                 flush=True,
             )
@@ -126,7 +129,8 @@ class RunProgress(Progress):
                 if name == model:
                     print(
                         f"[progress] {model} {task}: {task_row.done}/{task_row.total} "
-                        f"ok={task_row.ok} trunc={task_row.truncated} fail={task_row.failed}",
+                        f"ok={task_row.ok} trunc={task_row.truncated} fail={task_row.failed}"
+                        f"{task_row.why()}",
                         file=sys.stderr,
                         flush=True,
                     )

@@ -19,6 +19,8 @@ from thinkeval.results.wording import (
     PENDING_EXPLAINED,
     REFUSED_EXPLAINED,
     adaptive_cell,
+    budgets_cell,
+    clamp_note,
     fixed_cell,
     gain_cell,
 )
@@ -43,6 +45,7 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
     table.add_column("lenient fixed", justify="right")
     table.add_column("errors", justify="right")
     errors_seen = pending_seen = False
+    clamped: list[str] = []
     for row in summary.results:
         errors = row.fixed.error + row.retry.error
         pending = row.fixed.pending + row.retry.pending
@@ -50,18 +53,24 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
         pending_seen |= pending > 0
         b1, b2 = row.budgets
         cells = [fixed_cell(row), adaptive_cell(row), gain_cell(row)]
+        note = clamp_note(row.model, row.task, row, b1, b2)
+        if note:
+            clamped.append(note)
         table.add_row(
             escape(row.model),
             escape(row.task),
-            f"{b1}→{b2}",
+            budgets_cell(row, b1, b2),
             *(text if row.complete else f"[yellow]{text}[/]" for text in cells),
             f"{row.retry.candidates}",
             f"{100 * row.lenient.fixed_accuracy:.2f}%",
             f"{errors}" + (f" (+{pending} pending)" if pending else ""),
         )
+    captions = [f"≤N: {escape(note)}." for note in clamped]
     if errors_seen or pending_seen:
         why = ERRORS_EXPLAINED if errors_seen else PENDING_EXPLAINED
-        table.caption = f"incomplete: {why}."
+        captions.append(f"incomplete: {why}.")
+    if captions:
+        table.caption = "\n".join(captions)
         table.caption_justify = "left"
     if any(row.fixed.refused or row.adaptive.refused for row in summary.results):
         refused = f"refused: {REFUSED_EXPLAINED}."

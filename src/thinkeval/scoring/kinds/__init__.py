@@ -44,6 +44,7 @@ KINDS: dict[str, Callable[..., AnswerKind]] = {
     "math": _built_in("math", "MathKind"),
     "exact": _built_in("exact", "ExactKind"),
     "regex": _built_in("regex", "RegexKind"),
+    "code": _built_in("code", "CodeKind"),
     "instructions": _built_in("instructions", "InstructionsKind"),
 }
 

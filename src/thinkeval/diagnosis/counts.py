@@ -1,0 +1,157 @@
+"""A run's diagnosis counts per model, task and phase, folded from its journal.
+
+For each (model, task, phase) the replies that count (the first successful attempt of each
+sample and repeat) are diagnosed: every empty, unfinished or `repetition` reply in full, a
+finished one only for its reasoning length (cheap: the server's `reasoning_tokens`, else the
+pieces of its reasoning), so the distribution of reasoning lengths covers every reply. The
+lengths are kept as a histogram in `BIN`-token bins, from which the report draws the share
+of replies still thinking at each token count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+
+from thinkeval.diagnosis.checks import Finding, FindingCounter
+from thinkeval.diagnosis.pieces import cut
+from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION, Diagnosis, diagnose, reply_label
+from thinkeval.records import PHASES, Attempt
+from thinkeval.scoring.kinds.base import AnswerKind
+
+BIN = 256  # tokens per bin of the reasoning-length histogram
+
+
+class PhaseDiagnosis(msgspec.Struct, kw_only=True):
+    """One phase's counts: reply labels (with `repetition` apart), diagnosis labels of the
+    replies that did not finish, answers found in the reasoning, reasoning lengths."""
+
+    replies: dict[str, int] = msgspec.field(default_factory=dict)
+    labels: dict[str, int] = msgspec.field(default_factory=dict)
+    found: int = 0  # found_then_lost replies ...
+    found_correct: int = 0  # ... whose buried answer equals the gold
+    reasoning_bins: list[int] = msgspec.field(default_factory=list)  # BIN-token histogram
+    still_thinking: int = 0  # replies cut before their reasoning ended
+    examples: dict[str, list[str]] = msgspec.field(default_factory=dict)  # label -> ids
+
+
+class DiagnosisBlock(msgspec.Struct, kw_only=True):
+    """The diagnosis of one model on one task: per phase, and the deployment findings."""
+
+    version: str = DIAGNOSIS_VERSION
+    bin_tokens: int = BIN
+    phases: dict[str, PhaseDiagnosis] = msgspec.field(default_factory=dict)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+
+
+class _Cell:
+    def __init__(self) -> None:
+        self.phases = {phase: PhaseDiagnosis() for phase in PHASES}
+        self.checks = FindingCounter()
+
+
+def reasoning_length(attempt: Attempt, diagnosis: Diagnosis | None) -> int:
+    """Reasoning tokens as the server counted them, else its pieces."""
+    if attempt.usage.reasoning_tokens is not None:
+        return attempt.usage.reasoning_tokens
+    if diagnosis is not None:
+        return diagnosis.reasoning_pieces
+    return len(cut(attempt.reasoning or "").ids)
+
+
+def _key(attempt: Attempt) -> bytes:
+    text = f"{attempt.model}\x1f{attempt.task}\x1f{attempt.sample_id}\x1f{attempt.repeat}"
+    return hashlib.blake2b(f"{text}\x1f{attempt.phase}".encode(), digest_size=8).digest()
+
+
+def fold(
+    attempts: Iterable[Attempt], kinds: dict[str, AnswerKind]
+) -> dict[tuple[str, str], DiagnosisBlock]:
+    """The diagnosis blocks of the attempts that count, by (model, task)."""
+    cells: dict[tuple[str, str], _Cell] = {}
+    seen: set[bytes] = set()
+    for attempt in attempts:
+        if attempt.error is not None:
+            continue
+        key = _key(attempt)
+        if key in seen:
+            continue  # the first success counts (`run.judge.takes_over`)
+        seen.add(key)
+        cell = cells.setdefault((attempt.model, attempt.task), _Cell())
+        _add(cell, attempt, kinds.get(attempt.task))
+    return {
+        where: DiagnosisBlock(
+            phases={p: c for p, c in cell.phases.items() if c.replies},
+            findings=cell.checks.findings(),
+        )
+        for where, cell in cells.items()
+    }
+
+
+def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None) -> None:
+    phase = cell.phases[attempt.phase]
+    label = reply_label(attempt.state, attempt.finish_reason)
+    phase.replies[label] = phase.replies.get(label, 0) + 1
+    diagnosis = None
+    if label != "finished":
+        diagnosis = diagnose(
+            attempt.reasoning,
+            attempt.content,
+            attempt.finish_reason,
+            attempt.state,
+            kind,
+            attempt.gold,
+        )
+        assert diagnosis.label is not None
+        phase.labels[diagnosis.label] = phase.labels.get(diagnosis.label, 0) + 1
+        examples = phase.examples.setdefault(diagnosis.label, [])
+        if len(examples) < 5:
+            examples.append(attempt.sample_id)
+        if diagnosis.label == "found_then_lost":
+            phase.found += 1
+            phase.found_correct += diagnosis.found_correct is True
+        if diagnosis.content_pieces == 0 and diagnosis.has_reasoning:
+            phase.still_thinking += 1
+    else:
+        # Cheap for finished replies: only what the checks need (think tags, reasoning).
+        diagnosis = Diagnosis(
+            version=DIAGNOSIS_VERSION,
+            reply="finished",
+            has_reasoning=bool((attempt.reasoning or "").strip()),
+            think_in_content="<think>" in (attempt.content or "")
+            or "</think>" in (attempt.content or ""),
+        )
+        if not attempt.reasoning and diagnosis.think_in_content:
+            diagnosis.has_reasoning = True  # it came back, in the wrong field
+    bin_index = reasoning_length(attempt, diagnosis if label != "finished" else None) // BIN
+    bins = phase.reasoning_bins
+    bins.extend([0] * (bin_index + 1 - len(bins)))
+    bins[bin_index] += 1
+    cell.checks.add(attempt, diagnosis)
+
+
+def diagnose_run(
+    run_dir: Path, kinds: dict[str, AnswerKind]
+) -> dict[tuple[str, str], DiagnosisBlock]:
+    """Fold a run directory's journal (shards included)."""
+    from thinkeval.store.journal import iter_attempts
+
+    return fold(iter_attempts(run_dir), kinds)
+
+
+class _Result(Protocol):
+    model: str
+    task: str
+    diagnosis: DiagnosisBlock | None
+
+
+def add_diagnosis(run_dir: Path, results: Sequence[_Result], kinds: dict[str, AnswerKind]) -> None:
+    """Set each model and task's diagnosis block (`summary.json`), from the journal; `kinds`
+    are the tasks' answer kinds (from the run's task catalogue)."""
+    blocks = diagnose_run(run_dir, kinds)
+    for result in results:
+        result.diagnosis = blocks.get((result.model, result.task))

@@ -1,0 +1,485 @@
+"""The bad-input corpus: every command × the bad inputs and faults a user meets in the first hour.
+
+Each case runs the command in-process (`thinkeval.cli.main`, as the console script does) and
+asserts what a user needs: the exit status, exactly one `error:` line naming the flag, key or
+file (the `expect` fragments), no traceback, no run directory left behind by a failed start, and
+the journal of an existing run unchanged. A few cases run `python -m thinkeval` for real, and
+`--debug` / THINKEVAL_DEBUG=1 are checked to give the traceback with its cause.
+
+tests/test_bad_input.py and tests/test_user_errors.py test particular messages in depth; this
+file is the breadth: one row per (command, mistake).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import thinkeval
+from conftest import ThreadedSim
+from thinkeval.cli import main
+from thinkeval.errors import ThinkevalError
+from thinkeval.sim.config import SimConfig
+
+UNREACHABLE = "http://127.0.0.1:9/v1"
+
+
+@dataclass(frozen=True)
+class World:
+    """What the cases refer to: a live simulator, a finished run, and files of every kind."""
+
+    url: str
+    run: Path  # a finished run (gsm8k, 4 samples); cases must leave its journal as it is
+    root: Path  # where each case's files and outputs go
+
+
+@pytest.fixture(scope="module")
+def world(
+    tmp_path_factory: pytest.TempPathFactory, answer_key: dict[str, object]
+) -> Iterator[World]:
+    root = tmp_path_factory.mktemp("corpus")
+    server = ThreadedSim(SimConfig(port=0, model="m", seed=1), answer_key).start()  # type: ignore[arg-type]
+    run = root / "done"
+    assert main(["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "4",
+                 "--output", str(run)]) == 0  # fmt: skip
+    _files(root)
+    try:
+        yield World(server.base_url, run, root)
+    finally:
+        server.stop()
+
+
+def _files(root: Path) -> None:
+    """Bad (and good) input files the cases name, written once."""
+    files = {
+        "syntax.yaml": "run: x\nmodels: [\n",
+        "list.yaml": "- a\n- b\n",
+        "empty.yaml": "",
+        "unknown_key.yaml": "run: x\nmodles: []\n",
+        "no_models.yaml": "run: x\ntasks: [gsm8k]\n",
+        "tab.yaml": "run: x\n\tmodels: []\n",
+        "q.csv": "id,question,answer\n1,What is 2+2?,4\n2,What is 3+3?,6\n",
+        "dup.csv": "id,question,answer\n1,What is 2+2?,4\n1,What is 3+3?,6\n",
+        "header.csv": "id,question,answer\n",
+        "bad.jsonl": '{"id": "1", "question": "2+2?", "answer": "4"}\n{"id": "2", "question"\n',
+        "nocol.csv": "id,prompt,answer\n1,2+2?,4\n",
+        "notes.txt": "not a run\n",
+    }
+    for name, text in files.items():
+        (root / name).write_text(text)
+    task = "data:\n  file: {data}\nfields:\n  question: question\n  answer: answer\n  id: id\n"
+    for name, data in (("dup", "dup.csv"), ("header", "header.csv"), ("badline", "bad.jsonl"),
+                       ("nocol", "nocol.csv"), ("good", "q.csv")):  # fmt: skip
+        body = f"name: t_{name}\n" + task.format(data=data) + "answer:\n  kind: number\n"
+        (root / f"task_{name}.yaml").write_text(body)
+    (root / "task_kind.yaml").write_text(
+        "name: t_kind\n" + task.format(data="q.csv") + "answer:\n  kind: poem\n"
+    )
+    (root / "task_missing.yaml").write_text(
+        "name: t_missing\n" + task.format(data="nope.csv") + "answer:\n  kind: number\n"
+    )
+    (root / "empty_dir").mkdir()
+    broken = root / "broken_run"
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One mistake: the command line (`{url}`, `{run}`, `{root}` filled in), the exit status,
+    and fragments the one error line must hold."""
+
+    id: str
+    argv: tuple[str, ...]
+    code: int
+    expect: tuple[str, ...]
+    output: str | None = None  # a run directory this command must not leave behind
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def _config(world: World, name: str, body: str) -> Path:
+    path = world.root / f"{name}.yaml"
+    path.write_text(body.replace("{url}", world.url).replace("{root}", str(world.root)))
+    return path
+
+
+def _model(url: str = "{url}", extra: str = "") -> str:
+    return f"models:\n  - name: m\n    base_url: {url}\n{extra}"
+
+
+RUN = ("run", "--base-url", "{url}", "--tasks", "gsm8k", "--limit", "2")
+FLAG_CASES = [
+    Case("run-no-server", ("run", "--tasks", "gsm8k"), 2, ("--base-url URL", "OPENAI_BASE_URL")),
+    Case("run-url-no-scheme", ("run", "--base-url", "127.0.0.1:8000/v1"), 2, ("--base-url",)),
+    Case("run-url-ftp", ("run", "--base-url", "ftp://h/v1"), 2, ("--base-url",)),
+    Case("run-url-spaces", ("run", "--base-url", "http://a b/v1"), 2, ("--base-url",)),
+    Case("run-unreachable", ("run", "--base-url", UNREACHABLE, "--tasks", "gsm8k"), 2,
+         ("cannot reach", "127.0.0.1:9"), "out-unreachable"),
+    Case("run-tasks-empty", ("run", "--base-url", "{url}", "--tasks", ""), 2,
+         ("--tasks names nothing",)),
+    Case("run-tasks-commas", ("run", "--base-url", "{url}", "--tasks", ",,"), 2,
+         ("--tasks names nothing",)),
+    Case("run-tasks-unknown", ("run", "--base-url", "{url}", "--tasks", "gsm9k"), 2,
+         ("unknown task 'gsm9k'",)),
+    Case("run-tasks-twice", ("run", "--base-url", "{url}", "--tasks", "gsm8k,gsm8k"), 2,
+         ("--tasks", "gsm8k given twice")),
+    Case("run-limit-0", (*RUN[:-1], "0"), 2, ("--limit", "at least 1")),
+    Case("run-limit-negative", (*RUN[:-1], "-3"), 2, ("--limit", "at least 1")),
+    Case("run-limit-word", (*RUN[:-1], "ten"), 2, ("--limit", "'ten'")),
+    Case("run-limit-float", (*RUN[:-1], "1.5"), 2, ("--limit", "'1.5'")),
+    Case("run-budgets-negative", (*RUN, "--budgets", "-1,100"), 2, ("--budgets", "'-1,100'")),
+    Case("run-budgets-one", (*RUN, "--budgets", "2048"), 2, ("--budgets", "'2048'")),
+    Case("run-budgets-three", (*RUN, "--budgets", "1,2,3"), 2, ("--budgets",)),
+    Case("run-budgets-words", (*RUN, "--budgets", "a,b"), 2, ("--budgets",)),
+    Case("run-budgets-zero", (*RUN, "--budgets", "0,100"), 2, ("budgets",)),
+    Case("run-concurrency-0", (*RUN, "--concurrency", "0"), 2, ("--concurrency", "at least 1")),
+    Case("run-concurrency-word", (*RUN, "--concurrency", "many"), 2, ("--concurrency",)),
+    Case("run-gen-no-equals", (*RUN, "--gen", "temperature"), 2, ("--gen", "KEY=VALUE")),
+    Case("run-gen-bad-yaml", (*RUN, "--gen", "stop=[a"), 2, ("--gen", "not valid YAML")),
+    Case("run-gen-twice", (*RUN, "--gen", "seed=1", "--gen", "seed=2"), 2, ("seed is set twice",)),
+    Case("run-gen-nested-clash", (*RUN, "--gen", "a=1", "--gen", "a.b=2"), 2, ("--gen",)),
+    Case("run-gen-bad-key", (*RUN, "--gen", "1x=2"), 2, ("--gen", "KEY=VALUE")),
+    Case("run-key-env-unset", (*RUN, "--api-key-env", "I23_NOT_SET"), 2,
+         ("I23_NOT_SET", "--api-key-env", "not set")),
+    Case("run-key-env-unset-with-model", (*RUN, "--model", "m", "--api-key-env", "I23_NOT_SET"),
+         2, ("I23_NOT_SET", "not set")),
+    Case("run-two-models", (*RUN, "--model", "a,b"), 2, ("one model",)),
+    Case("run-model-wrong", (*RUN, "--model", "nope", "--output", "{root}/out-nope"), 2,
+         ("serves m, not 'nope'",), "out-nope"),
+    Case("run-shard-bad", (*RUN, "--shard", "3/2"), 2, ("--shard",)),
+    Case("run-shard-word", (*RUN, "--shard", "half"), 2, ("--shard",)),
+    Case("run-shard-zero", (*RUN, "--shard", "0/0"), 2, ("--shard",)),
+    Case("run-data-dir-missing", (*RUN, "--data-dir", "{root}/nodata", "--output",
+                                  "{root}/out-nodata"), 2, ("nodata",), "out-nodata"),
+    Case("run-unknown-flag", (*RUN, "--fast"), 2, ("unrecognized arguments: --fast",)),
+    Case("run-config-missing", ("run", "{root}/nope.yaml"), 2, ("nope.yaml",)),
+    Case("run-config-and-limit", ("run", "{root}/empty.yaml", "--limit", "3"), 2,
+         ("--limit", "describe a run from flags")),
+    Case("run-config-is-dir", ("run", "{root}/empty_dir"), 2, ("empty_dir",)),
+    Case("run-key-env-blank", (*RUN, "--api-key-env", "I23_BLANK"), 2, ("I23_BLANK",),
+         env=(("I23_BLANK", "  "),)),
+    Case("run-key-env-newline", (*RUN, "--api-key-env", "I23_NL"), 2, ("I23_NL", "line breaks"),
+         env=(("I23_NL", "sk-1\nX: y"),)),
+]  # fmt: skip
+
+CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("cfg-syntax", "run: x\nmodels: [\n", ("cfg-syntax.yaml",)),
+    ("cfg-list", "- a\n- b\n", ("cfg-list.yaml", "mapping")),
+    ("cfg-empty", "", ("cfg-empty.yaml",)),
+    ("cfg-unknown-key", "run: x\nmodles: []\n", ("modles",)),
+    ("cfg-no-models", "run: x\ntasks: [gsm8k]\n", ("models",)),
+    ("cfg-tab", "run: x\n\tmodels: []\n", ("cfg-tab.yaml",)),
+    ("cfg-no-run", _model(), ("run",)),
+    ("cfg-model-no-url", "run: x\nmodels:\n  - name: m\n", ("base_url",)),
+    ("cfg-model-bad-url", "run: x\n" + _model("localhost:8000"), ("base_url",)),
+    ("cfg-models-empty", "run: x\nmodels: []\n", ("models",)),
+    ("cfg-model-twice", "run: x\n" + _model() + "  - name: m\n    base_url: {url}\n", ("m",)),
+    ("cfg-task-unknown", "run: x\ntasks: [gsm9k]\n" + _model(), ("gsm9k",)),
+    ("cfg-task-limit-0", "run: x\ntasks: [{name: gsm8k, limit: 0}]\n" + _model(), ("limit",)),
+    ("cfg-task-limit-word", "run: x\ntasks: [{name: gsm8k, limit: many}]\n" + _model(),
+     ("limit",)),
+    ("cfg-limit-and-range", "run: x\ntasks: [{name: gsm8k, limit: 2, range: '0:2'}]\n"
+     + _model(), ("limit or range",)),
+    ("cfg-range-bad", "run: x\ntasks: [{name: gsm8k, range: 'a:b'}]\n" + _model(), ("range",)),
+    ("cfg-range-past", "run: x\ntasks: [{name: gsm8k, range: '5000:5100'}]\n" + _model(),
+     ("range 5000:5100 selects no sample",)),
+    ("cfg-budgets-word", "run: x\nbudgets: lots\n" + _model(), ("budgets",)),
+    ("cfg-budgets-one", "run: x\nbudgets: [2048]\n" + _model(), ("budgets",)),
+    ("cfg-concurrency-neg", "run: x\n" + _model(extra="    concurrency: -1\n"),
+     ("concurrency",)),
+    ("cfg-gen-list", "run: x\n" + _model(extra="    generation: [1, 2]\n"), ("generation",)),
+    ("cfg-key-env-unset", "run: x\n" + _model(extra="    api_key_env: I23_NOT_SET\n"),
+     ("I23_NOT_SET", "not set")),
+    ("cfg-model-not-served", "run: x\ntasks: [{name: gsm8k, limit: 2}]\n"
+     + _model(extra="    model: other\n"), ("serves m, not 'other'",)),
+    ("cfg-unreachable", "run: x\ntasks: [{name: gsm8k, limit: 2}]\n" + _model(UNREACHABLE),
+     ("cannot reach",)),
+    ("cfg-task-file-missing", "run: x\ntasks: [{file: {root}/nope_task.yaml}]\n" + _model(),
+     ("nope_task.yaml",)),
+    ("cfg-task-file-syntax", "run: x\ntasks: [{file: {root}/syntax.yaml}]\n" + _model(),
+     ("syntax.yaml",)),
+    ("cfg-task-dup-ids", "run: x\ntasks: [{file: {root}/task_dup.yaml}]\n" + _model(),
+     ("dup.csv line 3", "duplicate id")),
+    ("cfg-task-header-only", "run: x\ntasks: [{file: {root}/task_header.yaml}]\n" + _model(),
+     ("t_header", "no sample", "only a header")),
+    ("cfg-task-bad-line", "run: x\ntasks: [{file: {root}/task_badline.yaml}]\n" + _model(),
+     ("bad.jsonl", "line 2")),
+    ("cfg-task-no-column", "run: x\ntasks: [{file: {root}/task_nocol.yaml}]\n" + _model(),
+     ("question",)),
+    ("cfg-task-kind", "run: x\ntasks: [{file: {root}/task_kind.yaml}]\n" + _model(),
+     ("poem",)),
+    ("cfg-task-data-missing", "run: x\ntasks: [{file: {root}/task_missing.yaml}]\n" + _model(),
+     ("nope.csv",)),
+    ("cfg-tasks-not-list", "run: x\ntasks: gsm8k\n" + _model(), ("tasks",)),
+    ("cfg-task-twice", "run: x\ntasks: [gsm8k, gsm8k]\n" + _model(), ("gsm8k",)),
+]  # fmt: skip
+
+
+def _read_only_run_cases() -> list[Case]:
+    """status, verify, report, view, rescore, judge, stop on folders that are not runs."""
+    cases = []
+    targets = {
+        "missing": ("{root}/no_such_run", ("no_such_run",)),
+        "file": ("{root}/notes.txt", ("notes.txt",)),
+        "empty-dir": ("{root}/empty_dir", ("empty_dir",)),
+        "broken-config": ("{root}/broken_run", ("broken_run",)),
+    }
+    commands: dict[str, tuple[str, ...]] = {
+        "status": ("status",),
+        "verify": ("verify",),
+        "report": ("report",),
+        "report-html": ("report", "--format", "html", "--out", "{root}/r.html"),
+        "view": ("view", "--port", "0"),
+        "rescore": ("rescore",),
+        "judge": ("judge", "--base-url", "{url}", "--model", "m"),
+        "stop": ("stop",),
+        "compare": ("compare", "--baseline", "m"),
+        "export": ("export", "--out", "{root}/exported"),
+    }
+    for command, argv in commands.items():
+        for target, (path, expect) in targets.items():
+            if command == "stop" and target in ("broken-config", "empty-dir"):
+                continue  # a run starting (no config.json yet) may have a process to stop
+            cases.append(Case(f"{command}-{target}", (*argv, path), 2, expect))
+    return cases
+
+
+OTHER_CASES = [
+    Case("check-no-url", ("check",), 2, ("--base-url",)),
+    # `check` exits 1 for a server that fails a check (its EPILOG), 2 for bad input.
+    Case("check-unreachable", ("check", "--base-url", UNREACHABLE), 1, ("127.0.0.1:9",)),
+    Case("check-bad-url", ("check", "--base-url", "127.0.0.1:8000"), 2,
+         ("--base-url", "no scheme")),
+    Case("check-model-wrong", ("check", "--base-url", "{url}", "--model", "nope"), 1,
+         ("serves m, not 'nope'",)),
+    Case("check-key-env-unset", ("check", "--base-url", "{url}", "--api-key-env",
+                                 "I23_NOT_SET"), 2, ("I23_NOT_SET",)),
+    Case("check-budgets-bad", ("check", "--base-url", "{url}", "--budgets", "-5,10"), 2,
+         ("--budgets",)),
+    Case("report-format-bad", ("report", "{run}", "--format", "pdf"), 2, ("--format", "pdf")),
+    Case("report-resamples-word", ("report", "{run}", "--resamples", "lots"), 2,
+         ("--resamples",)),
+    Case("report-out-under-a-file", ("report", "{run}", "--out", "{root}/notes.txt/r.md"), 2,
+         ("notes.txt",)),
+    Case("view-port-word", ("view", "{run}", "--port", "http"), 2, ("--port",)),
+    Case("status-watch-word", ("status", "{run}", "--watch", "often"), 2, ("--watch",)),
+    Case("judge-unreachable", ("judge", "{run}", "--base-url", UNREACHABLE, "--model", "j",
+                               "--max-retries", "0"), 2, ("cannot reach",)),
+    Case("judge-model-wrong", ("judge", "{run}", "--base-url", "{url}", "--model", "jugde"), 2,
+         ("not 'jugde'", "--model")),
+    Case("judge-concurrency-0", ("judge", "{run}", "--base-url", "{url}", "--model", "m",
+                                 "--concurrency", "0"), 2, ("--concurrency",)),
+    Case("judge-no-model", ("judge", "{run}", "--base-url", "{url}"), 2, ("--model",)),
+    Case("judge-key-env-unset", ("judge", "{run}", "--base-url", "{url}", "--model", "m",
+                                 "--api-key-env", "I23_NOT_SET"), 2, ("I23_NOT_SET",)),
+    Case("import-missing", ("import-aisbench", "{root}/no_such_output"), 2,
+         ("no_such_output",)),
+    Case("import-empty", ("import-aisbench", "{root}/empty_dir"), 2, ("empty_dir",)),
+    Case("import-file", ("import-aisbench", "{root}/notes.txt"), 2, ("notes.txt",)),
+    Case("import-budgets-bad", ("import-aisbench", "{root}/empty_dir", "--budgets", "x"), 2,
+         ("--budgets",)),
+    Case("tasks-show-unknown", ("tasks", "show", "gsm9k"), 2, ("gsm9k",)),
+    Case("tasks-show-negative", ("tasks", "show", "gsm8k", "--sample", "-1"), 2, ("--sample",)),
+    Case("tasks-show-past-end", ("tasks", "show", "gsm8k", "--sample", "99999"), 2,
+         ("gsm8k has", "none at 99999")),
+    Case("tasks-show-dup-ids", ("tasks", "show", "{root}/task_dup.yaml"), 2,
+         ("dup.csv line 3", "duplicate id")),
+    Case("tasks-show-bad-line", ("tasks", "show", "{root}/task_badline.yaml"), 2,
+         ("bad.jsonl", "line 2")),
+    Case("tasks-show-header-only", ("tasks", "show", "{root}/task_header.yaml"), 2,
+         ("t_header", "only a header")),
+    Case("tasks-show-kind", ("tasks", "show", "{root}/task_kind.yaml"), 2, ("poem",)),
+    Case("tasks-show-data-missing", ("tasks", "show", "{root}/task_missing.yaml"), 2,
+         ("nope.csv",)),
+    Case("tasks-config-missing", ("tasks", "list", "--config", "{root}/nope.yaml"), 2,
+         ("nope.yaml",)),
+    Case("tasks-task-file-missing", ("tasks", "list", "--task-file", "{root}/nope_task.yaml"),
+         2, ("nope_task.yaml",)),
+    Case("tasks-bad-action", ("tasks", "delete"), 2, ("delete",)),
+    Case("compare-no-baseline", ("compare", "{run}"), 2, ("--baseline MODEL",)),
+    Case("compare-margin-word", ("compare", "{run}", "--margin", "x"), 2, ("--margin", "'x'")),
+    Case("compare-baseline-unknown", ("compare", "{run}", "--baseline", "zz"), 2,
+         ("--baseline 'zz' is not a model of these runs",)),
+    Case("plan-task-unknown", ("plan", "--task", "gsm9k", "--margin", "1"), 2, ("gsm9k",)),
+    Case("plan-margin-word", ("plan", "--task", "gsm8k", "--margin", "lots"), 2, ("--margin",)),
+    Case("plan-margin-negative", ("plan", "--task", "gsm8k", "--margin", "-1"), 2,
+         ("--margin must be positive",)),
+    Case("plan-no-margin", ("plan", "--task", "gsm8k"), 2, ("--margin",)),
+    Case("export-no-out", ("export", "{run}"), 2, ("--out",)),
+    Case("export-out-is-a-file", ("export", "{run}", "--out", "{root}/notes.txt"), 2,
+         ("notes.txt",)),
+    Case("schema-unknown", ("schema", "journal"), 2, ("journal",)),
+    Case("schema-none", ("schema",), 2, ("schema",)),
+    Case("no-such-command", ("runn",), 2, ("runn",)),
+]  # fmt: skip
+
+CASES = [
+    *FLAG_CASES,
+    *[Case(name, ("run", f"{{root}}/{name}.yaml", "--output", f"{{root}}/out-{name}"), 2,
+           expect, f"out-{name}") for name, _, expect in CONFIG_BODIES],
+    *_read_only_run_cases(),
+    *OTHER_CASES,
+]  # fmt: skip
+
+
+def _fill(text: str, world: World) -> str:
+    return (
+        text.replace("{url}", world.url)
+        .replace("{run}", str(world.run))
+        .replace("{root}", str(world.root))
+    )
+
+
+def _journal_digest(run: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted((run / "journal").glob("*.jsonl")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _one_error_line(err: str) -> str:
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith(("error", "check failed"))]
+    assert len(errors) == 1, err
+    return errors[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_each_mistake_is_one_clear_line(
+    case: Case, world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, body, _ in CONFIG_BODIES:
+        if case.id == name:
+            _config(world, name, body)
+    for key, value in case.env:
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(world.root)
+    before = _journal_digest(world.run)
+    capsys.readouterr()
+    try:
+        code = main([_fill(arg, world) for arg in case.argv])
+    except SystemExit as exited:  # argparse: its own one line
+        code = int(exited.code or 0)
+    err = capsys.readouterr().err
+    line = _one_error_line(err)
+    assert code == case.code, err
+    for fragment in case.expect:
+        assert _fill(fragment, world) in line, line
+    assert _journal_digest(world.run) == before, "a recorded run was changed"
+    if case.output is not None:
+        assert not (world.root / case.output).exists(), "a failed start left its directory"
+    assert not (world.root / "runs").exists() or not any((world.root / "runs").iterdir())
+
+
+API_CASES: list[tuple[str, Callable[[World], object], str]] = [
+    ("evaluate-limit-0",
+     lambda w: thinkeval.evaluate(base_url=w.url, tasks="gsm8k", limit=0), "limit= must be"),
+    ("evaluate-limit-negative",
+     lambda w: thinkeval.evaluate(base_url=w.url, tasks="gsm8k", limit=-2), "limit= must be"),
+    ("evaluate-tasks-empty", lambda w: thinkeval.evaluate(base_url=w.url, tasks=""),
+     "tasks= names nothing"),
+    ("evaluate-tasks-unknown", lambda w: thinkeval.evaluate(base_url=w.url, tasks="gsm9k"),
+     "thinkeval.evaluate(): tasks[0].name: unknown task 'gsm9k'"),
+    ("evaluate-config-and-flags",
+     lambda w: thinkeval.evaluate({"run": "x"}, base_url=w.url), "with a config, set them"),
+    ("evaluate-config-missing", lambda w: thinkeval.evaluate(w.root / "nope.yaml"), "nope.yaml"),
+    ("evaluate-config-mapping-bad", lambda w: thinkeval.evaluate({"run": "x", "modles": []}),
+     "modles"),
+    ("evaluate-unreachable", lambda w: thinkeval.evaluate(base_url=UNREACHABLE),
+     "cannot reach"),
+    ("score-finish-reason", lambda w: thinkeval.score("gsm8k", "15", "banana", "15"),
+     "finish_reason 'banana'"),
+    ("score-unknown-task", lambda w: thinkeval.score("nosuch", "15", "stop", "15"),
+     "unknown task 'nosuch'"),
+    ("score-unknown-scorer",
+     lambda w: thinkeval.score("gsm8k", "15", "stop", "15", scorer="fuzzy"),
+     "unknown scorer 'fuzzy'"),
+    ("load-run-missing", lambda w: thinkeval.load_run(w.root / "no_such_run"), "no_such_run"),
+    ("load-run-broken", lambda w: thinkeval.load_run(w.root / "broken_run"), "broken_run"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "expect"), [case[1:] for case in API_CASES], ids=[case[0] for case in API_CASES]
+)
+def test_each_python_api_mistake_is_a_thinkeval_error(
+    call: Callable[[World], object], expect: str, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(world.root)
+    with pytest.raises(ThinkevalError) as raised:
+        call(world)
+    message = str(raised.value)
+    assert expect in message and "\n" not in message
+    assert not message.startswith("command line")
+    assert not (world.root / "runs").exists() or not any((world.root / "runs").iterdir())
+
+
+def _thinkeval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "thinkeval", *args],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def test_in_a_real_process_a_mistake_is_one_line_and_debug_shows_the_cause(
+    world: World,
+) -> None:
+    plain = _thinkeval("report", str(world.root / "broken_run"))
+    assert plain.returncode == 2 and "Traceback" not in plain.stderr
+    assert plain.stderr.count("\n") == 1 and "broken_run" in plain.stderr
+    for debug in (("--debug",), ()):
+        env = {} if debug else {"THINKEVAL_DEBUG": "1"}
+        shown = _thinkeval("report", str(world.root / "broken_run"), *debug, env=env)
+        assert shown.returncode == 2
+        assert "Traceback" in shown.stderr
+        # The cause a `raise ... from None` hides from users is there for the one debugging.
+        assert "During handling of the above exception" in shown.stderr, shown.stderr[-2000:]
+        assert shown.stderr.rstrip().splitlines()[-1].startswith("error:")
+
+
+def test_in_a_real_process_an_empty_task_list_does_not_run_the_default_suite(
+    world: World, tmp_path: Path
+) -> None:
+    done = _thinkeval("run", "--base-url", world.url, "--tasks", "", "--output",
+                      str(tmp_path / "out"))  # fmt: skip
+    assert done.returncode == 2 and "--tasks names nothing" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_an_internal_error_is_one_line_unless_debug(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import thinkeval.cli.status as status
+
+    def broken(args: object) -> int:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(status, "run", broken)
+    assert main(["status", str(world.run)]) == 3
+    line = _one_error_line(capsys.readouterr().err.replace("internal error", "error"))
+    assert "KeyError" in line and "--debug" in line
+    with pytest.raises(KeyError):
+        main(["status", str(world.run), "--debug"])
+
+
+def test_the_corpus_is_as_large_as_promised() -> None:
+    assert len(CASES) + len(API_CASES) >= 120
+    assert len({case.id for case in CASES}) == len(CASES)
+
+
+def test_nothing_is_left_in_the_cases_folder_but_their_inputs(world: World) -> None:
+    left = {p.name for p in world.root.iterdir() if p.name.startswith("out-")}
+    assert left == set()
+    shutil.rmtree(world.root / "runs", ignore_errors=True)
+    assert json.loads((world.run / "summary.json").read_text())["complete"] is True

@@ -54,9 +54,7 @@ class Simulator:
         self.chat_requests = 0
         self.slots = asyncio.Semaphore(config.max_num_seqs)
         self.shutting_down = asyncio.Event()
-        # `hang()`: every request in flight or to come is held without an answer, as by a
-        # server given SIGTERM that stopped listening but keeps its connections (sim/faults.py).
-        self.hung = asyncio.Event()
+        self.hung = asyncio.Event()  # set: every request is held unanswered (sim/faults.py)
         self.started_at = time.time()  # /metrics process_start_time_seconds: a restart's mark
         self._id_prefix = os.urandom(16).hex()
         self._id_counter = 0
@@ -199,11 +197,8 @@ class Simulator:
         stats.in_flight += 1
         stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         try:
-            if self.hung.is_set():
-                await self.shutting_down.wait()
-                return self._drop(request)
-            reply = await self._chat(request)
-            if self.hung.is_set() and not reply.prepared:  # hung while it was being served
+            reply = None if self.hung.is_set() else await self._chat(request)
+            if reply is None or (self.hung.is_set() and not reply.prepared):  # hung: held
                 await self.shutting_down.wait()
                 return self._drop(request)
             return reply

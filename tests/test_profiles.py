@@ -78,7 +78,10 @@ def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
         assert failure.kind == "wrong_api" and not failure.retryable
         assert "set `api: openai` for this model" in failure.message
     other = refusal.replace(b'"param": "max_tokens"', b'"param": "temperature"')
-    assert get_profile("vllm").failure(400, other, None).kind == "refused"
+    refused = get_profile("vllm").failure(400, other, None)
+    assert refused.kind == "refused"
+    # The parameter the server names makes it a refusal for good (client/refusals.py).
+    assert refused.refused == "invalid_parameter" and not refused.retryable
 
 
 @pytest.mark.parametrize(
@@ -99,7 +102,7 @@ def test_model_cards_reveal_the_flavour(card: dict[str, Any], api: str | None) -
 
 
 def test_every_profile_is_named_by_its_api_value() -> None:
-    assert sorted(PROFILES) == ["openai", "sglang", "vllm"]
+    assert sorted(PROFILES) == ["llamacpp", "openai", "sglang", "vllm"]
     assert all(profile.name == name for name, profile in PROFILES.items())
 
 

@@ -26,6 +26,7 @@ FailureKind = Literal[
     "context_overflow",  # the prompt and the budget are over the model's context window
     "wrong_api",  # the server speaks another API than the model's `api:` (OpenAI's 400)
     "imported",  # a failure another harness recorded (AISBench), its cause unknown
+    "abandoned",  # a watchdog gave up on the request in flight (client/watchdog.py), asked again
 ]
 
 FAILURE_KINDS: frozenset[str] = frozenset(get_args(FailureKind))

@@ -125,6 +125,13 @@ class StoredVerdict(Record, kw_only=True, forbid_unknown_fields=True):
     version: str
 
 
+class Abandoned(Record, kw_only=True, forbid_unknown_fields=True):
+    """A try of a request that a watchdog gave up on (client/watchdog.py): never an answer."""
+
+    reason: str  # server_restarted | past_deadline | stream_idle
+    at: float  # unix time
+
+
 class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     """One journalled request for one sample (one repeat of it) at one budget, and its reply.
 
@@ -151,6 +158,11 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     http_status: int | None = None
     error: str | None = None
     error_kind: FailureKind | None = None  # set with `error` (thinkeval/failures.py)
+    # A refusal asking again cannot change (client/refusals.py): prompt_over_window or
+    # invalid_parameter. The attempt is final: counted as `refused`, never asked again.
+    refused: str | None = None
+    window: int | None = None  # the context window a prompt_over_window refusal named
+    abandoned: list[Abandoned] = msgspec.field(default_factory=list)
     endpoint: str | None = None
     tries: int = 1
     started_at: float = 0.0  # unix time the first try was sent
@@ -177,9 +189,16 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def final(self) -> bool:
+        """A reply, or a refusal: nothing the protocol asks again."""
+        return self.error is None or self.refused is not None
+
     def recorded_status(self, scorer: str = "strict") -> str | None:
         """The status `scorer` gave when the attempt was recorded: "error" for a transport
         error, None when it recorded none (summaries re-score; this is what the journal says)."""
+        if self.refused is not None:
+            return "refused"
         if self.error is not None:
             return "error"
         stored = self.verdicts.get(scorer)

@@ -6,10 +6,13 @@ import argparse
 import asyncio
 import sys
 import textwrap
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from thinkeval.cli.arguments import budgets_type
 from thinkeval.client.profiles import Api
+
+if TYPE_CHECKING:
+    from thinkeval.records import Sample
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -69,6 +72,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="limit per request in seconds (default: 600)",
     )
+    parser.add_argument(
+        "--tasks",
+        metavar="NAMES",
+        help="also measure these tasks' longest prompts and warn when prompt + B2 cannot fit "
+        "the server's context window (one request of one token each)",
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="where the --tasks datasets are (default: the hub)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
 
 
@@ -85,8 +97,11 @@ def run(args: argparse.Namespace) -> int:
     api_key = None
     if args.api_key_env:
         api_key = read_api_key(args.api_key_env, f"--api-key-env {args.api_key_env}: the variable")
+    tasks = _longest_prompts(args.tasks, args.data_dir) if args.tasks else None
     report = asyncio.run(
-        check_server(args.base_url, args.model, args.budgets, api_key, args.timeout_s, args.api)
+        check_server(
+            args.base_url, args.model, args.budgets, api_key, args.timeout_s, args.api, tasks
+        )
     )
     err = Console(stderr=True, highlight=False)
     if args.json:
@@ -98,3 +113,20 @@ def run(args: argparse.Namespace) -> int:
         render(report, stdout_console())
         print_verdict(report, Console(highlight=False), err)
     return 0 if report.ok else 1
+
+
+def _longest_prompts(names: str, data_dir: str | None) -> dict[str, Sample]:
+    """Each task's longest prompt (`--tasks`)."""
+    from pathlib import Path
+
+    from thinkeval.ops.server_window import longest
+    from thinkeval.run.selection import split_list
+    from thinkeval.tasks import iter_samples, resolve_data_dir
+
+    folder = resolve_data_dir(Path(data_dir) if data_dir else None)
+    found = {}
+    for name in split_list([names]):
+        sample = longest(iter_samples(name, folder))
+        if sample is not None:
+            found[name] = sample
+    return found

@@ -205,6 +205,17 @@ def run(args: argparse.Namespace) -> int:
         stdout_console().print(repeated)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
+    if any(r.fixed.refused or r.retry.refused for r in summary.results):
+        from thinkeval.run.refused import refusal_lines
+
+        # Refused for good (prompt over the window, a bad parameter): outcomes, not failures.
+        for line in refusal_lines(run_dir):
+            console.print(f"[yellow]refused, not asked again:[/] {line}")
+    if any(m.reasoning is not None and m.reasoning.budget for m in config.models):
+        from thinkeval.run.reasoning_check import budget_lines
+
+        for line in budget_lines(run_dir, config.models):
+            console.print(line)
     if errors:
         console.print(
             f"[yellow]{errors} request(s) failed after retries and are counted as errors; "

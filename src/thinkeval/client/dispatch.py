@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -19,7 +19,8 @@ from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
 from thinkeval.client.health import Reachability
 from thinkeval.client.limits import EndpointLimits
 from thinkeval.client.profiles import get_profile
-from thinkeval.client.session import open_session
+from thinkeval.client.session import open_session, ssl_context
+from thinkeval.client.watchdog import Watchdog, WatchSettings, identity_probe
 from thinkeval.errors import ServerError
 
 if TYPE_CHECKING:  # the config is above the client: types only
@@ -37,6 +38,8 @@ class Outcome:
     tries: int
     endpoint: str
     started_at: float
+    # (reason, unix time) of each try a watchdog abandoned (client/watchdog.py).
+    abandoned: list[tuple[str, float]] = field(default_factory=list)
 
 
 class RateLimiter:
@@ -75,6 +78,8 @@ class Dispatcher:
         self._rate = RateLimiter(config.request_rate) if config.request_rate else None
         self.profile = get_profile(config.api)
         self._session: aiohttp.ClientSession | None = None
+        self._probes: aiohttp.ClientSession | None = None
+        self._closing: set[asyncio.Future[None]] = set()  # sessions left after restarts
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[Endpoint, float] = {}
         self._failures: dict[Endpoint, int] = {}
@@ -94,16 +99,56 @@ class Dispatcher:
                 self.config.timeout_s,
                 self.config.stream,
                 profile=self.profile,
+                stream_idle_s=self.config.stream_idle_s,
             )
             for url in urls
         ]
+        self._watch(https)
         for endpoint in self.endpoints:
             slot = self._limits.semaphore(endpoint.base_url)
             if slot is not None:
                 self._slots[endpoint.base_url] = slot
         return self
 
+    def _watch(self, https: bool) -> None:
+        """Give each endpoint a watchdog, probing over a session that never reuses a
+        connection (one kept alive to a server that stopped listening would hang too)."""
+        import aiohttp
+
+        settings = WatchSettings(
+            self.config.probe_interval_s, self.config.deadline_factor, self.config.deadline_min_s
+        )
+        if settings.probe_interval_s is None and settings.deadline_factor is None:
+            return
+        connector = aiohttp.TCPConnector(force_close=True, ssl=ssl_context() if https else True)
+        self._probes = aiohttp.ClientSession(connector=connector, trust_env=False)
+        for endpoint in self.endpoints:
+            origin = endpoint.root.removesuffix("/v1")
+            load = {"openai": None, "llamacpp": f"{origin}/slots"}.get(
+                self.profile.name, f"{origin}/metrics"
+            )
+            probe = identity_probe(self._probes, f"{endpoint.root}/models", load, endpoint.headers)
+            endpoint.watchdog = Watchdog(settings, probe, on_restart=self._renew_session)
+
+    def _renew_session(self) -> None:
+        """A server restarted: new requests go over a new session, since the old one's pooled
+        connections lead to the old process; closing it ends the requests held there."""
+        old = self._session
+        https = any(urlsplit(url).scheme == "https" for url in self.config.base_urls)
+        self._session = open_session(self.config.concurrency, https)
+        for endpoint in self.endpoints:
+            endpoint.session = self._session
+        if old is not None:
+            self._closing.add(asyncio.ensure_future(old.close()))
+
     async def __aexit__(self, *exc: object) -> None:
+        for endpoint in self.endpoints:
+            if endpoint.watchdog is not None:
+                await endpoint.watchdog.close()
+        if self._probes is not None:
+            await self._probes.close()
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
         if self._session is not None:
             await self._session.close()
 
@@ -141,6 +186,8 @@ class Dispatcher:
         """
         started_at = time.time()
         failure: RequestFailed | None = None
+        abandoned: list[tuple[str, float]] = []
+        deadline_ok = True  # a request abandoned past its deadline is asked once more, no more
         for attempt in range(self.config.max_retries + 1):
             if attempt:
                 await asyncio.sleep(self._backoff(attempt - 1, failure))  # type: ignore[arg-type]
@@ -149,12 +196,15 @@ class Dispatcher:
                 await self._rate.wait()
             token = self.health.started()
             try:
-                timed = await self._send(endpoint, body, completion)
+                timed = await self._send(endpoint, body, completion, deadline_ok)
             except RequestFailed as exc:
                 if exc.kind == "wrong_api":
                     # Every request of this model would fail the same way: stop, say why.
                     raise ServerError(f"{endpoint.base_url}: {exc.message}") from None
                 failure = exc
+                if exc.abandoned is not None:
+                    abandoned.append((exc.abandoned, time.time()))
+                    deadline_ok = deadline_ok and exc.abandoned != "past_deadline"
                 self.health.ended(token, endpoint.base_url, exc)
                 self._mark(endpoint, exc)
                 if not exc.retryable:
@@ -162,18 +212,24 @@ class Dispatcher:
                 continue
             self.health.ended(token, endpoint.base_url, None)
             self._mark(endpoint, None)
-            return Outcome(timed, None, attempt + 1, endpoint.base_url, started_at)
+            return Outcome(timed, None, attempt + 1, endpoint.base_url, started_at, abandoned)
         assert failure is not None
         tries = attempt + 1
-        return Outcome(None, failure, tries, endpoint.base_url, started_at)
+        return Outcome(None, failure, tries, endpoint.base_url, started_at, abandoned)
 
-    async def _send(self, endpoint: Endpoint, body: dict[str, Any], completion: bool) -> Timed:
-        send = endpoint.completions if completion else endpoint.chat
+    async def _send(
+        self, endpoint: Endpoint, body: dict[str, Any], completion: bool, deadline_ok: bool
+    ) -> Timed:
+        async def send() -> Timed:
+            if completion:
+                return await endpoint.completions(body)
+            return await endpoint.chat(body, deadline_ok)
+
         slot = self._slots.get(endpoint.base_url)
         if slot is None:
-            return await send(body)
+            return await send()
         async with slot:  # a server shared with other models: wait for one of its slots
-            return await send(body)
+            return await send()
 
     async def models(self) -> tuple[Endpoint, list[dict[str, Any]]]:
         """The `/v1/models` cards of the first endpoint that answers."""

@@ -13,8 +13,7 @@ says whether trying again can help. Retries, limits and the journal live above, 
 
 from __future__ import annotations
 
-import re
-import ssl
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -34,7 +33,8 @@ from thinkeval.client.session import (
     proxy_for,
     split_credentials,
 )
-from thinkeval.failures import FailureKind
+from thinkeval.client.transport import transport_failure
+from thinkeval.client.watchdog import Watchdog
 from thinkeval.records import Reply
 from thinkeval.urls import redact_url
 from thinkeval.version import __version__
@@ -45,11 +45,6 @@ __all__ = ["MAX_REPLY_BYTES", "Endpoint", "RequestFailed", "Timed"]
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 # Of an error reply, only this much is read: enough for any error message.
 MAX_ERROR_BYTES = 64 * 1024
-# OpenSSL's reasons when the other side answered a TLS handshake in plain HTTP.
-_PLAIN_HTTP = frozenset(
-    {"WRONG_VERSION_NUMBER", "HTTP_REQUEST", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"}
-)
-_USERINFO = re.compile(r"//[^/@\s]+@")
 
 
 @dataclass
@@ -84,6 +79,7 @@ class Endpoint:
         stream: bool = False,
         *,
         profile: ServerProfile | None = None,
+        stream_idle_s: float | None = None,
     ) -> None:
         given = base_url.rstrip("/")
         self.session = session
@@ -98,6 +94,14 @@ class Endpoint:
         self._timeout = aiohttp.ClientTimeout(
             total=timeout_s, sock_connect=min(timeout_s, CONNECT_TIMEOUT_S)
         )
+        # A stream that sends nothing this long is a hung reply (client/watchdog.py).
+        self.stream_idle_s = stream_idle_s if stream else None
+        self._chat_timeout = aiohttp.ClientTimeout(
+            total=timeout_s,
+            sock_connect=min(timeout_s, CONNECT_TIMEOUT_S),
+            sock_read=self.stream_idle_s,
+        )
+        self.watchdog: Watchdog | None = None  # set by the dispatcher
         self._headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",
@@ -150,7 +154,7 @@ class Endpoint:
                 kind="timeout", message="GET /models timed out", retryable=True
             ) from None
         except aiohttp.ClientError as exc:
-            raise self._transport_failure(exc) from None
+            raise transport_failure(exc, self.base_url) from None
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -164,8 +168,43 @@ class Endpoint:
             )
         return [card for card in data if isinstance(card, dict)]
 
-    async def chat(self, body: dict[str, Any]) -> Timed:
-        """Send one chat completion; return the normalised reply or raise `RequestFailed`."""
+    @property
+    def headers(self) -> dict[str, str]:
+        """The request headers (with the Authorization this endpoint sends)."""
+        return dict(self._headers)
+
+    async def chat(self, body: dict[str, Any], deadline_ok: bool = True) -> Timed:
+        """Send one chat completion; return the normalised reply or raise `RequestFailed`.
+
+        Under a watchdog the request is abandoned (`RequestFailed` of kind `abandoned`) when the
+        server restarted or the request ran past its deadline (`deadline_ok`)."""
+        watchdog = self.watchdog
+        if watchdog is None:
+            return await self._chat(body)
+        budget = body.get(self.profile.budget_field)
+        key, abandon = watchdog.begin(budget if isinstance(budget, int) else 0, deadline_ok)
+        inner = asyncio.ensure_future(self._chat(body))
+        tokens = latency = None
+        try:
+            waiting: set[asyncio.Future[Any]] = {inner, abandon}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if inner.done():
+                timed = inner.result()
+                tokens, latency = timed.reply.usage.completion_tokens, timed.latency_s
+                return timed
+            reason = abandon.result()
+            raise RequestFailed(
+                kind="abandoned",
+                message=f"abandoned in flight: {reason.replace('_', ' ')}",
+                retryable=True,
+                abandoned=reason,
+            )
+        finally:
+            watchdog.end(key, tokens, latency)
+            if not inner.done():
+                inner.cancel()
+
+    async def _chat(self, body: dict[str, Any]) -> Timed:
         payload = orjson.dumps(body)
         started = time.perf_counter()
         message: dict[str, Any] | None = None
@@ -177,7 +216,7 @@ class Endpoint:
                 data=payload,
                 headers=self._headers,
                 proxy=self.proxy,
-                timeout=self._timeout,
+                timeout=self._chat_timeout,
             ) as resp:
                 if resp.status != 200:
                     raw = await _read_head(resp, MAX_ERROR_BYTES)
@@ -197,14 +236,21 @@ class Endpoint:
                             http_status=200,
                         ) from None
                     reply, message = self.profile.parse(parsed)
-        except TimeoutError:
+        except TimeoutError as exc:
+            if isinstance(exc, aiohttp.SocketTimeoutError) and self.stream_idle_s is not None:
+                raise RequestFailed(
+                    kind="abandoned",
+                    message=f"abandoned in flight: stream idle for {self.stream_idle_s:g} s",
+                    retryable=True,
+                    abandoned="stream_idle",
+                ) from None
             raise RequestFailed(
                 kind="timeout",
                 message=f"no complete reply within {self.timeout_s:g} s",
                 retryable=True,
             ) from None
         except aiohttp.ClientError as exc:
-            raise self._transport_failure(exc) from None
+            raise transport_failure(exc, self.base_url) from None
         finally:
             self.outstanding -= 1
         return Timed(reply, time.perf_counter() - started, ttft, message)
@@ -233,7 +279,7 @@ class Endpoint:
                 retryable=True,
             ) from None
         except aiohttp.ClientError as exc:
-            raise self._transport_failure(exc) from None
+            raise transport_failure(exc, self.base_url) from None
         finally:
             self.outstanding -= 1
         try:
@@ -276,61 +322,6 @@ class Endpoint:
                 http_status=200,
             )
         return assembly.reply(), assembly.ttft
-
-    def _transport_failure(self, exc: aiohttp.ClientError) -> RequestFailed:
-        """A failure below HTTP as one plain sentence; never a URL's credentials."""
-        retryable = True
-        kind: FailureKind = "connection"
-        if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-            kind, retryable = "tls", False
-            why = _reason(exc.certificate_error)
-            message = (
-                f"the TLS certificate of {exc.host} is not trusted ({why}); if your own CA "
-                "signed it, point SSL_CERT_FILE at the CA's certificate"
-            )
-        elif isinstance(exc, aiohttp.ClientConnectorSSLError) and _plain_http(exc.os_error):
-            kind, retryable = "tls", False
-            plain = self.base_url.replace("https://", "http://", 1)
-            message = (
-                f"{exc.host}:{exc.port} answered the TLS handshake in plain HTTP: the server "
-                f"speaks plain HTTP; use {plain}"
-            )
-        elif isinstance(exc, aiohttp.ClientProxyConnectionError):
-            message = (
-                f"cannot connect to the proxy {exc.host}:{exc.port} (HTTP_PROXY / HTTPS_PROXY): "
-                f"{_reason(exc.os_error)}"
-            )
-        elif isinstance(exc, aiohttp.ClientHttpProxyError):
-            message = f"the proxy refused to connect: HTTP {exc.status} {exc.message}"
-        elif isinstance(exc, aiohttp.ClientConnectorError):
-            message = f"cannot connect to {exc.host}:{exc.port}: {_reason(exc.os_error)}"
-        elif isinstance(exc, aiohttp.ServerDisconnectedError):
-            message = "the server closed the connection before the reply ended"
-        elif isinstance(exc, aiohttp.ClientPayloadError):
-            message = f"the reply was cut off: {exc}"
-        elif isinstance(exc, aiohttp.ClientResponseError):
-            first = str(exc.message).strip().splitlines()
-            message = f"malformed HTTP response: {first[0] if first else exc.status}"
-        elif isinstance(exc, aiohttp.ClientOSError):
-            message = f"connection failed: {_reason(exc)}"
-        else:
-            message = f"{type(exc).__name__}: {exc}"
-        return RequestFailed(
-            kind=kind, message=_USERINFO.sub("//***@", message), retryable=retryable
-        )
-
-
-def _reason(error: BaseException) -> str:
-    """`Connection refused` rather than `[Errno 111] Connect call failed ('127.0.0.1', 9)`."""
-    if isinstance(error, ssl.SSLError):
-        return error.reason or str(error)
-    if isinstance(error, OSError) and error.errno:
-        return error.strerror or str(error)
-    return str(error) or type(error).__name__
-
-
-def _plain_http(error: BaseException) -> bool:
-    return isinstance(error, ssl.SSLError) and (error.reason or "").upper() in _PLAIN_HTTP
 
 
 async def _read_head(resp: aiohttp.ClientResponse, limit: int) -> bytes:

@@ -1,9 +1,9 @@
 """Server profiles: how each server flavour is asked, and what it answers differently.
 
-A model's config names its flavour (`api: vllm | sglang | openai`, default vllm); `thinkeval
-check` detects it. The profile builds every chat request (`request`, `set_budget`) and reads
-every reply and error (`parse`, `stream`, `failure`), so the protocol, the dispatcher and `check`
-never spell a flavour's field names themselves.
+A model's config names its flavour (`api: vllm | sglang | openai | llamacpp`, default vllm);
+`thinkeval check` detects it. The profile builds every chat request (`request`, `set_budget`) and
+reads every reply and error (`parse`, `stream`, `failure`), so the protocol, the dispatcher and
+`check` never spell a flavour's field names themselves.
 
 Which budget field each flavour gets, and why:
 
@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from thinkeval.client.refusals import CONTEXT_WORDING, read_refusal
 from thinkeval.client.replies import (
     ErrorBody,
     RequestFailed,
@@ -36,7 +37,7 @@ from thinkeval.client.replies import (
 from thinkeval.failures import FailureKind, http_kind
 from thinkeval.records import Reply
 
-Api = Literal["vllm", "sglang", "openai"]
+Api = Literal["vllm", "sglang", "openai", "llamacpp"]
 DEFAULT_API: Api = "vllm"
 # OpenAI lists its own models as owned by "openai", "system" or "openai-internal".
 _OPENAI_OWNERS = frozenset({"openai", "system", "openai-internal"})
@@ -105,7 +106,7 @@ class ServerProfile:
         failure, error = http_failure(status, raw, retry_after)
         kind = self.kind_of(status, error, failure.message)
         if kind == failure.kind:
-            return failure
+            return read_refusal(failure, error, raw)
         # A kind the body names (not the status alone) is about this request or this model:
         # asking again cannot help.
         failure = dataclasses.replace(failure, kind=kind, retryable=False)
@@ -119,7 +120,7 @@ class ServerProfile:
                 " This server speaks the OpenAI API: set `api: openai` for this model "
                 "(thinkeval check --base-url URL detects it)"
             )
-        return failure
+        return read_refusal(failure, error, raw)
 
     def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
         """What an HTTP error means, read once here from this flavour's codes and wording
@@ -131,8 +132,8 @@ class ServerProfile:
             and error.param == "max_tokens"
         ):
             return "wrong_api"  # the OpenAI API refusing max_tokens: no request can succeed
-        if status == 400 and _CONTEXT_OVERFLOW.search(message):
-            return "context_overflow"
+        if status == 400 and (_CONTEXT_OVERFLOW.search(message) or CONTEXT_WORDING.search(message)):
+            return "context_overflow"  # CONTEXT_WORDING: llama.cpp's and SGLang's too
         if status == 404 and "does not exist" in message:
             return "model_missing"  # vLLM: "The model `m` does not exist."
         return http_kind(status)
@@ -163,8 +164,17 @@ class OpenAIProfile(ServerProfile):
         return super().kind_of(status, error, message)
 
 
+class LlamaCppProfile(ServerProfile):
+    """llama.cpp's `llama-server`: asked as vLLM is (`max_tokens`, `chat_template_kwargs`);
+    its context window is per slot (`/props`), and a prompt over it is refused with
+    "request (N tokens) exceeds the available context size (M tokens)"."""
+
+    name: ClassVar[Api] = "llamacpp"
+
+
 PROFILES: dict[Api, ServerProfile] = {
-    profile.name: profile for profile in (ServerProfile(), SGLangProfile(), OpenAIProfile())
+    profile.name: profile
+    for profile in (ServerProfile(), SGLangProfile(), OpenAIProfile(), LlamaCppProfile())
 }
 
 
@@ -185,8 +195,24 @@ def detect_api(card: Mapping[str, Any]) -> tuple[Api | None, str]:
         return "vllm", shown
     if owner == "sglang":
         return "sglang", shown
+    if owner == "llamacpp":
+        return "llamacpp", shown
     if owner in _OPENAI_OWNERS and "max_model_len" not in card:
         return "openai", shown
     if "max_model_len" in card:
         return "vllm", f"{shown}, but max_model_len as vLLM sends it"
+    meta = card.get("meta")
+    if isinstance(meta, dict) and "n_ctx" in meta:
+        return "llamacpp", f"{shown}, but meta.n_ctx as llama.cpp sends it"
     return None, shown
+
+
+def card_window(card: Mapping[str, Any]) -> int | None:
+    """The context window a `/v1/models` card states: vLLM's and SGLang's `max_model_len`,
+    llama.cpp's `meta.n_ctx` (OpenAI's cards state none)."""
+    length = card.get("max_model_len")
+    if isinstance(length, int) and not isinstance(length, bool):
+        return length
+    meta = card.get("meta")
+    n_ctx = meta.get("n_ctx") if isinstance(meta, dict) else None
+    return n_ctx if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) else None

@@ -34,6 +34,11 @@ class RequestFailed(Exception):
     http_status: int | None = None
     retry_after_s: float | None = None
     prompt_tokens: int | None = None  # parsed from a context-overflow message, when given
+    # Why the client gave up waiting (client/watchdog.py AbandonReason), for kind `abandoned`.
+    abandoned: str | None = None
+    # A refusal asking again cannot change (client/refusals.py): the attempt is final.
+    refused: str | None = None
+    window: int | None = None  # the context window a refusal named
 
     def __str__(self) -> str:
         return self.message

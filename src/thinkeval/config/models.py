@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
+from thinkeval.client.reasoning import ReasoningControls
 from thinkeval.config.prompts import PromptVariant
 from thinkeval.errors import ConfigError
 from thinkeval.sections import Problem, Section
@@ -39,12 +40,19 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     retry_backoff_s: Annotated[float, msgspec.Meta(ge=0)] = 1.0
     retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
     stream: bool = False
+    # Watchdogs over requests in flight (client/watchdog.py, docs/operations.md); null: off.
+    stream_idle_s: Annotated[float, msgspec.Meta(gt=0)] | None = 600.0
+    probe_interval_s: Annotated[float, msgspec.Meta(gt=0)] | None = 15.0
+    deadline_factor: Annotated[float, msgspec.Meta(gt=0)] | None = 4.0
+    deadline_min_s: Annotated[float, msgspec.Meta(ge=0)] = 600.0
     # Stop the model when every request has failed with a connection error this long.
     unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
     api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
     retry: Retry = DEFAULT_RETRY  # a task's own `retry` wins
     prompt: PromptVariant | None = None  # asked with another system message or template
+    # A thinking budget and a reasoning effort, sent as the flavour's fields (client/reasoning.py).
+    reasoning: ReasoningControls | None = None
 
     def problems(self) -> Iterator[Problem]:
         if not _RUN_NAME.match(self.name):
@@ -66,6 +74,9 @@ class ModelConfig(Section, kw_only=True, frozen=True):
             yield "retry", problem
         if self.prompt is not None:
             yield from ((f"prompt.{where}", message) for where, message in self.prompt.problems())
+        if self.reasoning is not None:
+            for key, message in self.reasoning.problems_for(self.api):
+                yield f"reasoning.{key}", message
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
             yield "", (
                 "base_url carries credentials and api_key_env is set: only one Authorization "

@@ -20,16 +20,18 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
+from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
 from thinkeval.failures import FailureKind
+from thinkeval.ops.server_window import fit_warnings, read_window
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.urls import redact_url, url_problem
 
 if TYPE_CHECKING:
     from thinkeval.client.endpoint import Endpoint
+    from thinkeval.records import Sample
 
 PROBE_PROMPT = (
     "Question: A farmer has 3 pens with 4 sheep each. How many sheep?\n"
@@ -83,7 +85,8 @@ class CheckReport(msgspec.Struct, kw_only=True):
     served_models: list[str] = []
     model: str | None = None
     root: str | None = None
-    max_model_len: int | None = None
+    max_model_len: int | None = None  # the context window of one request (one slot)
+    window_source: str | None = None  # where it was read (ops/server_window.py)
     thinking: bool | None = None
     reasoning_field: ReasoningField | None = None
     content_field: ContentField | None = None
@@ -156,6 +159,7 @@ async def check_server(
     api_key: str | None = None,
     timeout_s: float = 600.0,
     api: Api | None = None,
+    tasks: dict[str, Sample] | None = None,  # task -> its longest prompt (`--tasks`)
 ) -> CheckReport:
     """Check one server, speaking `api` when given, else the flavour the server shows.
 
@@ -185,12 +189,15 @@ async def check_server(
             if card is not None:
                 _choose_api(report, card, api)
                 assert report.api is not None
+                await read_window(lister, report, card)  # sets max_model_len, window_source
 
                 def asker(flavour: Api) -> Endpoint:
                     profile = get_profile(flavour)
                     return Endpoint(session, base_url, api_key, timeout_s, profile=profile)
 
                 await _climb(asker(report.api), report)
+                if tasks and report.max_model_len:  # their longest prompts + B2 against it
+                    report.warnings += await fit_warnings(asker(report.api), report, tasks)
                 if api is None and any(p.error_kind == "wrong_api" for p in report.probes):
                     # Refused as the OpenAI API refuses max_tokens: ask as its profile does.
                     report.api = "openai"
@@ -272,8 +279,7 @@ def _served_card(report: CheckReport, cards: list[dict[str, Any]]) -> dict[str, 
     if found is not None:
         report.model = str(found.get("id"))
         report.root = str(found["root"]) if found.get("root") is not None else None
-        max_len = found.get("max_model_len")
-        report.max_model_len = max_len if isinstance(max_len, int) else None
+        report.max_model_len = card_window(found)
     return found
 
 

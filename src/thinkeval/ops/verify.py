@@ -154,7 +154,7 @@ def _read_journals(
         gold = golds.get((attempt.task, attempt.sample_id))
         key = (attempt.model, attempt.task, attempt.sample_id, attempt.repeat)
         if spec is None or gold is None:
-            seen[key].append(Line(attempt.phase, attempt.ok, attempt.budget, False, where))
+            seen[key].append(Line(attempt.phase, attempt.final, attempt.budget, False, where))
         else:
             seen[key].append(line_of(attempt, spec, gold, where))
     return seen

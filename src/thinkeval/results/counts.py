@@ -53,6 +53,7 @@ class OutcomeCounts(msgspec.Struct, kw_only=True):
     unfinished: int = 0
     error: int = 0
     pending: int = 0
+    refused: int = 0  # refused for good by the server (prompt over the window, bad parameter)
 
 
 class _Clamped(OutcomeCounts, kw_only=True):

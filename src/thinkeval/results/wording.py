@@ -7,6 +7,11 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 from thinkeval.results.summary import Counts
 
+# A refusal (client/refusals.py): asked once, never again, counted as not correct.
+REFUSED_EXPLAINED = (
+    "samples the server refused for good (prompt over its context window, a parameter it "
+    "rejects) count as not correct; the run ends with a line per model saying which"
+)
 # What an `error` is, for the line under a table that has some: not a wrong answer.
 ERRORS_EXPLAINED = (
     "errors are requests that failed (HTTP or transport) after the client's retries: not the "
@@ -67,16 +72,29 @@ def incomplete(errors: int, pending: int) -> str:
     return f" (incomplete: {what})" if what else ""
 
 
+def refused_note(refused: int) -> str:
+    """` (1 refused)`: samples the server refused for good count as not correct; say so."""
+    return f" ({refused} refused)" if refused else ""
+
+
 def fixed_cell(counts: Counts) -> str:
     """The fixed-budget accuracy cell, marked when samples have no fixed reply."""
     fixed = counts.fixed
-    return cell(fixed.correct, counts.total) + incomplete(fixed.error, fixed.pending)
+    return (
+        cell(fixed.correct, counts.total)
+        + incomplete(fixed.error, fixed.pending)
+        + refused_note(fixed.refused)
+    )
 
 
 def adaptive_cell(counts: Counts) -> str:
     """The adaptive accuracy cell, marked when samples have no final reply (fixed or retry)."""
     adaptive = counts.adaptive
-    return cell(adaptive.correct, counts.total) + incomplete(adaptive.error, adaptive.pending)
+    return (
+        cell(adaptive.correct, counts.total)
+        + incomplete(adaptive.error, adaptive.pending)
+        + refused_note(adaptive.refused)
+    )
 
 
 def budgets_cell(counts: Counts, b1: int, b2: int) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from thinkeval.client.dispatch import Outcome
-from thinkeval.records import Attempt, Phase, Reply, Sample, StoredVerdict
+from thinkeval.records import Abandoned, Attempt, Phase, Reply, Sample, StoredVerdict, Usage
 from thinkeval.scoring.pooled import pooled_verdicts
 from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, recording_scorers
 from thinkeval.scoring.state import RETRY_STATES, reply_state
@@ -71,6 +71,7 @@ async def attempt_from(
         "tries": outcome.tries,
         "started_at": outcome.started_at,
         "shard": shard,
+        "abandoned": [Abandoned(reason=reason, at=at) for reason, at in outcome.abandoned],
     }
     if outcome.timed is None:
         assert outcome.failure is not None
@@ -79,6 +80,9 @@ async def attempt_from(
             http_status=outcome.failure.http_status,
             error=outcome.failure.message,
             error_kind=outcome.failure.kind,
+            refused=outcome.failure.refused,
+            window=outcome.failure.window,
+            usage=Usage(prompt_tokens=outcome.failure.prompt_tokens),
         )
     reply = outcome.timed.reply
     state = reply_state(reply.content, reply.finish_reason).state

@@ -108,7 +108,9 @@ class Progress:
     def record(self, attempt: Attempt) -> None:
         row = self.rows[(attempt.model, attempt.task)]
         row.done += 1
-        if attempt.error is not None:
+        if attempt.refused is not None:
+            pass  # refused for good: done, neither an answer nor a failure
+        elif attempt.error is not None:
             row.failed += 1
         elif attempt.state in RETRY_STATUSES:
             row.truncated += 1

@@ -204,11 +204,14 @@ class ModelRun:
             if not recorded(self._refs(task.name, unit)[0]):
                 yield WorkItem(task.name, "fixed", budget, offset, repeat, sample)
 
-    def _max_tokens(self, budget: int, prompt_tokens: int | None) -> tuple[int, int | None]:
+    def _max_tokens(
+        self, budget: int, prompt_tokens: int | None, window: int | None = None
+    ) -> tuple[int, int | None]:
         """The budget, clamped to what fits in the context; and the budget if it was clamped."""
-        if self.max_model_len is None or prompt_tokens is None:
+        window = self.max_model_len or window
+        if window is None or prompt_tokens is None:
             return budget, None
-        room = self.max_model_len - prompt_tokens
+        room = window - prompt_tokens
         if 0 < room < budget:
             return room, budget
         return budget, None
@@ -232,6 +235,8 @@ class ModelRun:
         messages: Sequence[Mapping[str, Any]] = self._sample(item).messages
         if self.model.prompt is not None:  # a prompt variant (config/prompts.py)
             messages = self.model.prompt.apply(messages)
+        if self.model.reasoning is not None:
+            generation.update(self.model.reasoning.fields(self.model.api))
         body = get_profile(self.model.api).request(
             self.model.served_model,
             messages,
@@ -253,17 +258,23 @@ class ModelRun:
         if (
             failure is not None
             and failure.kind == "context_overflow"
-            and failure.prompt_tokens is not None
-            and self.max_model_len is not None
+            and failure.refused is None  # the prompt alone over the window: no budget fits
+            and (self.max_model_len or failure.window) is not None
         ):
-            # Older vLLM rejects prompt + max_tokens > max_model_len; newer ones clamp. Clamp
-            # here too, so every era gives the sample the same room.
-            clamped, was = self._max_tokens(item.budget, failure.prompt_tokens)
+            # Older vLLM (and SGLang, OpenAI) reject prompt + max_tokens over the window; newer
+            # ones clamp. Clamp here too, with the window the card or the refusal names, so
+            # every flavour gives the sample the same room.
+            # A refusal that names no prompt length (vLLM 0.32+: "max_tokens=N cannot be
+            # greater than max_model_len=M") gets the whole window less one token: the server
+            # clamps the rest, and the attempt records what was sent.
+            prompt = failure.prompt_tokens if failure.prompt_tokens is not None else 1
+            clamped, was = self._max_tokens(item.budget, prompt, failure.window)
             if was is not None:
                 max_tokens, clamped_from = clamped, was
                 get_profile(self.model.api).set_budget(body, max_tokens)
                 retried = await dispatcher.chat(body)
                 retried.tries += outcome.tries
+                retried.abandoned[:0] = outcome.abandoned
                 outcome = retried
         sample = self._sample(item)
         unit = Unit(sample, item.repeat, item.phase, item.budget)

@@ -24,6 +24,7 @@ from pathlib import Path
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.health import Outage
 from thinkeval.client.limits import EndpointLimits
+from thinkeval.client.profiles import card_window
 from thinkeval.config import ModelConfig
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
@@ -275,7 +276,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
             why = await probe_token_ids(dispatcher)
             if why is not None:  # refused before any sample is asked
                 raise ServerError(f"retry: continue cannot run against this server: {why}")
-        max_len = card.get("max_model_len")
+        max_len = card_window(card)  # max_model_len, or llama.cpp's meta.n_ctx
         indexes, counted = shared.counted()
         model_run = ModelRun(
             model,
@@ -285,7 +286,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
             shared.journals,
             indexes,
             counted,
-            max_model_len=max_len if isinstance(max_len, int) else None,
+            max_model_len=max_len,
             shard=shared.shard,
             observer=heartbeat.progress.record,
             stop=shared.stop,

@@ -54,6 +54,8 @@ class Simulator:
         self.chat_requests = 0
         self.slots = asyncio.Semaphore(config.max_num_seqs)
         self.shutting_down = asyncio.Event()
+        self.hung = asyncio.Event()  # set: every request is held unanswered (sim/faults.py)
+        self.started_at = time.time()  # /metrics process_start_time_seconds: a restart's mark
         self._id_prefix = os.urandom(16).hex()
         self._id_counter = 0
         self.unseeded = UnseededRepeats()
@@ -195,7 +197,11 @@ class Simulator:
         stats.in_flight += 1
         stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         try:
-            return await self._chat(request)
+            reply = None if self.hung.is_set() else await self._chat(request)
+            if reply is None or (self.hung.is_set() and not reply.prepared):  # hung: held
+                await self.shutting_down.wait()
+                return self._drop(request)
+            return reply
         finally:
             stats.in_flight -= 1
 
@@ -319,6 +325,8 @@ class Simulator:
                         await response.write(b"".join(pending))
                         pending.clear()
                     await asyncio.sleep(delay)
+                    if self.hung.is_set():  # mid-stream: the connection stays open, silent
+                        await self.shutting_down.wait()
                 pending.append(data)
             await response.write(b"".join(pending))
         finally:
@@ -357,7 +365,9 @@ class Simulator:
 
     def metrics_text(self) -> str:
         """The Prometheus exposition of the current counters."""
-        return metrics_text(self.stats, self.served_model(), self.config.max_num_seqs)
+        text = metrics_text(self.stats, self.served_model(), self.config.max_num_seqs)
+        # As prometheus_client's process collector adds to vLLM's and SGLang's /metrics.
+        return f"{text}process_start_time_seconds {self.started_at}\n"
 
     async def sim_stats(self, request: web.Request) -> web.Response:
         """`GET /sim/stats[?detail=1]`: what the simulator saw, for tests and benchmarks."""

@@ -146,10 +146,12 @@ class CountedAttempts:
                 self.retry = _zeros(len(self.fixed))
             refs = self.retry
         current = refs[unit]
-        if not takes_over(None if not current else not current & ERROR, attempt.error is None):
+        if not takes_over(None if not current else not current & ERROR, attempt.final):
             return
         flags = PRESENT
-        if attempt.error is not None:
+        if attempt.refused is not None:
+            pass  # final: counted as refused, never asked again
+        elif attempt.error is not None:
             flags |= ERROR
         elif attempt.state is None:
             flags |= UNJUDGED
@@ -159,7 +161,7 @@ class CountedAttempts:
 
 
 def recorded(ref: int) -> bool:
-    """A successful attempt is recorded (an error attempt is asked again)."""
+    """A successful attempt (or a refusal) is recorded (an error attempt is asked again)."""
     return bool(ref & PRESENT) and not ref & ERROR
 
 

@@ -151,7 +151,7 @@ def judge_unit(lines: Iterable[Line[Where]], budgets: tuple[int, int]) -> UnitJu
 def line_of(attempt: Attempt, spec: TaskSpec, gold: str, where: Where) -> Line[Where]:
     """The judge's view of one journal line."""
     due = attempt.phase == "fixed" and attempt.ok and retry_due(attempt, spec, gold)
-    return Line(attempt.phase, attempt.ok, attempt.budget, due, where)
+    return Line(attempt.phase, attempt.final, attempt.budget, due, where)
 
 
 # Outcomes ------------------------------------------------------------------------------------
@@ -161,9 +161,9 @@ def line_of(attempt: Attempt, spec: TaskSpec, gold: str, where: Where) -> Line[W
 class Outcome:
     """One phase of one (sample, repeat), reduced to what the numbers need."""
 
-    status: str  # a strict verdict status, or "error"
+    status: str  # a strict verdict status, "error", or "refused"
     # Per recording scorer, in registry order (`scoring.scorers.recording_scorers`): whether it
-    # counts the reply correct (empty for a transport error).
+    # counts the reply correct (empty for a transport error or a refusal).
     correct: tuple[bool, ...]
     completion_tokens: int | None
     answer: str | None = None  # the strict scorer's extracted answer (majority votes)
@@ -206,6 +206,8 @@ def score_attempt(
     `strict` and `lenient` are its verdicts when already computed (pooled kinds, scored in a
     batch by `scoring.pooled.verdict_pairs`); `given` holds any other scorer's."""
     tokens = attempt.usage.completion_tokens
+    if attempt.refused is not None:  # a permanent refusal: neither an answer nor an error
+        return Scored(Outcome("refused", (), tokens), {})
     if attempt.error is not None:
         return Scored(Outcome("error", (), tokens), {})
     state = attempt_state(attempt, spec, gold)

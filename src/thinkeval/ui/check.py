@@ -34,7 +34,12 @@ def render(report: CheckReport, console: Console) -> None:
         ("model", model),
         ("server API (config key)", api),
         ("root", report.root or "-"),
-        ("max_model_len", str(report.max_model_len or "-")),
+        (
+            "context window",
+            f"{report.max_model_len} tokens ({report.window_source})"
+            if report.max_model_len
+            else f"- ({report.window_source or 'not stated'})",
+        ),
         ("thinking", {True: "on", False: "off", None: "?"}[report.thinking]),
         ("reasoning arrives in", report.reasoning_field or "-"),
         ("content", report.content_field or "-"),

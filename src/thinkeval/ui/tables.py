@@ -18,6 +18,7 @@ from thinkeval.results.summary import Summary
 from thinkeval.results.wording import (
     ERRORS_EXPLAINED,
     PENDING_EXPLAINED,
+    REFUSED_EXPLAINED,
     adaptive_cell,
     budgets_cell,
     clamp_note,
@@ -78,6 +79,10 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
         captions.append(f"incomplete: {why}.")
     if captions:
         table.caption = "\n".join(captions)
+        table.caption_justify = "left"
+    if any(row.fixed.refused or row.adaptive.refused for row in summary.results):
+        refused = f"refused: {REFUSED_EXPLAINED}."
+        table.caption = f"{table.caption}\n{refused}" if table.caption else refused
         table.caption_justify = "left"
     return table
 

@@ -1,0 +1,136 @@
+"""The context window a server gives each request, as `thinkeval check` shows it.
+
+vLLM and SGLang state it on the model card (`max_model_len`); llama.cpp states `meta.n_ctx` on
+the card and describes its slots at `/props` (`default_generation_settings.n_ctx` is one
+slot's window, `total_slots` how many share the server); OpenAI's cards state none.
+With `--tasks`, `check` measures each task's longest prompt with one request of one token and
+warns when prompt + B2 cannot fit the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+import aiohttp
+import orjson
+
+from thinkeval.client.profiles import Api, card_window
+from thinkeval.client.replies import RequestFailed
+from thinkeval.records import Sample
+
+if TYPE_CHECKING:
+    from thinkeval.client.endpoint import Endpoint
+
+PROPS_TIMEOUT_S = 10.0
+
+
+async def llamacpp_props(
+    session: aiohttp.ClientSession, base_url: str, headers: dict[str, str]
+) -> dict[str, Any] | None:
+    """llama.cpp's `/props`, or None when the server has none (or it is unreadable)."""
+    origin = base_url.rstrip("/").removesuffix("/v1")
+    timeout = aiohttp.ClientTimeout(total=PROPS_TIMEOUT_S)
+    try:
+        async with session.get(f"{origin}/props", headers=headers, timeout=timeout) as resp:
+            if resp.status != 200:
+                return None
+            body = orjson.loads(await resp.read())
+    except (TimeoutError, aiohttp.ClientError, orjson.JSONDecodeError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def window_of(
+    api: Api | None, card: dict[str, Any], props: dict[str, Any] | None
+) -> tuple[int | None, str]:
+    """The per-request window and where it was read, e.g. `(2048, "/props: 4 slots of 2048")`."""
+    stated = card_window(card)
+    if props is not None:
+        settings = props.get("default_generation_settings")
+        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+        slots = props.get("total_slots")
+        if isinstance(n_ctx, int) and n_ctx > 0:
+            shown = f"{slots} slots of {n_ctx}" if isinstance(slots, int) else f"n_ctx {n_ctx}"
+            return n_ctx, f"/props: {shown} tokens"
+    if stated is None:
+        return None, "not stated by the server" if api == "openai" else "not stated"
+    field = "max_model_len" if "max_model_len" in card else "meta.n_ctx"
+    return stated, f"model card {field}"
+
+
+def longest(samples: Iterable[Sample]) -> Sample | None:
+    """The sample whose messages are longest in UTF-8 bytes (a stand-in for tokens)."""
+    best, size = None, -1
+    for sample in samples:
+        length = sum(len(str(m.get("content", "")).encode()) for m in sample.messages)
+        if length > size:
+            best, size = sample, length
+    return best
+
+
+async def prompt_tokens(endpoint: Endpoint, model: str, sample: Sample) -> int | None:
+    """The prompt tokens of `sample` at this server, from one request of one token (its usage,
+    or the refusal that names them when the prompt alone is over the window)."""
+    profile = endpoint.profile
+    body = profile.request(model, sample.messages, 1, {}, False)
+    try:
+        timed = await endpoint.chat(body)
+    except RequestFailed as exc:
+        return exc.prompt_tokens
+    return timed.reply.usage.prompt_tokens
+
+
+def fit_warning(task: str, tokens: int, window: int, budgets: tuple[int, int]) -> str | None:
+    """What `check` says when the task's longest prompt and its B2 do not fit the window."""
+    b1, b2 = budgets
+    if tokens >= window:
+        return (
+            f"{task}: the longest prompt is {tokens} tokens, over the {window}-token window: "
+            "runs record it as refused (prompt_over_window) and never ask it"
+        )
+    if tokens + b2 > window:
+        return (
+            f"{task}: the longest prompt is {tokens} tokens; with B2 {b2} it needs "
+            f"{tokens + b2} > the {window}-token window: such retries are clamped to "
+            f"{window - tokens} (recorded as clamped_from)"
+            + (f"; even B1 {b1} does not fit" if tokens + b1 > window else "")
+        )
+    return None
+
+
+class _Checked(Protocol):
+    """What `fit_warnings` reads of a check report."""
+
+    model: str | None
+    max_model_len: int | None
+    budgets: tuple[int, int]
+
+
+async def fit_warnings(endpoint: Endpoint, report: _Checked, tasks: dict[str, Sample]) -> list[str]:
+    """A warning for each task whose longest prompt and B2 do not fit the window."""
+    window, warnings = report.max_model_len, []
+    for task, sample in tasks.items():
+        if report.model is None or window is None:
+            break
+        tokens = await prompt_tokens(endpoint, report.model, sample)
+        warning = None if tokens is None else fit_warning(task, tokens, window, report.budgets)
+        if warning is not None:
+            warnings.append(warning)
+    return warnings
+
+
+class _Windowed(Protocol):
+    """What `read_window` fills in a check report."""
+
+    api: Api | None
+    max_model_len: int | None
+    window_source: str | None
+
+
+async def read_window(endpoint: Endpoint, report: _Windowed, card: dict[str, Any]) -> None:
+    """The window of one request at this server, and where it was read (`window_of`)."""
+    props = None
+    if report.api == "llamacpp":
+        props = await llamacpp_props(endpoint.session, endpoint.root, endpoint.headers)
+    report.max_model_len, report.window_source = window_of(report.api, card, props)

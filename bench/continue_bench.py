@@ -50,9 +50,17 @@ def main() -> int:
     stop_all_on_signals()
     take_snapshot(work / "snapshot")  # every simulator and run imports this copy
     results = [
-        measure(shape, mode, work, data_dir, seed=args.seed, slots=args.slots,
-                per_token_s=args.per_token_s, prefill_token_s=args.prefill_token_s,
-                limit=args.limit)
+        measure(
+            shape,
+            mode,
+            work,
+            data_dir,
+            seed=args.seed,
+            slots=args.slots,
+            per_token_s=args.per_token_s,
+            prefill_token_s=args.prefill_token_s,
+            limit=args.limit,
+        )
         for shape in SHAPES
         for mode in MODES
     ]

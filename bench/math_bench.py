@@ -32,7 +32,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20240601, help="the simulator's seed")
     parser.add_argument("--scoring-only", action="store_true", help="skip the runs")
     parser.add_argument(
-        "--out", type=Path, default=BENCH_DIR / "RESULTS.md",
+        "--out",
+        type=Path,
+        default=BENCH_DIR / "RESULTS.md",
         help="the page whose math section a full invocation replaces (default: bench/RESULTS.md)",
     )
     parser.add_argument("--drive", nargs=2, metavar=("CONFIG", "OUT"), help=argparse.SUPPRESS)
@@ -64,7 +66,10 @@ def main() -> int:
     )
     command = shlex.join(["python", "bench/math_bench.py", *sys.argv[1:]])
     section = results_section(
-        scoring, runs, command=command, when=f"{now:%Y-%m-%d %H:%M} UTC",
+        scoring,
+        runs,
+        command=command,
+        when=f"{now:%Y-%m-%d %H:%M} UTC",
         settings=settings,
     )
     put_section(args.out, section, "math")

@@ -76,15 +76,31 @@ def _replies(model: str, sample, plan: str, index: int) -> list[Attempt]:  # typ
     if model == "alpha" and sample.id == "gsm8k/11":
         content = "Look both ways at the ZEBRA crossing.\nThe answer is 624"
     latency = 9.5 if (model, sample.id) == ("beta", "boolq/3") else 1.0 + index / 10
-    made = [reply(model, sample, "fixed", _STATUS[fixed], None if fixed in "ue" else tokens,
-                  content=content, latency_s=latency)]
+    made = [
+        reply(
+            model,
+            sample,
+            "fixed",
+            _STATUS[fixed],
+            None if fixed in "ue" else tokens,
+            content=content,
+            latency_s=latency,
+        )
+    ]
     if retry:
         lenient_cut = retry.endswith("*")
         status = _STATUS[retry.rstrip("*")]
         retry_tokens = 5000 if model == "alpha" else 4000
-        made.append(reply(model, sample, "retry", status,
-                          B2 if status == "unfinished" else retry_tokens,
-                          content=CUT_WITH_ANSWER if lenient_cut else None))
+        made.append(
+            reply(
+                model,
+                sample,
+                "retry",
+                status,
+                B2 if status == "unfinished" else retry_tokens,
+                content=CUT_WITH_ANSWER if lenient_cut else None,
+            )
+        )
     return made  # fmt: skip
 
 

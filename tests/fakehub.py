@@ -148,8 +148,12 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             if found is None:
                 return
             if found.verb == "revision":
-                info = {"id": found.repo, "sha": found.commit, "private": False,
-                        "siblings": [{"rfilename": p} for p in sorted(found.files)]}
+                info = {
+                    "id": found.repo,
+                    "sha": found.commit,
+                    "private": False,
+                    "siblings": [{"rfilename": p} for p in sorted(found.files)],
+                }
                 self._json(info, body)
             else:
                 self._json(list(_tree(found.files, found.path)), body)
@@ -204,11 +208,18 @@ def _tree(files: dict[str, bytes], under: str) -> Iterator[dict[str, Any]]:
         for depth in range(1, len(parents) + 1):
             folders.add("/".join(parents[:depth]))
         data = files[path]
-        yield {"type": "file", "oid": hashlib.sha1(data).hexdigest(), "size": len(data),
-               "path": path}
+        yield {
+            "type": "file",
+            "oid": hashlib.sha1(data).hexdigest(),
+            "size": len(data),
+            "path": path,
+        }
     for folder in sorted(folders):
-        yield {"type": "directory", "oid": hashlib.sha1(folder.encode()).hexdigest(),
-               "path": folder}
+        yield {
+            "type": "directory",
+            "oid": hashlib.sha1(folder.encode()).hexdigest(),
+            "path": folder,
+        }
 
 
 # --- a local data dir in the hub's layout ------------------------------------------------------
@@ -239,20 +250,25 @@ def hub_layout(data_dir: Path) -> dict[str, tuple[str | None, dict[str, bytes]]]
     boolq = parquet(
         boolq_rows,
         pyarrow.schema(
-            [("question", text), ("passage", text), ("idx", pyarrow.int32()),
-             ("label", pyarrow.int64())]
+            [
+                ("question", text),
+                ("passage", text),
+                ("idx", pyarrow.int32()),
+                ("label", pyarrow.int64()),
+            ]
         ),
     )
     ceval_schema = pyarrow.schema(
-        [("id", pyarrow.int32())] + [(n, text) for n in ("question", "A", "B", "C", "D",
-                                                         "answer", "explanation")]
+        [("id", pyarrow.int32())]
+        + [(n, text) for n in ("question", "A", "B", "C", "D", "answer", "explanation")]
     )
     ceval: dict[str, bytes] = {"README.md": b"C-Eval", "ceval-exam.py": b"# a loading script"}
     for subject in SUBJECTS:
         path = data_dir / f"ceval/val/{subject}_val.csv"
         with path.open(encoding="utf-8", newline="") as file:
-            rows = [{**row, "id": int(row["id"]), "explanation": ""}
-                    for row in csv.DictReader(file)]
+            rows = [
+                {**row, "id": int(row["id"]), "explanation": ""} for row in csv.DictReader(file)
+            ]
         ceval[f"{subject}/val-00000-of-00001.parquet"] = parquet(rows, ceval_schema)
         ceval[f"{subject}/dev-00000-of-00001.parquet"] = parquet(rows[:1], ceval_schema)
     layout: dict[str, tuple[str | None, dict[str, bytes]]] = {}

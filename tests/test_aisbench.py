@@ -131,9 +131,7 @@ def test_import_writes_a_run_directory(tmp_path: Path, real_data_dir: Path) -> N
 
 
 @pytest.mark.real_data
-def test_adaptive_phase_asks_only_the_candidates(
-    tmp_path: Path, real_data_dir: Path, sim
-) -> None:
+def test_adaptive_phase_asks_only_the_candidates(tmp_path: Path, real_data_dir: Path, sim) -> None:
     server = sim(model="sim-qwen3", seed=11)
     run_dir = tmp_path / "run"
     assert (

@@ -123,9 +123,7 @@ def test_import_equals_a_live_run_of_the_same_model(
         assert (verdict.status, verdict.answer) == (expected, truth.answer), sample_id
 
 
-def test_thinking_mode_from_flag_dump_or_predictions(
-    tmp_path: Path, real_data_dir: Path
-) -> None:
+def test_thinking_mode_from_flag_dump_or_predictions(tmp_path: Path, real_data_dir: Path) -> None:
     data = str(real_data_dir)
     source = tmp_path / "outputs" / FIXTURE.name
     shutil.copytree(FIXTURE, source)
@@ -158,8 +156,7 @@ def test_lenient_accuracy_is_the_accuracy_aisbench_reported(
     """AISBench's own summary of this very run (summary/*.csv) is what lenient must give."""
     [csv] = (FIXTURE / "summary").glob("*.csv")
     reported = {
-        line.split(",")[0]: float(line.split(",")[-1])
-        for line in csv.read_text().splitlines()[1:]
+        line.split(",")[0]: float(line.split(",")[-1]) for line in csv.read_text().splitlines()[1:]
     }
     names = {"gsm8k": "gsm8k", "BoolQ": "boolq", "ceval-law": "ceval"}
     source = tmp_path / "outputs" / FIXTURE.name

@@ -30,15 +30,28 @@ def _card() -> dict:
 
 # Each kind of broken reply a proxy or a confused server can send, with the words we must say.
 BROKEN_REPLIES = {
-    "html": (web.Response(status=502, text="<html><body><h1>502 Bad Gateway</h1></body></html>",
-                          content_type="text/html"), "non-JSON body"),
-    "no-choices": (web.json_response({"id": "x", "object": "chat.completion"}),
-                   "reply has no 'choices'"),
-    "not-json": (web.Response(status=200, text="this is not json", content_type="text/plain"),
-                 "reply is not valid JSON"),
-    "huge": (web.json_response({"choices": [{"message": {"content": "9" * 5000},
-                                             "finish_reason": "stop"}]}),
-             "reply larger than"),
+    "html": (
+        web.Response(
+            status=502,
+            text="<html><body><h1>502 Bad Gateway</h1></body></html>",
+            content_type="text/html",
+        ),
+        "non-JSON body",
+    ),
+    "no-choices": (
+        web.json_response({"id": "x", "object": "chat.completion"}),
+        "reply has no 'choices'",
+    ),
+    "not-json": (
+        web.Response(status=200, text="this is not json", content_type="text/plain"),
+        "reply is not valid JSON",
+    ),
+    "huge": (
+        web.json_response(
+            {"choices": [{"message": {"content": "9" * 5000}, "finish_reason": "stop"}]}
+        ),
+        "reply larger than",
+    ),
 }
 
 
@@ -51,14 +64,14 @@ class BrokenServer:
         self._ready = threading.Event()
         self._loop = asyncio.new_event_loop()
         self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(target=self._loop.run_until_complete,
-                                        args=(self._serve(),), daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_until_complete, args=(self._serve(),), daemon=True
+        )
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         await request.read()
         reply, _ = BROKEN_REPLIES[self.kind]
-        return web.Response(status=reply.status, body=reply.body,
-                            content_type=reply.content_type)
+        return web.Response(status=reply.status, body=reply.body, content_type=reply.content_type)
 
     async def _models(self, request: web.Request) -> web.Response:
         return web.json_response(_card())
@@ -99,10 +112,21 @@ def test_broken_server_replies_are_recorded_as_named_errors(
     tmp_path: Path, kind: str, small_reply_cap: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with BrokenServer(kind) as server:
-        config = write_config(tmp_path / "run.yaml", {
-            "run": "broken", "tasks": [{"name": "boolq", "limit": 3}],
-            "models": [{"name": MODEL, "base_url": server.url, "max_retries": 1,
-                        "retry_backoff_s": 0.01}]})
+        config = write_config(
+            tmp_path / "run.yaml",
+            {
+                "run": "broken",
+                "tasks": [{"name": "boolq", "limit": 3}],
+                "models": [
+                    {
+                        "name": MODEL,
+                        "base_url": server.url,
+                        "max_retries": 1,
+                        "retry_backoff_s": 0.01,
+                    }
+                ],
+            },
+        )
         assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 1
     attempts = list(iter_attempts(tmp_path / "out"))
     assert len(attempts) == 3
@@ -115,8 +139,13 @@ def test_broken_server_replies_are_recorded_as_named_errors(
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "thinkeval", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "thinkeval", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def test_missing_config_file_is_one_line() -> None:
@@ -127,10 +156,16 @@ def test_missing_config_file_is_one_line() -> None:
 
 def test_missing_api_key_variable_stops_before_any_request(tmp_path: Path, sim) -> None:
     server = sim(model=MODEL)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "nokey", "tasks": [{"name": "boolq", "limit": 3}],
-        "models": [{"name": MODEL, "base_url": server.base_url,
-                    "api_key_env": "TE_SURELY_UNSET_VAR"}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "nokey",
+            "tasks": [{"name": "boolq", "limit": 3}],
+            "models": [
+                {"name": MODEL, "base_url": server.base_url, "api_key_env": "TE_SURELY_UNSET_VAR"}
+            ],
+        },
+    )
     proc = run_cli("run", str(config), "--output", str(tmp_path / "out"))
     assert proc.returncode == 2
     assert "TE_SURELY_UNSET_VAR" in proc.stderr and "is not set" in proc.stderr
@@ -145,9 +180,15 @@ def test_torn_dataset_line_names_file_and_line(tmp_path: Path, data_dir: Path, s
     lines[41] = lines[41][:30] + b"\n"
     path.write_bytes(b"".join(lines))
     server = sim(model=MODEL)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "torn", "data_dir": str(broken), "tasks": ["boolq"],
-        "models": [{"name": MODEL, "base_url": server.base_url}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "torn",
+            "data_dir": str(broken),
+            "tasks": ["boolq"],
+            "models": [{"name": MODEL, "base_url": server.base_url}],
+        },
+    )
     proc = run_cli("run", str(config), "--output", str(tmp_path / "out"))
     assert proc.returncode == 2
     assert f"{path}" in proc.stderr and "42" in proc.stderr
@@ -156,9 +197,14 @@ def test_torn_dataset_line_names_file_and_line(tmp_path: Path, data_dir: Path, s
 
 def test_torn_journal_line_in_the_middle_is_named_and_kept(tmp_path: Path, sim) -> None:
     server = sim(model=MODEL, seed=2)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "j", "tasks": [{"name": "boolq", "limit": 10}],
-        "models": [{"name": MODEL, "base_url": server.base_url}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "j",
+            "tasks": [{"name": "boolq", "limit": 10}],
+            "models": [{"name": MODEL, "base_url": server.base_url}],
+        },
+    )
     run_dir = tmp_path / "out"
     assert run_cli("run", str(config), "--output", str(run_dir)).returncode == 0
     journal = run_dir / "journal" / "main.jsonl"
@@ -174,8 +220,11 @@ def test_torn_journal_line_in_the_middle_is_named_and_kept(tmp_path: Path, sim) 
 
 def test_changed_budgets_refuse_to_resume(tmp_path: Path, sim) -> None:
     server = sim(model=MODEL, seed=2)
-    data = {"run": "b", "tasks": [{"name": "boolq", "limit": 4}],
-            "models": [{"name": MODEL, "base_url": server.base_url}]}
+    data = {
+        "run": "b",
+        "tasks": [{"name": "boolq", "limit": 4}],
+        "models": [{"name": MODEL, "base_url": server.base_url}],
+    }
     config = write_config(tmp_path / "run.yaml", data)
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
@@ -186,10 +235,16 @@ def test_changed_budgets_refuse_to_resume(tmp_path: Path, sim) -> None:
 
 
 def test_unreachable_server_is_named(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "down", "tasks": [{"name": "boolq", "limit": 2}],
-        "models": [{"name": MODEL, "base_url": "http://u:secret@127.0.0.1:9/v1",
-                    "max_retries": 0}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "down",
+            "tasks": [{"name": "boolq", "limit": 2}],
+            "models": [
+                {"name": MODEL, "base_url": "http://u:secret@127.0.0.1:9/v1", "max_retries": 0}
+            ],
+        },
+    )
     # A directory the command created is removed after a failed start (nothing was recorded);
     # one that was there before stays, and what it was given must hold no password.
     (tmp_path / "out").mkdir()
@@ -197,25 +252,31 @@ def test_unreachable_server_is_named(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "cannot reach http://***@127.0.0.1:9/v1" in proc.stderr
     assert "secret" not in proc.stderr
-    assert json.loads((tmp_path / "out" / "config.json").read_text())["models"][0][
-        "base_url"] == "http://***@127.0.0.1:9/v1"
+    assert (
+        json.loads((tmp_path / "out" / "config.json").read_text())["models"][0]["base_url"]
+        == "http://***@127.0.0.1:9/v1"
+    )
 
 
 @pytest.mark.parametrize(
     ("change", "says"),
     [
         (lambda url: url.removesuffix("/v1"), "answered HTTP 404; did you mean {url}?"),
-        (lambda url: url.replace("http://", "https://"),
-         "the server speaks plain HTTP; use {url}"),
+        (lambda url: url.replace("http://", "https://"), "the server speaks plain HTTP; use {url}"),
     ],
 )
 def test_a_wrong_base_url_says_what_to_use(
     tmp_path: Path, sim, capsys: pytest.CaptureFixture[str], change, says: str
 ) -> None:
     server = sim(model=MODEL)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "url", "tasks": [{"name": "boolq", "limit": 2}],
-        "models": [{"name": MODEL, "base_url": change(server.base_url), "max_retries": 0}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "url",
+            "tasks": [{"name": "boolq", "limit": 2}],
+            "models": [{"name": MODEL, "base_url": change(server.base_url), "max_retries": 0}],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     (line,) = [line for line in err.splitlines() if line.startswith("error:")]
@@ -234,9 +295,14 @@ def _make_read_only(root: Path, on: bool) -> None:
 
 def test_read_only_run_directory_is_a_clear_error(tmp_path: Path, sim) -> None:
     server = sim(model=MODEL, seed=2)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "ro", "tasks": [{"name": "boolq", "limit": 4}],
-        "models": [{"name": MODEL, "base_url": server.base_url}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "ro",
+            "tasks": [{"name": "boolq", "limit": 4}],
+            "models": [{"name": MODEL, "base_url": server.base_url}],
+        },
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     journal = run_dir / "journal" / "main.jsonl"

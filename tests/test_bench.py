@@ -36,23 +36,61 @@ def _results() -> list[Result]:
         _run("lm-eval", "zero", "c64", 1000, wall_s=30.0, cpu_s=20.0, peak_rss_mb=300, **TOKENS),
         _run("lm-eval", "zero", "baseline", 20, wall_s=10.0, cpu_s=10.2, peak_rss_mb=250),
         _run(
-            "thinkeval", "1s", "c64", 1000, wall_s=17.0, span_s=16.4, before_first_s=0.4,
-            after_last_s=0.2, ideal_s=16.0, cpu_s=1.2, peak_rss_mb=40, max_in_flight=64,
-            loadavg=(1.5, 1.0, 0.5), **TOKENS,
-        ),
-        _run(
-            "lm-eval", "1s", "c64", 1000, wall_s=40.0, span_s=16.0, before_first_s=20.0,
-            after_last_s=4.0, ideal_s=16.0, cpu_s=24.0, peak_rss_mb=280, max_in_flight=64,
+            "thinkeval",
+            "1s",
+            "c64",
+            1000,
+            wall_s=17.0,
+            span_s=16.4,
+            before_first_s=0.4,
+            after_last_s=0.2,
+            ideal_s=16.0,
+            cpu_s=1.2,
+            peak_rss_mb=40,
+            max_in_flight=64,
+            loadavg=(1.5, 1.0, 0.5),
             **TOKENS,
         ),
         _run(
-            "thinkeval", "1s", "c64-long", 4000, wall_s=66.0, span_s=63.5, ideal_s=63.0,
-            cpu_s=3.6, peak_rss_mb=40, max_in_flight=64,
+            "lm-eval",
+            "1s",
+            "c64",
+            1000,
+            wall_s=40.0,
+            span_s=16.0,
+            before_first_s=20.0,
+            after_last_s=4.0,
+            ideal_s=16.0,
+            cpu_s=24.0,
+            peak_rss_mb=280,
+            max_in_flight=64,
+            **TOKENS,
+        ),
+        _run(
+            "thinkeval",
+            "1s",
+            "c64-long",
+            4000,
+            wall_s=66.0,
+            span_s=63.5,
+            ideal_s=63.0,
+            cpu_s=3.6,
+            peak_rss_mb=40,
+            max_in_flight=64,
         ),
         replace(
             _run(
-                "lm-eval", "1s", "default", 1000, status="probe", wall_s=45.0, span_s=20.0,
-                ideal_s=21.0, cpu_s=9.0, peak_rss_mb=270, max_in_flight=1,
+                "lm-eval",
+                "1s",
+                "default",
+                1000,
+                status="probe",
+                wall_s=45.0,
+                span_s=20.0,
+                ideal_s=21.0,
+                cpu_s=9.0,
+                peak_rss_mb=270,
+                max_in_flight=1,
                 reason="stopped after 45 s (a probe of the defaults)",
             ),
             sim_requests=21,
@@ -164,8 +202,14 @@ def test_write_data_writes_only_what_the_plan_reads(tmp_path: Path) -> None:
     rows_in = [json.dumps({"question": f"q{i}", "answer": "#### 1"}) for i in range(5)]
     source.write_text("\n".join(rows_in) + "\n")
     data = write_data(
-        source, tmp_path / "data", requests=4, baseline_requests=2, harnesses=["thinkeval"],
-        scenarios=["zero", "1s", "100k"], sizes_100k=[3, 6], seed=1,
+        source,
+        tmp_path / "data",
+        requests=4,
+        baseline_requests=2,
+        harnesses=["thinkeval"],
+        scenarios=["zero", "1s", "100k"],
+        sizes_100k=[3, 6],
+        seed=1,
     )
 
     def rows(folder: Path | None) -> list[dict[str, str]]:
@@ -183,14 +227,26 @@ def test_write_data_writes_only_what_the_plan_reads(tmp_path: Path) -> None:
         working, _, final = row["answer"].rpartition("\n#### ")
         assert working.rsplit("= ", 1)[1].split()[0] == final
     lone = write_data(
-        source, tmp_path / "lone", requests=2, baseline_requests=2, harnesses=["lm-eval"],
-        scenarios=["zero", "1s", "100k"], sizes_100k=[3], seed=1,
+        source,
+        tmp_path / "lone",
+        requests=2,
+        baseline_requests=2,
+        harnesses=["lm-eval"],
+        scenarios=["zero", "1s", "100k"],
+        sizes_100k=[3],
+        seed=1,
     )
     assert (lone.baseline, lone.long, lone.synthetic) == (None, None, {})
     with pytest.raises(SystemExit, match="has 5 rows, fewer than --requests 9"):
         write_data(
-            source, tmp_path / "big", requests=9, baseline_requests=0, harnesses=["thinkeval"],
-            scenarios=["zero"], sizes_100k=[], seed=1,
+            source,
+            tmp_path / "big",
+            requests=9,
+            baseline_requests=0,
+            harnesses=["thinkeval"],
+            scenarios=["zero"],
+            sizes_100k=[],
+            seed=1,
         )
 
 

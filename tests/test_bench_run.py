@@ -198,39 +198,66 @@ def test_the_entry_script_runs_from_the_repository_root(tmp_path: Path) -> None:
     script = ["bench/run_bench.py"]
     done = subprocess.run(
         [sys.executable, *script, "--render-only", str(saved), "--out", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert (done.returncode, done.stderr) == (0, f"wrote {out} from {saved}\n")
     assert "| lm-eval | c64 | 1000 | 30.0 | 15.00× | – | – | – | – | ok |" in out.read_text()
     bad = subprocess.run(
         [sys.executable, *script, "--harnesses", "thinkeval,nope", "--sizes-100k", "10"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert bad.returncode == 2
     assert bad.stderr.strip().splitlines()[-1].endswith("unknown harness or scenario: nope")
     sizes = subprocess.run(
         [sys.executable, *script, "--sizes-100k", "10,x"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert sizes.returncode == 2
     assert "not comma-separated whole numbers: '10,x'" in sizes.stderr
 
 
-def test_the_http_layer_alone_sends_every_request_to_the_server(
-    sim: Any, tmp_path: Path
-) -> None:
+def test_the_http_layer_alone_sends_every_request_to_the_server(sim: Any, tmp_path: Path) -> None:
     # compare_revisions.py subtracts this script's CPU from a whole run's: it must really send
     # and read back every request, through the revision on PYTHONPATH.
     server = sim(model="sim-qwen3")
     rows = tmp_path / "test.jsonl"
     rows.write_text("".join(json.dumps({"question": f"What is {i} + 1?"}) + "\n" for i in range(7)))
     script = Path(__file__).resolve().parents[1] / "bench" / "thinkeval_bench" / "http_layer.py"
-    argv = [sys.executable, str(script), "--url", server.base_url, "--rows", str(rows),
-            "--requests", "5", "--model", "sim-qwen3"]
+    argv = [
+        sys.executable,
+        str(script),
+        "--url",
+        server.base_url,
+        "--rows",
+        str(rows),
+        "--requests",
+        "5",
+        "--model",
+        "sim-qwen3",
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     with urllib.request.urlopen(f"{server.base_url.removesuffix('/v1')}/sim/stats") as resp:
         assert json.load(resp)["requests"] == 5
-    too_many = subprocess.run([*argv[:-4], "--requests", "9", "--model", "sim-qwen3"],
-                              capture_output=True, text=True, timeout=120)
+    too_many = subprocess.run(
+        [*argv[:-4], "--requests", "9", "--model", "sim-qwen3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert too_many.returncode != 0 and "has 7 rows, fewer than 9" in too_many.stderr

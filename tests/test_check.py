@@ -273,16 +273,27 @@ async def gateway(owned_by: str) -> AsyncIterator[str]:
     async def chat(request: web.Request) -> web.Response:
         body = await request.json()
         if "max_tokens" in body or "chat_template_kwargs" in body:
-            error = {"message": "Unsupported parameter: 'max_tokens' is not supported with this "
-                     "model. Use 'max_completion_tokens' instead.",
-                     "type": "invalid_request_error", "param": "max_tokens",
-                     "code": "unsupported_parameter"}
+            error = {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this "
+                "model. Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error",
+                "param": "max_tokens",
+                "code": "unsupported_parameter",
+            }
             return web.json_response({"error": error}, status=400)
         message = {"role": "assistant", "content": "The answer is 12"}
-        usage = {"prompt_tokens": 30, "completion_tokens": 90,
-                 "completion_tokens_details": {"reasoning_tokens": 80}}
-        return web.json_response({"model": "o4-mini", "usage": usage, "choices": [
-            {"index": 0, "message": message, "finish_reason": "stop"}]})
+        usage = {
+            "prompt_tokens": 30,
+            "completion_tokens": 90,
+            "completion_tokens_details": {"reasoning_tokens": 80},
+        }
+        return web.json_response(
+            {
+                "model": "o4-mini",
+                "usage": usage,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            }
+        )
 
     app = web.Application()
     app.router.add_get("/v1/models", models)
@@ -302,7 +313,8 @@ async def test_a_refusal_of_max_tokens_switches_to_the_openai_profile() -> None:
         forced = await check.check_server(url, None, (2048, 8192), api="vllm")
     assert report.ok, report.reason
     assert (report.api, report.api_evidence) == (
-        "openai", "HTTP 400 unsupported_parameter for max_tokens"
+        "openai",
+        "HTTP 400 unsupported_parameter for max_tokens",
     )
     assert [p.max_tokens for p in report.probes] == [256]  # the refused probe is not kept
     assert not forced.ok and forced.api == "vllm" and forced.api_evidence == "--api"

@@ -43,6 +43,7 @@ def test_run_does_not_import_reporting_or_the_simulator() -> None:
 
 
 def test_version() -> None:
-    out = subprocess.run([sys.executable, "-m", "thinkeval", "--version"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "thinkeval", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.startswith("thinkeval ")

@@ -27,12 +27,14 @@ def model(name: str, url: str | list[str], concurrency: int) -> ModelConfig:
 
 
 def test_caps_cover_shared_servers_and_the_configured_ones() -> None:
-    models = [model("a", "http://gpu:8000/v1", 64), model("b", "HTTP://GPU:8000/v1/", 16),
-              model("c", ["http://gpu:8001/v1", "http://gpu:8002/v1"], 8)]
+    models = [
+        model("a", "http://gpu:8000/v1", 64),
+        model("b", "HTTP://GPU:8000/v1/", 16),
+        model("c", ["http://gpu:8001/v1", "http://gpu:8002/v1"], 8),
+    ]
     assert endpoint_caps(models) == {"http://gpu:8000/v1": 64}
     configured = {"http://gpu:8000/v1": 48, "http://gpu:8002/v1": 4, "http://elsewhere/v1": 9}
-    assert endpoint_caps(models, configured) == {"http://gpu:8000/v1": 48,
-                                                 "http://gpu:8002/v1": 4}
+    assert endpoint_caps(models, configured) == {"http://gpu:8000/v1": 48, "http://gpu:8002/v1": 4}
     limits = EndpointLimits(endpoint_caps(models, configured))
     assert limits.semaphore("http://gpu:8000/v1/") is limits.semaphore("http://GPU:8000/v1")
     assert limits.semaphore("http://gpu:8001/v1") is None

@@ -80,33 +80,59 @@ def test_a_range_is_numbers_once_loaded(monkeypatch: pytest.MonkeyPatch) -> None
     ("text", "expected"),
     [
         ("run: r\nmodels: []\nbogus: 1\n", "bogus: unknown key"),
-        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurency: 3}\n",
-         "models[0].concurency: unknown key"),
-        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: many}\n",
-         "models[0].concurrency: Expected `int`, got `str`"),
-        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: 0}\n",
-         "models[0].concurrency: Expected `int` >= 1"),
-        ("run: r\nmodels:\n  - {base_url: 'http://h/v1'}\n",
-         "models[0].name: required key is missing"),
+        (
+            "run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurency: 3}\n",
+            "models[0].concurency: unknown key",
+        ),
+        (
+            "run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: many}\n",
+            "models[0].concurrency: Expected `int`, got `str`",
+        ),
+        (
+            "run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', concurrency: 0}\n",
+            "models[0].concurrency: Expected `int` >= 1",
+        ),
+        (
+            "run: r\nmodels:\n  - {base_url: 'http://h/v1'}\n",
+            "models[0].name: required key is missing",
+        ),
         ("models:\n  - {name: m, base_url: 'http://h/v1'}\n", "run: required key is missing"),
-        ("run: r\nbudgets: [8192, 2048]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
-         "budgets: budgets must increase"),
+        (
+            "run: r\nbudgets: [8192, 2048]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
+            "budgets: budgets must increase",
+        ),
         ("run: r\nbudgets: [2048]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n", "budgets"),
-        ("run: r\nmodels:\n  - {name: m, base_url: 'localhost:8000'}\n",
-         "has no scheme: did you mean 'http://localhost:8000'?"),
-        ("run: r\ntasks: [mmlu]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
-         "tasks[0].name: unknown task 'mmlu'"),
-        ("run: r\ntasks: [{name: gsm8k, range: '5:2'}]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
-         "is empty"),
-        ("run: r\ntasks: [{name: gsm8k, limit: 2, range: '1:3'}]\nmodels:\n"
-         "  - {name: m, base_url: 'http://h/v1'}\n", "either limit or range"),
+        (
+            "run: r\nmodels:\n  - {name: m, base_url: 'localhost:8000'}\n",
+            "has no scheme: did you mean 'http://localhost:8000'?",
+        ),
+        (
+            "run: r\ntasks: [mmlu]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
+            "tasks[0].name: unknown task 'mmlu'",
+        ),
+        (
+            "run: r\ntasks: [{name: gsm8k, range: '5:2'}]\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n",
+            "is empty",
+        ),
+        (
+            "run: r\ntasks: [{name: gsm8k, limit: 2, range: '1:3'}]\nmodels:\n"
+            "  - {name: m, base_url: 'http://h/v1'}\n",
+            "either limit or range",
+        ),
         ("run: ../escape\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n", "run: run name"),
-        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', generation: {max_tokens: 5}}\n",
-         "max_tokens cannot be set in generation"),
-        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', generation: {stop: ['Q:']}}\n",
-         "stop sequences are not sent"),
-        ("run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n  - {name: m, base_url: 'http://h/v1'}\n",
-         "model 'm' is listed twice"),
+        (
+            "run: r\nmodels:\n"
+            "  - {name: m, base_url: 'http://h/v1', generation: {max_tokens: 5}}\n",
+            "max_tokens cannot be set in generation",
+        ),
+        (
+            "run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1', generation: {stop: ['Q:']}}\n",
+            "stop sequences are not sent",
+        ),
+        (
+            "run: r\nmodels:\n  - {name: m, base_url: 'http://h/v1'}\n  - {name: m, base_url: 'http://h/v1'}\n",
+            "model 'm' is listed twice",
+        ),
         ("run: r\nmodels: [\n", "not valid YAML"),
         ("- just\n- a list\n", "must be a YAML mapping"),
     ],
@@ -152,8 +178,9 @@ def test_an_api_key_that_cannot_be_a_header_is_refused(
 
 def test_url_credentials_and_api_key_exclude_each_other() -> None:
     with pytest.raises(ConfigError, match="only one Authorization header"):
-        parse_config(minimal(models=[{"name": "m", "base_url": "http://u:p@h/v1",
-                                      "api_key_env": "K"}]))
+        parse_config(
+            minimal(models=[{"name": "m", "base_url": "http://u:p@h/v1", "api_key_env": "K"}])
+        )
 
 
 def test_credentials_in_urls_are_redacted() -> None:
@@ -174,15 +201,23 @@ def test_key_like_query_parameters_are_redacted_everywhere_a_url_is_shown() -> N
 
 
 def test_every_problem_the_types_allow_is_listed_at_once(tmp_path: Path) -> None:
-    path = write(tmp_path, (
-        "run: ../up\nbudgets: [4096, 2048]\ntasks: [mmlu, gsm8k, gsm8k]\n"
-        "models:\n  - {name: m, base_url: 'localhost:8000', generation: {stop: ['Q:']}}\n"
-    ))
+    path = write(
+        tmp_path,
+        (
+            "run: ../up\nbudgets: [4096, 2048]\ntasks: [mmlu, gsm8k, gsm8k]\n"
+            "models:\n  - {name: m, base_url: 'localhost:8000', generation: {stop: ['Q:']}}\n"
+        ),
+    )
     with pytest.raises(ConfigError) as info:
         load_config(path)
     lines = str(info.value).splitlines()
     assert [line.split(": ")[1] for line in lines] == [
-        "run", "budgets", "tasks", "tasks[0].name", "models[0].base_url", "models[0].generation"
+        "run",
+        "budgets",
+        "tasks",
+        "tasks[0].name",
+        "models[0].base_url",
+        "models[0].generation",
     ]
     assert all(line.startswith(f"{path}: ") for line in lines)
 

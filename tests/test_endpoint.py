@@ -40,8 +40,14 @@ def body(message: dict, finish: str = "stop", usage: dict | None = None) -> dict
 
 def test_vllm_0_10_reasoning_content() -> None:
     reply = parse_completion(
-        body({"role": "assistant", "content": "\n\nThe answer is 4.", "tool_calls": [],
-              "reasoning_content": "\nOkay, 2+2=4.\n"})
+        body(
+            {
+                "role": "assistant",
+                "content": "\n\nThe answer is 4.",
+                "tool_calls": [],
+                "reasoning_content": "\nOkay, 2+2=4.\n",
+            }
+        )
     )
     assert reply.content == "\n\nThe answer is 4."
     assert reply.reasoning == "\nOkay, 2+2=4.\n"
@@ -58,10 +64,16 @@ def test_vllm_0_13_both_names_taken_once() -> None:
 
 
 def test_vllm_latest_reasoning_tokens_detail() -> None:
-    usage = {"prompt_tokens": 12, "total_tokens": 28, "completion_tokens": 16,
-             "prompt_tokens_details": None, "completion_tokens_details": {"reasoning_tokens": 6}}
-    reply = parse_completion(body({"role": "assistant", "content": "x", "reasoning": "r"},
-                                  usage=usage))
+    usage = {
+        "prompt_tokens": 12,
+        "total_tokens": 28,
+        "completion_tokens": 16,
+        "prompt_tokens_details": None,
+        "completion_tokens_details": {"reasoning_tokens": 6},
+    }
+    reply = parse_completion(
+        body({"role": "assistant", "content": "x", "reasoning": "r"}, usage=usage)
+    )
     assert reply.usage.reasoning_tokens == 6
 
 
@@ -77,8 +89,10 @@ def test_truncated_inside_thinking_latest() -> None:
 def test_truncated_inside_thinking_vllm_0_10_quirk() -> None:
     # 0.9-0.16: reasoning null, the raw truncated thinking in content with its <think>.
     reply = parse_completion(
-        body({"role": "assistant", "content": "<think>\nOkay, 2+2", "reasoning_content": None},
-             "length")
+        body(
+            {"role": "assistant", "content": "<think>\nOkay, 2+2", "reasoning_content": None},
+            "length",
+        )
     )
     assert reply.content is None
     assert reply.reasoning == "\nOkay, 2+2"
@@ -93,19 +107,21 @@ def test_no_reasoning_parser_raw_think_in_content() -> None:
 
 
 def test_sglang_empty_string_content_and_top_level_reasoning_tokens() -> None:
-    usage = {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14,
-             "reasoning_tokens": 9}
+    usage = {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14, "reasoning_tokens": 9}
     reply = parse_completion(
-        body({"role": "assistant", "content": "", "reasoning_content": "thinking"}, "length",
-             usage)
+        body({"role": "assistant", "content": "", "reasoning_content": "thinking"}, "length", usage)
     )
     assert reply.content is None
     assert reply.usage.reasoning_tokens == 9
 
 
 def test_openai_reasoning_model() -> None:
-    usage = {"prompt_tokens": 5, "completion_tokens": 100, "total_tokens": 105,
-             "completion_tokens_details": {"reasoning_tokens": 100}}
+    usage = {
+        "prompt_tokens": 5,
+        "completion_tokens": 100,
+        "total_tokens": 105,
+        "completion_tokens_details": {"reasoning_tokens": 100},
+    }
     reply = parse_completion(body({"role": "assistant", "content": ""}, "length", usage))
     assert reply.content is None and reply.reasoning is None
     assert reply.usage.reasoning_tokens == 100
@@ -130,10 +146,27 @@ def test_unusable_bodies(raw: object, problem: str) -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"object": "error", "message": "The model `foo` does not exist.", "type": "NotFoundError",
-          "param": None, "code": 404}, "The model `foo` does not exist."),
-        ({"error": {"message": "boom", "type": "InternalServerError", "param": None,
-                    "code": 500}}, "boom"),
+        (
+            {
+                "object": "error",
+                "message": "The model `foo` does not exist.",
+                "type": "NotFoundError",
+                "param": None,
+                "code": 404,
+            },
+            "The model `foo` does not exist.",
+        ),
+        (
+            {
+                "error": {
+                    "message": "boom",
+                    "type": "InternalServerError",
+                    "param": None,
+                    "code": 500,
+                }
+            },
+            "boom",
+        ),
         ({"error": "Unauthorized"}, "Unauthorized"),
         ({"detail": "Unsupported Media Type"}, "Unsupported Media Type"),
         ({"choices": []}, None),
@@ -145,8 +178,16 @@ def test_error_bodies_in_every_shape(raw: dict, message: str | None) -> None:
 
 @pytest.mark.parametrize(
     ("status", "retryable"),
-    [(400, False), (401, False), (404, False), (408, True), (429, True), (500, True),
-     (502, True), (503, True)],
+    [
+        (400, False),
+        (401, False),
+        (404, False),
+        (408, True),
+        (429, True),
+        (500, True),
+        (502, True),
+        (503, True),
+    ],
 )
 def test_http_status_retry_policy(status: int, retryable: bool) -> None:
     failure = _http_failure(status, b'{"error": {"message": "x"}}', None)
@@ -157,22 +198,37 @@ def test_http_status_retry_policy(status: int, retryable: bool) -> None:
 @pytest.mark.parametrize(
     ("message", "prompt_tokens"),
     [
-        ("This model's maximum context length is 40960 tokens. However, you requested 41000 "
-         "tokens (1000 in the messages, 40000 in the completion). Please reduce the length of "
-         "the messages or completion.", 1000),
-        ("'max_tokens' or 'max_completion_tokens' is too large: 40000. This model's maximum "
-         "context length is 40960 tokens and your request has 1000 input tokens "
-         "(40000 > 40960 - 1000). None", 1000),
-        ("You passed 1000 input tokens and requested 40000 output tokens. However, the model's "
-         "context length is only 40960 tokens, resulting in a maximum input length of 960 "
-         "tokens. Please reduce the length of the input prompt.", 1000),
-        ("This model's maximum context length is 40960 tokens. However, you requested 40000 "
-         "output tokens and your prompt contains 1000 input tokens, for a total of 41000 "
-         "tokens. Please reduce the length of the input prompt or the number of requested "
-         "output tokens.", 1000),
-        ("Requested token count exceeds the model's maximum context length of 40960 tokens. "
-         "You requested a total of 41000 tokens: 1000 tokens from the input messages and "
-         "40000 tokens for the completion.", 1000),
+        (
+            "This model's maximum context length is 40960 tokens. However, you requested 41000 "
+            "tokens (1000 in the messages, 40000 in the completion). Please reduce the length of "
+            "the messages or completion.",
+            1000,
+        ),
+        (
+            "'max_tokens' or 'max_completion_tokens' is too large: 40000. This model's maximum "
+            "context length is 40960 tokens and your request has 1000 input tokens "
+            "(40000 > 40960 - 1000). None",
+            1000,
+        ),
+        (
+            "You passed 1000 input tokens and requested 40000 output tokens. However, the model's "
+            "context length is only 40960 tokens, resulting in a maximum input length of 960 "
+            "tokens. Please reduce the length of the input prompt.",
+            1000,
+        ),
+        (
+            "This model's maximum context length is 40960 tokens. However, you requested 40000 "
+            "output tokens and your prompt contains 1000 input tokens, for a total of 41000 "
+            "tokens. Please reduce the length of the input prompt or the number of requested "
+            "output tokens.",
+            1000,
+        ),
+        (
+            "Requested token count exceeds the model's maximum context length of 40960 tokens. "
+            "You requested a total of 41000 tokens: 1000 tokens from the input messages and "
+            "40000 tokens for the completion.",
+            1000,
+        ),
     ],
 )
 def test_context_overflow_in_every_era(message: str, prompt_tokens: int) -> None:
@@ -204,15 +260,26 @@ def test_normalise_keeps_plain_replies() -> None:
 
 
 def test_fields_of_the_wrong_type_are_dropped_so_the_journal_reads_back(tmp_path) -> None:
-    raw = body({"role": "assistant", "content": "The answer is 4"}, finish=5,  # type: ignore[arg-type]
-               usage={"prompt_tokens": "12", "completion_tokens": 3.5, "reasoning_tokens": True})
+    raw = body(
+        {"role": "assistant", "content": "The answer is 4"},
+        finish=5,  # type: ignore[arg-type]
+        usage={"prompt_tokens": "12", "completion_tokens": 3.5, "reasoning_tokens": True},
+    )
     raw["model"] = 123
     reply = parse_completion(raw)
     assert (reply.served_model, reply.finish_reason) == (None, None)
     assert reply.usage == Usage()
-    attempt = Attempt(model="m", task="gsm8k", sample_id="gsm8k/0", phase="fixed", budget=8,
-                      max_tokens=8, content=reply.content, finish_reason=reply.finish_reason,
-                      usage=reply.usage)
+    attempt = Attempt(
+        model="m",
+        task="gsm8k",
+        sample_id="gsm8k/0",
+        phase="fixed",
+        budget=8,
+        max_tokens=8,
+        content=reply.content,
+        finish_reason=reply.finish_reason,
+        usage=reply.usage,
+    )
     with Journal(tmp_path) as journal:
         journal.append(attempt)
     assert list(iter_attempts(tmp_path)) == [attempt]

@@ -21,12 +21,19 @@ from thinkeval.sim import SimConfig, serve
 
 Handler = Callable[[bytes, asyncio.StreamWriter], Awaitable[bool]]
 BODY = {"model": "m", "messages": [{"role": "user", "content": "2+2?"}], "max_tokens": 8}
-COMPLETION = json.dumps({
-    "model": "m",
-    "choices": [{"index": 0, "finish_reason": "stop",
-                 "message": {"role": "assistant", "content": "4", "reasoning": "add"}}],
-    "usage": {"prompt_tokens": 3, "completion_tokens": 2},
-}).encode()
+COMPLETION = json.dumps(
+    {
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "4", "reasoning": "add"},
+            }
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2},
+    }
+).encode()
 
 
 class RawServer:
@@ -86,8 +93,9 @@ async def raw_server(
 
 
 @asynccontextmanager
-async def endpoint_for(url: str, api_key: str | None = None, timeout_s: float = 10.0,
-                       stream: bool = False) -> AsyncIterator[Endpoint]:
+async def endpoint_for(
+    url: str, api_key: str | None = None, timeout_s: float = 10.0, stream: bool = False
+) -> AsyncIterator[Endpoint]:
     async with open_session(8, url.startswith("https:")) as session:
         yield Endpoint(session, url, api_key, timeout_s, stream)
 
@@ -290,9 +298,10 @@ async def test_netrc_gives_basic_auth_when_nothing_else_does(
             await endpoint.chat(BODY)
         async with endpoint_for(server.url, api_key="k") as endpoint:
             await endpoint.chat(BODY)
-    assert header(server.requests[0], "Authorization") == "Basic " + base64.b64encode(
-        b"ann:s3cret"
-    ).decode()
+    assert (
+        header(server.requests[0], "Authorization")
+        == "Basic " + base64.b64encode(b"ann:s3cret").decode()
+    )
     assert header(server.requests[1], "Authorization") == "Bearer k"
 
 

@@ -57,10 +57,7 @@ def test_offline_mode_reads_the_cache(fake_hub: FakeHub, tmp_path: Path) -> None
     """With HF_HUB_OFFLINE=1 and the hub gone, a pinned split still loads from the cache."""
     first = list(iter_samples("boolq"))
     fake_hub.stop()
-    code = (
-        "from thinkeval.tasks import iter_samples; "
-        "print(sum(1 for _ in iter_samples('boolq')))"
-    )
+    code = "from thinkeval.tasks import iter_samples; print(sum(1 for _ in iter_samples('boolq')))"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -68,11 +65,14 @@ def test_offline_mode_reads_the_cache(fake_hub: FakeHub, tmp_path: Path) -> None
 
 
 def test_a_split_in_several_shards_reads_as_one(fake_hub: FakeHub) -> None:
-    fake_hub.add("org/sharded", {
-        "main/test-00000-of-00002.parquet": parquet(rows("a", "b"), TEXT),
-        "main/test-00001-of-00002.parquet": parquet(rows("c"), TEXT),
-        "main/train-00000-of-00001.parquet": parquet(rows("train"), TEXT),
-    })
+    fake_hub.add(
+        "org/sharded",
+        {
+            "main/test-00000-of-00002.parquet": parquet(rows("a", "b"), TEXT),
+            "main/test-00001-of-00002.parquet": parquet(rows("c"), TEXT),
+            "main/train-00000-of-00001.parquet": parquet(rows("train"), TEXT),
+        },
+    )
     file = DataFile("x.jsonl", hub=HubSplit("org/sharded", "main", "test"))
     assert questions(file) == [(0, "a"), (1, "b"), (2, "c")]
 
@@ -91,10 +91,13 @@ def test_a_script_only_repo_reads_the_parquet_conversion(fake_hub: FakeHub) -> N
 
 
 def test_jsonl_and_csv_files_on_the_hub(fake_hub: FakeHub) -> None:
-    fake_hub.add("org/text", {
-        "data/test-00000-of-00001.jsonl": b'{"question": "j0", "answer": "x"}\n',
-        "data/train.csv": b"question,answer\nc0,x\nc1,y\n",
-    })
+    fake_hub.add(
+        "org/text",
+        {
+            "data/test-00000-of-00001.jsonl": b'{"question": "j0", "answer": "x"}\n',
+            "data/train.csv": b"question,answer\nc0,x\nc1,y\n",
+        },
+    )
     assert questions(DataFile("x", hub=HubSplit("org/text", None, "test"))) == [(0, "j0")]
     train = DataFile("x", hub=HubSplit("org/text", None, "train"), columns=("question",))
     assert questions(train) == [(0, "c0"), (1, "c1")]
@@ -171,6 +174,9 @@ def test_a_bad_row_names_the_repo_and_row(fake_hub: FakeHub) -> None:
     hub = HubSplit("org/badrow", "main", "test")
     broken = type(spec)(**{**spec.__dict__, "files": (DataFile("x", hub=hub),)})
     samples: list[Sample] = []
-    with pytest.raises(DatasetError, match=r"hub org/badrow@\w{12} main/test-00000-of-00001"
-                                           r"\.parquet row 1: empty question"):
+    with pytest.raises(
+        DatasetError,
+        match=r"hub org/badrow@\w{12} main/test-00000-of-00001"
+        r"\.parquet row 1: empty question",
+    ):
         samples.extend(iter_samples(broken))

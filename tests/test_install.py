@@ -32,19 +32,28 @@ def test_pip_install_then_one_run_from_flags_gives_a_number(
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     installed = subprocess.run(
         [str(venv / "bin" / "pip"), "install", "-q", str(CHECKOUT)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert installed.returncode == 0, installed.stderr[-3000:]
 
     empty = tmp_path / "empty"
     empty.mkdir()
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("THINKEVAL_", "PYTHON", "VIRTUAL_ENV"))}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("THINKEVAL_", "PYTHON", "VIRTUAL_ENV"))
+    }
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     # HF_ENDPOINT and HF_HOME point at the fake hub and an empty cache (the fixture).
     result = subprocess.run(
         ["thinkeval", "run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "20"],
-        cwd=empty, env=env, capture_output=True, text=True, timeout=300,
+        cwd=empty,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     assert "gsm8k: 20 samples (limit 20) from hub openai/gsm8k@740312add88f" in result.stderr
@@ -56,6 +65,10 @@ def test_pip_install_then_one_run_from_flags_gives_a_number(
     assert fake_hub.downloads()  # the data came from the hub, not from a checkout beside it
     where = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import thinkeval; print(thinkeval.__file__)"],
-        cwd=empty, env=env, capture_output=True, text=True, check=True,
+        cwd=empty,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert where.stdout.startswith(str(venv)), where.stdout

@@ -64,7 +64,7 @@ def test_torn_last_line_is_ignored_then_cut(tmp_path: Path) -> None:
         journal.append(attempt(2))
     data = path.read_bytes()
     assert data.startswith(whole)
-    assert data[len(whole):].count(b"\n") == 1  # exactly the new record, torn bytes gone
+    assert data[len(whole) :].count(b"\n") == 1  # exactly the new record, torn bytes gone
     assert [a.sample_id for a in iter_attempts(tmp_path)] == ["gsm8k/0", "gsm8k/1", "gsm8k/2"]
 
 

@@ -25,9 +25,14 @@ ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 
 
 def ceval_config(tmp_path: Path, url: str, **selection: object) -> Path:
-    return write_config(tmp_path / "run.yaml", {
-        "run": "r", "tasks": [{"name": "ceval", **selection}],
-        "models": [{"name": "m", "base_url": url}]})
+    return write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "r",
+            "tasks": [{"name": "ceval", **selection}],
+            "models": [{"name": "m", "base_url": url}],
+        },
+    )
 
 
 def test_a_limit_past_the_data_says_how_many_it_runs(
@@ -49,8 +54,10 @@ def test_a_range_partly_past_the_data_says_where_it_ends(
     start = total - 13
     config = ceval_config(tmp_path, server.base_url, range=f"{start}:{total + 67}")
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
-    assert (f"ceval: 13 samples (range {start}:{total + 67} goes past the data, which ends at"
-            f" {total}: {start}:{total})" in capsys.readouterr().err)
+    assert (
+        f"ceval: 13 samples (range {start}:{total + 67} goes past the data, which ends at"
+        f" {total}: {start}:{total})" in capsys.readouterr().err
+    )
 
 
 def test_a_range_past_the_data_is_an_error(
@@ -72,8 +79,11 @@ def test_a_range_past_the_data_is_an_error(
 
 def test_writers_of_one_plan_share_a_run_and_other_plans_are_refused(tmp_path: Path) -> None:
     with RunLock(tmp_path, Shard(1, 2)), RunLock(tmp_path, Shard(2, 2)):
-        with pytest.raises(JournalError, match=r"being run as shards of 2 \(--shard I/2\); "
-                                               r"a full run \(no --shard\) would ask"):
+        with pytest.raises(
+            JournalError,
+            match=r"being run as shards of 2 \(--shard I/2\); "
+            r"a full run \(no --shard\) would ask",
+        ):
             RunLock(tmp_path, None).acquire()
         with pytest.raises(JournalError, match=r"shards of 3 \(--shard I/3\) would ask"):
             RunLock(tmp_path, Shard(1, 3)).acquire()
@@ -86,13 +96,22 @@ def test_a_shard_beside_a_running_full_run_is_refused(tmp_path: Path, sim) -> No
     """A plain run and a --shard 1/2 run on one directory used to ask samples twice."""
     # Long enough for the shard to start while the full run is still asking.
     server = sim(model="m", latency_s=0.5)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "r", "tasks": [{"name": "gsm8k"}],
-        "models": [{"name": "m", "base_url": server.base_url, "concurrency": 2}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "r",
+            "tasks": [{"name": "gsm8k"}],
+            "models": [{"name": "m", "base_url": server.base_url, "concurrency": 2}],
+        },
+    )
     run_dir = tmp_path / "out"
     full = subprocess.Popen(
         [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
     try:
         journal = run_dir / "journal" / "main.jsonl"
         deadline = time.monotonic() + 60
@@ -100,8 +119,22 @@ def test_a_shard_beside_a_running_full_run_is_refused(tmp_path: Path, sim) -> No
             assert time.monotonic() < deadline and full.poll() is None, "the full run is not up"
             time.sleep(0.1)
         shard = subprocess.run(
-            [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir),
-             "--shard", "1/2"], capture_output=True, text=True, env=ENV, timeout=60)
+            [
+                sys.executable,
+                "-m",
+                "thinkeval",
+                "run",
+                str(config),
+                "--output",
+                str(run_dir),
+                "--shard",
+                "1/2",
+            ],
+            capture_output=True,
+            text=True,
+            env=ENV,
+            timeout=60,
+        )
         assert shard.returncode == 2, shard.stderr
         assert "Traceback" not in shard.stderr
         (line,) = [x for x in shard.stderr.splitlines() if x.startswith("error:")]
@@ -118,12 +151,34 @@ def test_a_shard_beside_a_running_full_run_is_refused(tmp_path: Path, sim) -> No
 @pytest.mark.parametrize(
     ("environ", "shard"),
     [
-        ({"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "3",
-          "SLURM_ARRAY_TASK_COUNT": "4"}, Shard(1, 4)),
-        ({"SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "5",
-          "SLURM_ARRAY_TASK_MAX": "12", "SLURM_ARRAY_TASK_COUNT": "8"}, Shard(8, 8)),
-        ({"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "6",
-          "SLURM_ARRAY_TASK_STEP": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, Shard(3, 4)),
+        (
+            {
+                "SLURM_ARRAY_TASK_ID": "0",
+                "SLURM_ARRAY_TASK_MIN": "0",
+                "SLURM_ARRAY_TASK_MAX": "3",
+                "SLURM_ARRAY_TASK_COUNT": "4",
+            },
+            Shard(1, 4),
+        ),
+        (
+            {
+                "SLURM_ARRAY_TASK_ID": "12",
+                "SLURM_ARRAY_TASK_MIN": "5",
+                "SLURM_ARRAY_TASK_MAX": "12",
+                "SLURM_ARRAY_TASK_COUNT": "8",
+            },
+            Shard(8, 8),
+        ),
+        (
+            {
+                "SLURM_ARRAY_TASK_ID": "4",
+                "SLURM_ARRAY_TASK_MIN": "0",
+                "SLURM_ARRAY_TASK_MAX": "6",
+                "SLURM_ARRAY_TASK_STEP": "2",
+                "SLURM_ARRAY_TASK_COUNT": "4",
+            },
+            Shard(3, 4),
+        ),
         ({"JOB_COMPLETION_INDEX": "2", "THINKEVAL_SHARD_COUNT": "3"}, Shard(3, 3)),
     ],
     ids=["slurm-from-0", "slurm-from-5", "slurm-step-2", "k8s"],
@@ -138,10 +193,23 @@ def test_shard_auto_reads_the_scheduler(environ: dict[str, str], shard: Shard) -
         ({}, "no Slurm job array"),
         ({"JOB_COMPLETION_INDEX": "0"}, "THINKEVAL_SHARD_COUNT is not"),
         ({"JOB_COMPLETION_INDEX": "3", "THINKEVAL_SHARD_COUNT": "3"}, "is not below"),
-        ({"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "7",
-          "SLURM_ARRAY_TASK_COUNT": "3"}, "evenly spaced"),
-        ({"SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_MIN": "1",
-          "SLURM_ARRAY_TASK_COUNT": "3"}, "whole number"),
+        (
+            {
+                "SLURM_ARRAY_TASK_ID": "7",
+                "SLURM_ARRAY_TASK_MIN": "1",
+                "SLURM_ARRAY_TASK_MAX": "7",
+                "SLURM_ARRAY_TASK_COUNT": "3",
+            },
+            "evenly spaced",
+        ),
+        (
+            {
+                "SLURM_ARRAY_TASK_ID": "x",
+                "SLURM_ARRAY_TASK_MIN": "1",
+                "SLURM_ARRAY_TASK_COUNT": "3",
+            },
+            "whole number",
+        ),
     ],
 )
 def test_shard_auto_explains_what_is_missing(environ: dict[str, str], words: str) -> None:
@@ -153,8 +221,12 @@ def test_a_slurm_array_task_runs_its_shard(
     tmp_path: Path, sim, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = sim(model="m")
-    for name, value in (("SLURM_ARRAY_TASK_ID", "6"), ("SLURM_ARRAY_TASK_MIN", "5"),
-                        ("SLURM_ARRAY_TASK_MAX", "7"), ("SLURM_ARRAY_TASK_COUNT", "3")):
+    for name, value in (
+        ("SLURM_ARRAY_TASK_ID", "6"),
+        ("SLURM_ARRAY_TASK_MIN", "5"),
+        ("SLURM_ARRAY_TASK_MAX", "7"),
+        ("SLURM_ARRAY_TASK_COUNT", "3"),
+    ):
         monkeypatch.setenv(name, value)
     run_dir = tmp_path / "out"
     config = ceval_config(tmp_path, server.base_url, limit=30)

@@ -40,20 +40,34 @@ ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 
 def thinkeval(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run `thinkeval ARGS` in a separate process, as from another terminal."""
-    return subprocess.run([sys.executable, "-m", "thinkeval", *args], capture_output=True,
-                          text=True, env=ENV, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "thinkeval", *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=timeout,
+    )
 
 
 def model_entry(name: str, url: str, **extra: Any) -> dict[str, Any]:
-    entry = {"name": name, "base_url": url, "concurrency": 16, "retry_backoff_s": 0.01,
-             "retry_backoff_max_s": 0.05, "generation": {"temperature": 0.0}}
+    entry = {
+        "name": name,
+        "base_url": url,
+        "concurrency": 16,
+        "retry_backoff_s": 0.01,
+        "retry_backoff_max_s": 0.05,
+        "generation": {"temperature": 0.0},
+    }
     entry.update(extra)
     return entry
 
 
 def small_tasks(n: int) -> list[dict[str, Any]]:
-    return [{"name": "ceval", "limit": n}, {"name": "boolq", "limit": n},
-            {"name": "gsm8k", "limit": n}]
+    return [
+        {"name": "ceval", "limit": n},
+        {"name": "boolq", "limit": n},
+        {"name": "gsm8k", "limit": n},
+    ]
 
 
 def numbers(run_dir: Path) -> dict[Any, Any]:
@@ -120,10 +134,15 @@ def detach_from_a_shell(config: Path, run_dir: Path) -> subprocess.CompletedProc
     The shell's process group then gets SIGHUP, as when a terminal is closed: a run that had not
     left it would die.
     """
-    command = (f"{sys.executable} -m thinkeval run {config} --output {run_dir} --detach; "
-               "exit 0")
-    shell = subprocess.Popen(["bash", "-c", command], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+    command = f"{sys.executable} -m thinkeval run {config} --output {run_dir} --detach; exit 0"
+    shell = subprocess.Popen(
+        ["bash", "-c", command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        start_new_session=True,
+    )
     out, err = shell.communicate(timeout=60)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(shell.pid, signal.SIGHUP)
@@ -134,9 +153,14 @@ def test_detached_run_survives_its_shell_and_status_follows_it(
     tmp_path: Path, sim, detached: list[Path]
 ) -> None:
     server = sim(model="m", seed=21, per_token_s=0.0004)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "bg", "tasks": [{"name": "gsm8k", "limit": 60}],
-        "models": [model_entry("m", server.base_url, concurrency=4)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "bg",
+            "tasks": [{"name": "gsm8k", "limit": 60}],
+            "models": [model_entry("m", server.base_url, concurrency=4)],
+        },
+    )
     run_dir = tmp_path / "out"
     detached.append(run_dir)
     started = time.monotonic()
@@ -178,9 +202,14 @@ def test_detached_run_survives_its_shell_and_status_follows_it(
 
 def test_stop_ends_a_detached_run_gracefully(tmp_path: Path, sim, detached: list[Path]) -> None:
     server = sim(model="m", seed=22, per_token_s=0.002)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "stop", "tasks": [{"name": "gsm8k", "limit": 60}],
-        "models": [model_entry("m", server.base_url, concurrency=2)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "stop",
+            "tasks": [{"name": "gsm8k", "limit": 60}],
+            "models": [model_entry("m", server.base_url, concurrency=2)],
+        },
+    )
     run_dir = tmp_path / "out"
     detached.append(run_dir)
     assert detach_from_a_shell(config, run_dir).returncode == 0
@@ -217,12 +246,18 @@ def finished_run(
     """A complete two-model run, shared by the tests that only read (or copy) it."""
     root = tmp_path_factory.mktemp("finished")
     knobs = {"seed": 24, "p_long": 0.3}
-    with running_sim(SimConfig(port=0, model="a", **knobs), answer_key) as a, \
-            running_sim(SimConfig(port=0, model="b", **knobs), answer_key) as b:
-        config = write_config(root / "run.yaml", {
-            "run": "done", "tasks": [{"name": "ceval", "limit": 30},
-                                     {"name": "gsm8k", "limit": 30}],
-            "models": [model_entry("a", a), model_entry("b", b)]})
+    with (
+        running_sim(SimConfig(port=0, model="a", **knobs), answer_key) as a,
+        running_sim(SimConfig(port=0, model="b", **knobs), answer_key) as b,
+    ):
+        config = write_config(
+            root / "run.yaml",
+            {
+                "run": "done",
+                "tasks": [{"name": "ceval", "limit": 30}, {"name": "gsm8k", "limit": 30}],
+                "models": [model_entry("a", a), model_entry("b", b)],
+            },
+        )
         assert main(["run", str(config), "--output", str(root / "out")]) == 0
     return root / "out"
 
@@ -232,7 +267,8 @@ def test_status_of_a_finished_run_matches_the_summary(finished_run: Path) -> Non
     assert status["state"] == "finished" and status["complete"] and not status["alive"]
     assert {p["budget"] for p in status["phases"]} == {2048, 8192} and status["run"] == "done"
     assert {(p["model"], p["task"]) for p in status["phases"]} == {
-        (m, t) for m in ("a", "b") for t in ("ceval", "gsm8k")}
+        (m, t) for m in ("a", "b") for t in ("ceval", "gsm8k")
+    }
     assert_status_matches_summary(status, finished_run)
     assert any(p["phase"] == "retry" and p["total"] > 0 for p in status["phases"])
     assert read_status(finished_run).to_json()["phases"] == status["phases"]
@@ -294,8 +330,9 @@ def test_verify_a_clean_run(finished_run: Path, tmp_path: Path) -> None:
 
 def test_verify_reports_a_duplicated_line(finished_run: Path, tmp_path: Path) -> None:
     run_dir, lines = _mutated(finished_run, tmp_path)
-    line = next(x for x in lines if x["model"] == "b" and x["task"] == "gsm8k"
-                and x["phase"] == "fixed")
+    line = next(
+        x for x in lines if x["model"] == "b" and x["task"] == "gsm8k" and x["phase"] == "fixed"
+    )
     # Another writer recorded the same sample again, as overlapping shards would.
     (run_dir / "journal" / "shard-1-of-2.jsonl").write_text(json.dumps(line) + "\n")
     code, found = verify_json(run_dir)
@@ -313,19 +350,35 @@ def test_verify_reports_missing_error_only_unexpected_and_unknown(
     finished_run: Path, tmp_path: Path
 ) -> None:
     run_dir, lines = _mutated(finished_run, tmp_path)
-    fixed = [x for x in lines if x["model"] == "a" and x["task"] == "gsm8k"
-             and x["phase"] == "fixed"]
+    fixed = [
+        x for x in lines if x["model"] == "a" and x["task"] == "gsm8k" and x["phase"] == "fixed"
+    ]
     retried = {x["sample_id"] for x in lines if x["model"] == "a" and x["phase"] == "retry"}
     plain = [x for x in fixed if x["sample_id"] not in retried]
     candidate = next(x for x in fixed if x["sample_id"] in retried)
     missing, failing, over_asked = plain[0], plain[1], plain[2]
-    errored = dict(failing, content=None, reasoning=None, finish_reason=None, verdict=None,
-                   answer=None, error="HTTP 500: boom", error_kind="server_error", http_status=500)
+    errored = dict(
+        failing,
+        content=None,
+        reasoning=None,
+        finish_reason=None,
+        verdict=None,
+        answer=None,
+        error="HTTP 500: boom",
+        error_kind="server_error",
+        http_status=500,
+    )
     unexpected = dict(over_asked, phase="retry", budget=8192, max_tokens=8192)
     unknown = dict(missing, sample_id="gsm8k/999999")
-    kept = [x for x in lines if x is not missing and x is not failing
-            and not (x["phase"] == "retry" and x["sample_id"] == candidate["sample_id"]
-                     and x["model"] == "a")]
+    kept = [
+        x
+        for x in lines
+        if x is not missing
+        and x is not failing
+        and not (
+            x["phase"] == "retry" and x["sample_id"] == candidate["sample_id"] and x["model"] == "a"
+        )
+    ]
     _write(run_dir, [*kept, errored, unexpected, unknown])
 
     code, found = verify_json(run_dir)
@@ -336,11 +389,19 @@ def test_verify_reports_missing_error_only_unexpected_and_unknown(
     assert check["missing_retry"] == [candidate["sample_id"]]
     assert check["unexpected_retries"] == [over_asked["sample_id"]]
     assert [u["sample_id"] for u in found["unknown"]] == ["gsm8k/999999"]
-    assert all(check_of(found, m, t)["complete"] for m, t in
-               (("a", "ceval"), ("b", "ceval"), ("b", "gsm8k")))
+    assert all(
+        check_of(found, m, t)["complete"]
+        for m, t in (("a", "ceval"), ("b", "ceval"), ("b", "gsm8k"))
+    )
     text = thinkeval("verify", str(run_dir)).stdout
-    for phrase in ("missing fixed: 1", "missing retry: 1", "error-only fixed", "unexpected retry",
-                   "unknown samples: 1", "incomplete and not clean"):
+    for phrase in (
+        "missing fixed: 1",
+        "missing retry: 1",
+        "error-only fixed",
+        "unexpected retry",
+        "unknown samples: 1",
+        "incomplete and not clean",
+    ):
         assert phrase in text, phrase
 
 
@@ -348,16 +409,26 @@ def test_heartbeats_from_another_host_are_judged_by_age(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     (run_dir / "status").mkdir(parents=True)
     now = time.time()
-    beat = {"host": "gpu-elsewhere", "pid": 4242, "state": "running", "started_at": now - 60,
-            "model": "m", "in_flight": 7, "last_error": None, "rows": []}
+    beat = {
+        "host": "gpu-elsewhere",
+        "pid": 4242,
+        "state": "running",
+        "started_at": now - 60,
+        "model": "m",
+        "in_flight": 7,
+        "last_error": None,
+        "rows": [],
+    }
     (run_dir / "status" / "shard-2-of-2.json").write_text(json.dumps(beat | {"updated_at": now}))
-    (run_dir / "status" / "shard-1-of-2.json").write_text(json.dumps(
-        beat | {"host": "gpu-gone", "updated_at": now - 60}))
+    (run_dir / "status" / "shard-1-of-2.json").write_text(
+        json.dumps(beat | {"host": "gpu-gone", "updated_at": now - 60})
+    )
     # This host, state running, but the process is gone: it was killed.
     gone = subprocess.Popen(["true"])
     gone.wait()
-    (run_dir / "status" / "main.json").write_text(json.dumps(
-        beat | {"host": socket.gethostname(), "pid": gone.pid, "updated_at": now}))
+    (run_dir / "status" / "main.json").write_text(
+        json.dumps(beat | {"host": socket.gethostname(), "pid": gone.pid, "updated_at": now})
+    )
     found = {w.writer: w for w in find_writers(run_dir)}
     assert found["shard-2-of-2"].alive and not found["shard-2-of-2"].local
     assert found["shard-2-of-2"].in_flight == 7
@@ -368,13 +439,24 @@ def test_heartbeats_from_another_host_are_judged_by_age(tmp_path: Path) -> None:
     assert "gpu-elsewhere" in stopped.stderr and "stop it there" in stopped.stderr
 
     # A run from the Python API: its process (this test session) is no `thinkeval` command.
-    (run_dir / "status" / "main.json").write_text(json.dumps(
-        beat | {"host": socket.gethostname(), "pid": os.getpid(), "updated_at": time.time()}))
+    (run_dir / "status" / "main.json").write_text(
+        json.dumps(
+            beat | {"host": socket.gethostname(), "pid": os.getpid(), "updated_at": time.time()}
+        )
+    )
     main_writer = {w.writer: w for w in find_writers(run_dir)}["main"]
     assert main_writer.alive and main_writer.running_here and main_writer.active
-    (run_dir / "status" / "main.json").write_text(json.dumps(
-        beat | {"host": socket.gethostname(), "pid": os.getpid(), "updated_at": time.time(),
-                "state": "finished"}))
+    (run_dir / "status" / "main.json").write_text(
+        json.dumps(
+            beat
+            | {
+                "host": socket.gethostname(),
+                "pid": os.getpid(),
+                "updated_at": time.time(),
+                "state": "finished",
+            }
+        )
+    )
     main_writer = {w.writer: w for w in find_writers(run_dir)}["main"]
     assert main_writer.state == "finished" and not main_writer.running_here
     assert not main_writer.active
@@ -385,16 +467,32 @@ def test_heartbeats_from_another_host_are_judged_by_age(tmp_path: Path) -> None:
 def test_three_shards_sharing_a_run_equal_one_process(tmp_path: Path, sim) -> None:
     server = sim(model="m", seed=31, p_long=0.25)
     tasks = small_tasks(50)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "shards", "tasks": tasks, "models": [model_entry("m", server.base_url)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {"run": "shards", "tasks": tasks, "models": [model_entry("m", server.base_url)]},
+    )
     single, shared = tmp_path / "single", tmp_path / "shared"
     assert main(["run", str(config), "--output", str(single)]) == 0
 
     # Three writers start together on one run directory, as on three machines sharing it.
     shards = [
-        subprocess.Popen([sys.executable, "-m", "thinkeval", "run", str(config), "--output",
-                          str(shared), "--shard", f"{i}/3"], env=ENV,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "thinkeval",
+                "run",
+                str(config),
+                "--output",
+                str(shared),
+                "--shard",
+                f"{i}/3",
+            ],
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for i in (1, 2, 3)
     ]
     for shard in shards:
@@ -402,16 +500,19 @@ def test_three_shards_sharing_a_run_equal_one_process(tmp_path: Path, sim) -> No
         assert shard.returncode == 0, err
 
     assert sorted(p.name for p in (shared / "journal").iterdir()) == [
-        f"shard-{i}-of-3.jsonl" for i in (1, 2, 3)]
+        f"shard-{i}-of-3.jsonl" for i in (1, 2, 3)
+    ]
     for attempt in iter_attempts(shared):
         assert attempt.shard is not None
         assert Shard.parse(attempt.shard.removeprefix("shard-").replace("-of-", "/")).owns(
-            attempt.sample_id)
+            attempt.sample_id
+        )
     for task in ("ceval", "boolq", "gsm8k"):
         name = f"samples/{task}.jsonl"
         assert (shared / name).read_bytes() == (single / name).read_bytes()
     assert json.loads((shared / "config.json").read_text()) == json.loads(
-        (single / "config.json").read_text())
+        (single / "config.json").read_text()
+    )
 
     done = thinkeval("verify", str(shared))
     assert done.returncode == 0, done.stdout
@@ -430,15 +531,33 @@ def test_api_key_stays_out_of_a_detached_runs_files_and_log(
 ) -> None:
     secret = "sk-detached-secret-4242"
     server = sim(model="m", seed=23)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "key", "tasks": [{"name": "boolq", "limit": 20}],
-        "models": [model_entry("m", server.base_url, api_key_env="TE_DETACHED_KEY")]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "key",
+            "tasks": [{"name": "boolq", "limit": 20}],
+            "models": [model_entry("m", server.base_url, api_key_env="TE_DETACHED_KEY")],
+        },
+    )
     run_dir = tmp_path / "out"
     detached.append(run_dir)
     env = dict(ENV, TE_DETACHED_KEY=secret)
     proc = subprocess.run(
-        [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir),
-         "--detach"], capture_output=True, text=True, env=env, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "thinkeval",
+            "run",
+            str(config),
+            "--output",
+            str(run_dir),
+            "--detach",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     pid = json.loads((run_dir / "run.pid").read_text())["pid"]
     wait_for(lambda: not is_thinkeval_process(pid), 90, "the detached run to finish")

@@ -17,9 +17,16 @@ from thinkeval.store.journal import iter_attempts
 
 def reply(task: str, tokens: int, cut: bool, phase: str = "fixed") -> Attempt:
     return Attempt(
-        model="m", task=task, sample_id=f"{task}/0", phase=phase,  # type: ignore[arg-type]
-        budget=2048, max_tokens=2048, state="unfinished" if cut else "finished",
-        finish_reason="length" if cut else "stop", content="x", started_at=0.0,
+        model="m",
+        task=task,
+        sample_id=f"{task}/0",
+        phase=phase,  # type: ignore[arg-type]
+        budget=2048,
+        max_tokens=2048,
+        state="unfinished" if cut else "finished",
+        finish_reason="length" if cut else "stop",
+        content="x",
+        started_at=0.0,
         usage=Usage(completion_tokens=tokens),
     )
 
@@ -34,8 +41,12 @@ def test_the_task_likely_to_be_cut_off_goes_first_and_what_is_seen_refines_it() 
         "short": TaskEstimate.prior((2048, 8192), 500),
         "long": TaskEstimate.prior((2048, 8192), 1800),
     }
-    work = FixedWork({"short": stream("short", 50), "long": stream("long", 50)}, estimates, 32,
-                     {"short": 50, "long": 50})
+    work = FixedWork(
+        {"short": stream("short", 50), "long": stream("long", 50)},
+        estimates,
+        32,
+        {"short": 50, "long": 50},
+    )
     assert [work.next().task for _ in range(3)] == ["long"] * 3  # type: ignore[union-attr]
     # The run sees the "long" task answer briefly and never cut off: it gives way.
     for _ in range(40):
@@ -47,8 +58,9 @@ def test_the_task_likely_to_be_cut_off_goes_first_and_what_is_seen_refines_it() 
 
 
 def test_moved_up_work_goes_before_the_streams_once() -> None:
-    work = FixedWork({"t": stream("t", 3)}, {"t": TaskEstimate.prior((2048, 8192), None)}, 4,
-                     {"t": 6})
+    work = FixedWork(
+        {"t": stream("t", 3)}, {"t": TaskEstimate.prior((2048, 8192), None)}, 4, {"t": 6}
+    )
     early = WorkItem("t", "fixed", 2048, 7, repeat=1)
     work.move_up("t", 5, early)
     work.move_up("t", 5, early)  # a second cut-off repeat of the same sample: still once
@@ -65,14 +77,20 @@ def test_repeats_of_a_sample_cut_off_go_first_and_each_unit_is_asked_once(
     tmp_path: Path, sim
 ) -> None:
     server = sim(model="m", seed=41, p_long=0.4, latency_s=0.005)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "repeats", "tasks": [{"name": "gsm8k", "limit": 40, "repeats": 3}],
-        "models": [model_entry("m", server.base_url, concurrency=2)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "repeats",
+            "tasks": [{"name": "gsm8k", "limit": 40, "repeats": 3}],
+            "models": [model_entry("m", server.base_url, concurrency=2)],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
     attempts = sorted(iter_attempts(tmp_path / "out"), key=lambda x: x.started_at)
     fixed = [x for x in attempts if x.phase == "fixed"]
     assert Counter((x.sample_id, x.repeat) for x in fixed) == {
-        (f"gsm8k/{i}", r): 1 for i in range(40) for r in range(3)}
+        (f"gsm8k/{i}", r): 1 for i in range(40) for r in range(3)
+    }
     assert verify_run(tmp_path / "out").ok
     # A sample cut off in repeat 0 has its other repeats asked before the last samples' repeat 0.
     first_cut = next(x for x in fixed if x.repeat == 0 and x.state in ("empty", "unfinished"))

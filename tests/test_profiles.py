@@ -68,11 +68,17 @@ def test_a_config_says_which_flavour_and_is_checked_against_it() -> None:
 
 
 def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
-    refusal = json.dumps({"error": {
-        "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
-                   "Use 'max_completion_tokens' instead.",
-        "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter",
-    }}).encode()
+    refusal = json.dumps(
+        {
+            "error": {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error",
+                "param": "max_tokens",
+                "code": "unsupported_parameter",
+            }
+        }
+    ).encode()
     for api in ("vllm", "sglang"):
         failure = get_profile(api).failure(400, refusal, None)  # type: ignore[arg-type]
         assert failure.kind == "wrong_api" and not failure.retryable
@@ -107,10 +113,22 @@ def test_every_profile_is_named_by_its_api_value() -> None:
 
 
 def run_config(tmp_path: Path, base_url: str, **model: Any) -> Path:
-    return write_config(tmp_path / "run.yaml", {
-        "run": "flavour", "tasks": [{"name": "gsm8k", "limit": 20}],
-        "models": [{"name": "m", "base_url": base_url, "concurrency": 4,
-                    "retry_backoff_s": 0.01, **model}]})
+    return write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "flavour",
+            "tasks": [{"name": "gsm8k", "limit": 20}],
+            "models": [
+                {
+                    "name": "m",
+                    "base_url": base_url,
+                    "concurrency": 4,
+                    "retry_backoff_s": 0.01,
+                    **model,
+                }
+            ],
+        },
+    )
 
 
 def test_api_vllm_against_the_openai_api_stops_and_says_api_openai(

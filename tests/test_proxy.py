@@ -22,8 +22,16 @@ from thinkeval.client.endpoint import Endpoint, RequestFailed
 from thinkeval.client.session import open_session
 from thinkeval.store.journal import iter_attempts
 
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy",
-                   "no_proxy", "ALL_PROXY", "all_proxy")
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+)
 
 
 class Recorder(HttpProxyBasePlugin):
@@ -54,8 +62,18 @@ def forward_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[F
     for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     Recorder.path = str(tmp_path / "proxy-seen.txt")
-    args = ["--hostname", "127.0.0.1", "--port", "0", "--num-acceptors", "1",
-            "--num-workers", "1", "--log-level", "WARNING"]
+    args = [
+        "--hostname",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--num-acceptors",
+        "1",
+        "--num-workers",
+        "1",
+        "--log-level",
+        "WARNING",
+    ]
     with proxy.Proxy(args, plugins=[Recorder]) as running:
         yield ForwardProxy(f"http://127.0.0.1:{running.flags.port}", Path(Recorder.path))
 
@@ -69,8 +87,11 @@ async def ask(base_url: str) -> tuple[list[dict[str, Any]], str | None]:
     async with open_session(4, base_url.startswith("https:")) as session:
         endpoint = Endpoint(session, base_url, None, 30)
         cards = await endpoint.models()
-        body = {"model": cards[0]["id"], "max_tokens": 64,
-                "messages": [{"role": "user", "content": "Question: 1+1?\nAnswer:"}]}
+        body = {
+            "model": cards[0]["id"],
+            "max_tokens": 64,
+            "messages": [{"role": "user", "content": "Question: 1+1?\nAnswer:"}],
+        }
         timed = await endpoint.chat(body)
     return cards, timed.reply.content or timed.reply.reasoning
 
@@ -102,8 +123,9 @@ async def test_no_proxy_sends_past_the_proxy(
     assert forward_proxy.seen() == []
 
 
-async def test_an_unreachable_proxy_is_named(sim, forward_proxy: ForwardProxy,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_unreachable_proxy_is_named(
+    sim, forward_proxy: ForwardProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = sim(model="m")
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     with pytest.raises(RequestFailed, match=r"cannot connect to the proxy 127\.0\.0\.1:9"):
@@ -116,8 +138,11 @@ async def tls_models_server(ca: trustme.CA) -> AsyncIterator[str]:
         return web.json_response({"object": "list", "data": [{"id": "m", "owned_by": "vllm"}]})
 
     async def chat(request: web.Request) -> web.Response:
-        choice = {"index": 0, "finish_reason": "stop",
-                  "message": {"role": "assistant", "content": "The answer is 2"}}
+        choice = {
+            "index": 0,
+            "finish_reason": "stop",
+            "message": {"role": "assistant", "content": "The answer is 2"},
+        }
         return web.json_response({"model": "m", "choices": [choice], "usage": {}})
 
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -156,9 +181,14 @@ def test_a_whole_run_through_the_proxy(
 ) -> None:
     server = sim(model="m", seed=31)
     monkeypatch.setenv("HTTP_PROXY", forward_proxy.url)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "proxied", "tasks": [{"name": "gsm8k", "limit": 20}],
-        "models": [{"name": "m", "base_url": server.base_url, "concurrency": 4}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "proxied",
+            "tasks": [{"name": "gsm8k", "limit": 20}],
+            "models": [{"name": "m", "base_url": server.base_url, "concurrency": 4}],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
     attempts = list(iter_attempts(tmp_path / "out"))
     assert attempts and all(a.error is None for a in attempts)

@@ -31,8 +31,9 @@ def test_the_python_api_page_runs_as_written(
     assert len(blocks) >= 6 and all(DOC_URL in b for b in blocks[1:3])
     namespace: dict[str, object] = {}
     for number, block in enumerate(blocks, 1):
-        code = compile(block.replace(DOC_URL, server.base_url), f"{DOC.name} block {number}",
-                       "exec")
+        code = compile(
+            block.replace(DOC_URL, server.base_url), f"{DOC.name} block {number}", "exec"
+        )
         exec(code, namespace)
     run = thinkeval.load_run(tmp_path / "runs" / "notebook-try")
     assert {r.task for r in run.results} == {"gsm8k", "boolq"}
@@ -43,13 +44,29 @@ def test_the_api_and_the_command_line_give_the_same_numbers(
 ) -> None:
     server = sim(model="m", seed=8)
     monkeypatch.setenv("THINKEVAL_DATA_DIR", str(data_dir))
-    api = thinkeval.evaluate(base_url=server.base_url, tasks=["ceval"], limit=15,
-                             output=tmp_path / "api")
-    assert main(["run", "--base-url", server.base_url, "--tasks", "ceval", "--limit", "15",
-                 "--output", str(tmp_path / "cli")]) == 0
+    api = thinkeval.evaluate(
+        base_url=server.base_url, tasks=["ceval"], limit=15, output=tmp_path / "api"
+    )
+    assert (
+        main(
+            [
+                "run",
+                "--base-url",
+                server.base_url,
+                "--tasks",
+                "ceval",
+                "--limit",
+                "15",
+                "--output",
+                str(tmp_path / "cli"),
+            ]
+        )
+        == 0
+    )
     cli = thinkeval.load_run(tmp_path / "cli")
     assert [msgspec.structs.asdict(r) for r in api.results] == [
-        msgspec.structs.asdict(r) for r in cli.results]
+        msgspec.structs.asdict(r) for r in cli.results
+    ]
     outcomes = list(cli.samples())
     assert len(outcomes) == 15
     result = cli.result("m", "ceval")
@@ -77,14 +94,18 @@ def test_dataframes_without_pandas_name_the_extra(
 ) -> None:
     server = sim(model="m")
     monkeypatch.setenv("THINKEVAL_DATA_DIR", str(data_dir))
-    run = thinkeval.evaluate(base_url=server.base_url, tasks="gsm8k", limit=2,
-                             output=tmp_path / "out")
+    run = thinkeval.evaluate(
+        base_url=server.base_url, tasks="gsm8k", limit=2, output=tmp_path / "out"
+    )
     monkeypatch.setitem(sys.modules, "pandas", None)  # makes `import pandas` fail
     with pytest.raises(ImportError, match=r"pip install 'thinkeval\[pandas\]'"):
         run.attempts_frame()
 
 
 def test_loading_something_that_is_not_a_run_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(thinkeval.ThinkevalError, match=r"config\.json: not found; is this a "
-                                                       r"thinkeval run directory"):
+    with pytest.raises(
+        thinkeval.ThinkevalError,
+        match=r"config\.json: not found; is this a "
+        r"thinkeval run directory",
+    ):
         thinkeval.load_run(tmp_path)

@@ -20,7 +20,15 @@ from thinkeval.tasks.registry import find_task
 
 DATA = Path(__file__).parent / "data"
 FIELDS = {
-    "task", "class", "content", "finish_reason", "reasoning", "gold", "status", "answer", "why"
+    "task",
+    "class",
+    "content",
+    "finish_reason",
+    "reasoning",
+    "gold",
+    "status",
+    "answer",
+    "why",
 }
 
 

@@ -110,8 +110,16 @@ def test_no_network_references(page: str) -> None:
     style = page.split("<style>")[1].split("</style>")[0]
     assert not re.search(r"@import|url\(", style, re.I)
     links = re.findall(r'href="([^"]*)"', page)
-    sections = ["#headline", "#outcomes", "#best", "#lenient", "#pairs", "#curve", "#usage",
-                "#tokens"]
+    sections = [
+        "#headline",
+        "#outcomes",
+        "#best",
+        "#lenient",
+        "#pairs",
+        "#curve",
+        "#usage",
+        "#tokens",
+    ]
     sections.append("#diagnosis")  # why replies did not finish
     views = [link for link in links if link.startswith("#samples?")]
     assert [link for link in links if link not in views] == [

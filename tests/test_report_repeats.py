@@ -86,9 +86,7 @@ def test_models_are_compared_over_questions(demo: Path) -> None:
         assert (row.asked, row.n, row.left_out, row.k) == (QUESTIONS, QUESTIONS, 0, K)
         assert row.a.solved == sum(a.values()) and row.a.replies == QUESTIONS * K
         assert row.sentence.startswith("On avg@4, ")
-        assert row.significant == (
-            (row.ci_low > 0 or row.ci_high < 0) and row.p_value < 0.05
-        )
+        assert row.significant == ((row.ci_low > 0 or row.ci_high < 0) and row.p_value < 0.05)
     markdown = render_markdown(report)
     assert "### aime25, fixed 16384 (avg@4, compared over questions)" in markdown
     assert report.repeat_pairs[0].sentence in markdown.replace("\\", "")

@@ -88,7 +88,7 @@ def test_search_matches_question_gold_and_counted_content_only(tmp_path: Path) -
     samples = [boolq_sample(i) for i in range(3)]
     stray = reply("m", boolq_sample(9), "fixed", "correct", content="A needle outside")
     attempts = [
-        reply("m", samples[0], "fixed", "correct", content="A\\nthe Needle\u00e9 \"quoted\""),
+        reply("m", samples[0], "fixed", "correct", content='A\\nthe Needle\u00e9 "quoted"'),
         reply("m", samples[1], "fixed", "error"),
         reply("m", samples[1], "fixed", "correct"),
         reply("m", samples[2], "fixed", "wrong"),
@@ -98,7 +98,7 @@ def test_search_matches_question_gold_and_counted_content_only(tmp_path: Path) -
     viewer = Viewer([run], resamples=100)
     try:
         searcher = Searcher(viewer.catalog)
-        assert searcher.search("NEEDLEÉ \"QUOTED\"").tolist() == [0]  # JSON escapes, any case
+        assert searcher.search('NEEDLEÉ "QUOTED"').tolist() == [0]  # JSON escapes, any case
         assert searcher.search("a\\nthe").tolist() == [0]  # a backslash as written
         assert searcher.search("needle outside").tolist() == []  # not one of the run's samples
         assert searcher.search("Persian").tolist() == [0]  # boolq/0's passage
@@ -110,8 +110,12 @@ def test_search_matches_question_gold_and_counted_content_only(tmp_path: Path) -
 
 def test_two_runs_combine_and_a_busy_port_is_a_clear_error(tmp_path: Path) -> None:
     samples = [boolq_sample(i) for i in range(4)]
-    first = make_run(tmp_path / "one", {"boolq": samples},
-                     [reply("w8a8", s, "fixed", "correct") for s in samples], ["w8a8"])
+    first = make_run(
+        tmp_path / "one",
+        {"boolq": samples},
+        [reply("w8a8", s, "fixed", "correct") for s in samples],
+        ["w8a8"],
+    )
     second = make_run(tmp_path / "two", {"boolq": samples},
                       [reply("bf16", s, "fixed", "wrong") for s in samples], ["bf16"])  # fmt: skip
     with viewing(first, second) as url:

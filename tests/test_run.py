@@ -37,15 +37,24 @@ def stats(base_url: str, detail: bool = False) -> dict[str, Any]:
 
 
 def model_entry(name: str, url: str | list[str], **extra: Any) -> dict[str, Any]:
-    entry = {"name": name, "base_url": url, "concurrency": 16, "retry_backoff_s": 0.01,
-             "retry_backoff_max_s": 0.05, "generation": {"temperature": 0.0}}
+    entry = {
+        "name": name,
+        "base_url": url,
+        "concurrency": 16,
+        "retry_backoff_s": 0.01,
+        "retry_backoff_max_s": 0.05,
+        "generation": {"temperature": 0.0},
+    }
     entry.update(extra)
     return entry
 
 
 def small_tasks(n: int = 40) -> list[dict[str, Any]]:
-    return [{"name": "ceval", "limit": n}, {"name": "boolq", "limit": n},
-            {"name": "gsm8k", "limit": n}]
+    return [
+        {"name": "ceval", "limit": n},
+        {"name": "boolq", "limit": n},
+        {"name": "gsm8k", "limit": n},
+    ]
 
 
 def summary_of(run_dir: Path) -> dict[str, Any]:
@@ -56,8 +65,11 @@ def summary_of(run_dir: Path) -> dict[str, Any]:
 def numbers(run_dir: Path) -> dict[Any, Any]:
     """The summary without timestamps: what must match between equivalent runs."""
     return {
-        key: {k: v for k, v in row.items() if k in ("total", "fixed", "retry", "adaptive",
-                                                    "lenient", "subjects")}
+        key: {
+            k: v
+            for k, v in row.items()
+            if k in ("total", "fixed", "retry", "adaptive", "lenient", "subjects")
+        }
         for key, row in summary_of(run_dir).items()
     }
 
@@ -84,32 +96,46 @@ def test_two_models_three_full_tasks(
     all_samples: dict[str, list[Sample]] = request.getfixturevalue(samples_fixture)
     a = sim(model="sim-bf16", seed=1)
     b = sim(model="sim-w8a8", seed=2, p_wrong=0.2, p_long=0.25, profile="vllm-0.10")
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "full", "budgets": [2048, 8192], "tasks": ["ceval", "boolq", "gsm8k"],
-        "models": [model_entry("sim-bf16", a.base_url, concurrency=64),
-                   model_entry("sim-w8a8", b.base_url, concurrency=64)],
-    })
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "full",
+            "budgets": [2048, 8192],
+            "tasks": ["ceval", "boolq", "gsm8k"],
+            "models": [
+                model_entry("sim-bf16", a.base_url, concurrency=64),
+                model_entry("sim-w8a8", b.base_url, concurrency=64),
+            ],
+        },
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
 
     rows = summary_of(run_dir)
-    assert set(rows) == {(m, t) for m in ("sim-bf16", "sim-w8a8")
-                         for t in ("ceval", "boolq", "gsm8k")}
+    assert set(rows) == {
+        (m, t) for m in ("sim-bf16", "sim-w8a8") for t in ("ceval", "boolq", "gsm8k")
+    }
     for (_, task), row in rows.items():
         assert row["total"] == len(all_samples[task])
         assert_counts_add_up(row)
         assert row["retry"]["candidates"] > 0 and row["retry"]["correct"] > 0
     ceval = rows["sim-bf16", "ceval"]["subjects"]
     assert {k: v["total"] for k, v in ceval.items()} == Counter(
-        s.subset for s in all_samples["ceval"])
-    assert sum(v["adaptive"]["correct"] for v in ceval.values()) == \
-        rows["sim-bf16", "ceval"]["adaptive"]["correct"]
+        s.subset for s in all_samples["ceval"]
+    )
+    assert (
+        sum(v["adaptive"]["correct"] for v in ceval.values())
+        == rows["sim-bf16", "ceval"]["adaptive"]["correct"]
+    )
 
     # Exactly once per phase, retries only for empty/unfinished fixed verdicts.
     phases = Counter((x.model, x.sample_id, x.phase) for x in iter_attempts(run_dir))
     assert set(phases.values()) == {1}
-    fixed_status = {(x.model, x.sample_id): x.recorded_status() for x in iter_attempts(run_dir)
-                    if x.phase == "fixed"}
+    fixed_status = {
+        (x.model, x.sample_id): x.recorded_status()
+        for x in iter_attempts(run_dir)
+        if x.phase == "fixed"
+    }
     retried = {(m, s) for (m, s, p) in phases if p == "retry"}
     assert retried == {k for k, v in fixed_status.items() if v in RETRY_STATUSES}
     for server in (a, b):
@@ -134,9 +160,14 @@ def test_a_run_holds_only_the_prompts_it_is_working_on(
     # What keeps memory flat in the run length: samples stream from the samples file, so the
     # live Sample objects stay near the number of requests in flight, not the dataset's length.
     server = sim(model="m", seed=6, p_long=0.3)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "stream", "tasks": ["gsm8k", "boolq", "ceval"],
-        "models": [model_entry("m", server.base_url, concurrency=8)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "stream",
+            "tasks": ["gsm8k", "boolq", "ceval"],
+            "models": [model_entry("m", server.base_url, concurrency=8)],
+        },
+    )
     total = sum(len(samples) for samples in all_samples.values())
     bound = 4 * 8
     assert total > 2 * bound  # a loaded dataset would be well over the bound
@@ -163,8 +194,10 @@ def test_a_run_holds_only_the_prompts_it_is_working_on(
 
 def test_rerun_asks_nothing_and_gives_the_same_numbers(tmp_path: Path, sim) -> None:
     server = sim(model="m", seed=3)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "again", "tasks": small_tasks(), "models": [model_entry("m", server.base_url)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {"run": "again", "tasks": small_tasks(), "models": [model_entry("m", server.base_url)]},
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     first = numbers(run_dir)
@@ -186,16 +219,16 @@ class Done:
 
 def run_small(tmp_path: Path, sim, n: int, **knobs: Any) -> Done:
     server = sim(model="m", **knobs)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "small", "tasks": small_tasks(n), "models": [model_entry("m", server.base_url)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {"run": "small", "tasks": small_tasks(n), "models": [model_entry("m", server.base_url)]},
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     return Done(server.base_url, config, run_dir, numbers(run_dir))
 
 
-def test_summary_reuses_recorded_verdicts_only_when_they_are_current(
-    tmp_path: Path, sim
-) -> None:
+def test_summary_reuses_recorded_verdicts_only_when_they_are_current(tmp_path: Path, sim) -> None:
     done = run_small(tmp_path, sim, 30, seed=4, p_long=0.3, p_wrong=0.3)
     run_dir, first, journal = done.run_dir, done.numbers, done.run_dir / "journal" / "main.jsonl"
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
@@ -241,14 +274,14 @@ def test_resume_asks_the_retries_the_journal_calls_for(tmp_path: Path, sim) -> N
     assert numbers(done.run_dir) == done.numbers  # same prompts (read back by offset), same replies
 
 
-def test_a_second_process_on_a_running_run_changes_nothing(
-    tmp_path: Path, sim, capsys
-) -> None:
+def test_a_second_process_on_a_running_run_changes_nothing(tmp_path: Path, sim, capsys) -> None:
     done = run_small(tmp_path, sim, 20, seed=9)
     samples = {p.name: p.read_bytes() for p in (done.run_dir / "samples").iterdir()}
     config = (done.run_dir / "config.json").read_bytes()
-    bigger = write_config(tmp_path / "bigger.yaml", {
-        "run": "small", "tasks": small_tasks(40), "models": [model_entry("m", done.base_url)]})
+    bigger = write_config(
+        tmp_path / "bigger.yaml",
+        {"run": "small", "tasks": small_tasks(40), "models": [model_entry("m", done.base_url)]},
+    )
     with Journal(done.run_dir, "main"):  # the first process, still running
         code = main(["run", str(bigger), "--output", str(done.run_dir)])
     assert code == 2
@@ -259,44 +292,62 @@ def test_a_second_process_on_a_running_run_changes_nothing(
 
 def test_lenient_inflates_truncated_replies(tmp_path: Path, sim) -> None:
     server = sim(model="m", seed=5, p_long=0.4)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "lenient", "tasks": ["gsm8k"],
-        "models": [model_entry("m", server.base_url)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {"run": "lenient", "tasks": ["gsm8k"], "models": [model_entry("m", server.base_url)]},
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     row = summary_of(run_dir)["m", "gsm8k"]
     assert row["lenient"]["fixed_accuracy"] > row["fixed"]["accuracy"]
 
 
-def test_sigkill_at_random_moments_then_resume_gives_identical_numbers(
-    tmp_path: Path, sim
-) -> None:
+def test_sigkill_at_random_moments_then_resume_gives_identical_numbers(tmp_path: Path, sim) -> None:
     knobs = {"model": "m", "seed": 11, "per_token_s": 0.00002, "latency_s": 0.01}
     clean_sim, killed_sim = sim(**knobs), sim(**knobs)
     tasks = small_tasks(60)
-    clean = write_config(tmp_path / "clean.yaml", {
-        "run": "clean", "tasks": tasks, "models": [model_entry("m", clean_sim.base_url)]})
-    killed = write_config(tmp_path / "killed.yaml", {
-        "run": "killed", "tasks": tasks, "models": [model_entry("m", killed_sim.base_url)]})
+    clean = write_config(
+        tmp_path / "clean.yaml",
+        {"run": "clean", "tasks": tasks, "models": [model_entry("m", clean_sim.base_url)]},
+    )
+    killed = write_config(
+        tmp_path / "killed.yaml",
+        {"run": "killed", "tasks": tasks, "models": [model_entry("m", killed_sim.base_url)]},
+    )
     assert main(["run", str(clean), "--output", str(tmp_path / "clean")]) == 0
     kill_and_resume(killed, tmp_path / "killed", kills=5)
 
     assert numbers(tmp_path / "killed") == numbers(tmp_path / "clean")
-    phases = Counter((x.sample_id, x.phase) for x in iter_attempts(tmp_path / "killed")
-                     if x.error is None)
+    phases = Counter(
+        (x.sample_id, x.phase) for x in iter_attempts(tmp_path / "killed") if x.error is None
+    )
     assert set(phases.values()) == {1}
 
 
 def test_faults_end_with_the_verdicts_of_a_clean_run(tmp_path: Path, sim) -> None:
     clean_sim = sim(model="m", seed=23)
-    faulty_sim = sim(model="m", seed=23, fault_500=0.10, fault_429=0.05, retry_after_s=0.02,
-                     fault_reset=0.02, fault_timeout=0.01, stall_s=30, fault_malformed=0.01)
+    faulty_sim = sim(
+        model="m",
+        seed=23,
+        fault_500=0.10,
+        fault_429=0.05,
+        retry_after_s=0.02,
+        fault_reset=0.02,
+        fault_timeout=0.01,
+        stall_s=30,
+        fault_malformed=0.01,
+    )
     tasks = small_tasks(80)
     runs = {}
     for name, server in (("clean", clean_sim), ("faulty", faulty_sim)):
-        config = write_config(tmp_path / f"{name}.yaml", {
-            "run": name, "tasks": tasks,
-            "models": [model_entry("m", server.base_url, timeout_s=1.0, max_retries=12)]})
+        config = write_config(
+            tmp_path / f"{name}.yaml",
+            {
+                "run": name,
+                "tasks": tasks,
+                "models": [model_entry("m", server.base_url, timeout_s=1.0, max_retries=12)],
+            },
+        )
         assert main(["run", str(config), "--output", str(tmp_path / name)]) == 0
         runs[name] = {
             (x.sample_id, x.phase): x.recorded_status() for x in iter_attempts(tmp_path / name)
@@ -308,8 +359,11 @@ def test_faults_end_with_the_verdicts_of_a_clean_run(tmp_path: Path, sim) -> Non
 
 def test_errors_are_counted_apart_and_rerun_retries_only_them(tmp_path: Path, sim) -> None:
     down = sim(model="m", seed=4, fault_500=0.999)
-    config_data = {"run": "errs", "tasks": [{"name": "boolq", "limit": 20}],
-                   "models": [model_entry("m", down.base_url, max_retries=1)]}
+    config_data = {
+        "run": "errs",
+        "tasks": [{"name": "boolq", "limit": 20}],
+        "models": [model_entry("m", down.base_url, max_retries=1)],
+    }
     config = write_config(tmp_path / "run.yaml", config_data)
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 1
@@ -330,9 +384,14 @@ def test_errors_are_counted_apart_and_rerun_retries_only_them(tmp_path: Path, si
 
 def test_served_model_mismatch_is_refused(tmp_path: Path, sim, capsys) -> None:
     server = sim(model="other-model")
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "mismatch", "tasks": small_tasks(5),
-        "models": [model_entry("expected-model", server.base_url)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "mismatch",
+            "tasks": small_tasks(5),
+            "models": [model_entry("expected-model", server.base_url)],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "serves other-model, not 'expected-model'" in err
@@ -341,9 +400,14 @@ def test_served_model_mismatch_is_refused(tmp_path: Path, sim, capsys) -> None:
 
 def test_server_redeployed_mid_run_stops_cleanly(tmp_path: Path, sim, capsys) -> None:
     server = sim(model="m", seed=8, switch_model_after=30)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "switch", "tasks": small_tasks(40),
-        "models": [model_entry("m", server.base_url, concurrency=4)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "switch",
+            "tasks": small_tasks(40),
+            "models": [model_entry("m", server.base_url, concurrency=4)],
+        },
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 2
     assert "no longer serves 'm'" in capsys.readouterr().err
@@ -359,12 +423,18 @@ def test_every_server_era_gives_the_same_verdicts(tmp_path: Path, sim, profile: 
     # OpenAI's API wants max_completion_tokens: the model says `api: openai`.
     api = {"api": "openai"} if profile == "openai" else {}
     for name, server, extra in (("ref", reference, {}), ("era", other, api)):
-        config = write_config(tmp_path / f"{name}.yaml", {
-            "run": name, "tasks": small_tasks(40),
-            "models": [model_entry("m", server.base_url, **extra)]})
+        config = write_config(
+            tmp_path / f"{name}.yaml",
+            {
+                "run": name,
+                "tasks": small_tasks(40),
+                "models": [model_entry("m", server.base_url, **extra)],
+            },
+        )
         assert main(["run", str(config), "--output", str(tmp_path / name)]) == 0
-        verdicts.append({(x.sample_id, x.phase): x.recorded_status()
-                         for x in iter_attempts(tmp_path / name)})
+        verdicts.append(
+            {(x.sample_id, x.phase): x.recorded_status() for x in iter_attempts(tmp_path / name)}
+        )
     assert verdicts[0] == verdicts[1]
 
 
@@ -373,13 +443,22 @@ def test_streaming_gives_the_same_verdicts_and_records_ttft(tmp_path: Path, sim)
     verdicts = []
     for stream in (False, True):
         name = f"s{int(stream)}"
-        config = write_config(tmp_path / f"{name}.yaml", {
-            "run": name, "tasks": small_tasks(30),
-            "models": [model_entry("m", server.base_url, stream=stream)]})
+        config = write_config(
+            tmp_path / f"{name}.yaml",
+            {
+                "run": name,
+                "tasks": small_tasks(30),
+                "models": [model_entry("m", server.base_url, stream=stream)],
+            },
+        )
         assert main(["run", str(config), "--output", str(tmp_path / name)]) == 0
         attempts = list(iter_attempts(tmp_path / name))
-        verdicts.append({(x.sample_id, x.phase): (x.recorded_status(), x.content, x.reasoning)
-                         for x in attempts})
+        verdicts.append(
+            {
+                (x.sample_id, x.phase): (x.recorded_status(), x.content, x.reasoning)
+                for x in attempts
+            }
+        )
         assert all((x.ttft_s is not None) == stream for x in attempts)
     assert verdicts[0] == verdicts[1]
 
@@ -387,9 +466,14 @@ def test_streaming_gives_the_same_verdicts_and_records_ttft(tmp_path: Path, sim)
 @pytest.mark.parametrize("profile", ["vllm-0.10", "vllm-latest"])
 def test_retry_budget_is_clamped_to_the_context(tmp_path: Path, sim, profile: str) -> None:
     server = sim(model="m", seed=13, max_model_len=6000, p_long=0.5, profile=profile)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "clamp", "tasks": [{"name": "gsm8k", "limit": 30}],
-        "models": [model_entry("m", server.base_url)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "clamp",
+            "tasks": [{"name": "gsm8k", "limit": 30}],
+            "models": [model_entry("m", server.base_url)],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
     retries = [x for x in iter_attempts(tmp_path / "out") if x.phase == "retry"]
     assert retries and all(x.error is None for x in retries)
@@ -401,9 +485,14 @@ def test_retry_budget_is_clamped_to_the_context(tmp_path: Path, sim, profile: st
 def test_replicas_share_the_work_and_a_dead_one_is_avoided(tmp_path: Path, sim) -> None:
     one, two = sim(model="m", seed=14), sim(model="m", seed=14)
     dead = "http://127.0.0.1:9/v1"  # discard port: connection refused
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "replicas", "tasks": small_tasks(30),
-        "models": [model_entry("m", [one.base_url, two.base_url, dead], max_retries=20)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "replicas",
+            "tasks": small_tasks(30),
+            "models": [model_entry("m", [one.base_url, two.base_url, dead], max_retries=20)],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
     endpoints = Counter(x.endpoint for x in iter_attempts(tmp_path / "out"))
     assert endpoints[one.base_url] > 10 and endpoints[two.base_url] > 10
@@ -416,10 +505,17 @@ def test_api_key_and_url_credentials_never_reach_the_run_directory(
     server = sim(model="m", seed=15)
     monkeypatch.setenv("TE_TEST_KEY", "sk-very-secret-key-0123")
     url = server.base_url.replace("http://", "http://alice:pa55word@")
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "secret", "tasks": small_tasks(5),
-        "models": [model_entry("m", server.base_url, api_key_env="TE_TEST_KEY"),
-                   model_entry("m2", url, model="m")]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "secret",
+            "tasks": small_tasks(5),
+            "models": [
+                model_entry("m", server.base_url, api_key_env="TE_TEST_KEY"),
+                model_entry("m2", url, model="m"),
+            ],
+        },
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     output = capsys.readouterr()
@@ -434,12 +530,18 @@ def test_api_key_and_url_credentials_never_reach_the_run_directory(
 
 def test_model_and_task_filters_run_only_that_part(tmp_path: Path, sim) -> None:
     a, b = sim(model="a", seed=16), sim(model="b", seed=17)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "parts", "tasks": small_tasks(10),
-        "models": [model_entry("a", a.base_url), model_entry("b", b.base_url)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "parts",
+            "tasks": small_tasks(10),
+            "models": [model_entry("a", a.base_url), model_entry("b", b.base_url)],
+        },
+    )
     run_dir = tmp_path / "out"
-    assert main(["run", str(config), "--output", str(run_dir), "--model", "b",
-                 "--task", "boolq"]) == 0
+    assert (
+        main(["run", str(config), "--output", str(run_dir), "--model", "b", "--task", "boolq"]) == 0
+    )
     assert stats(a.base_url)["requests"] == 0
     assert {(x.model, x.task) for x in iter_attempts(run_dir)} == {("b", "boolq")}
     assert set(summary_of(run_dir)) == {("a", "boolq"), ("b", "boolq")}
@@ -469,8 +571,11 @@ def test_changed_prompts_refuse_to_resume_and_can_keep_the_recorded_ones(
     argv = ["run", str(done.config), "--output", str(done.run_dir)]
     env = {"THINKEVAL_DATA_DIR": str(other)}
     proc = subprocess.run(
-        [sys.executable, "-m", "thinkeval", *argv], capture_output=True, text=True,
-        env={**os.environ, **env}, timeout=120,
+        [sys.executable, "-m", "thinkeval", *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
     )
     assert proc.returncode == 2
     assert "gsm8k/0: its prompt changed" in proc.stderr
@@ -478,7 +583,10 @@ def test_changed_prompts_refuse_to_resume_and_can_keep_the_recorded_ones(
     assert (done.run_dir / "samples" / "gsm8k.jsonl").read_bytes() == recorded
     kept = subprocess.run(
         [sys.executable, "-m", "thinkeval", *argv, "--keep-recorded-samples"],
-        capture_output=True, text=True, env={**os.environ, **env}, timeout=120,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
     )
     assert kept.returncode == 0, kept.stderr
     assert (done.run_dir / "samples" / "gsm8k.jsonl").read_bytes() == recorded

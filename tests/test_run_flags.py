@@ -40,16 +40,35 @@ def config_json(run_dir: Path) -> dict[str, Any]:
 
 
 def test_a_run_from_flags_alone_then_resumed_from_its_run_yaml(
-    tmp_path: Path, sim, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    sim,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
     fake_hub: FakeHub,
 ) -> None:
     """In a directory without datasets: the data comes from the (fake) hub."""
     server = sim(model="Qwen/Qwen3-8B", seed=3)
     monkeypatch.delenv("THINKEVAL_DATA_DIR", raising=False)
     monkeypatch.chdir(tmp_path)
-    status = main(["run", "--base-url", server.base_url, "--tasks", "gsm8k,boolq", "--limit",
-                   "6", "--budgets", "1024,4096", "--concurrency", "8", "--gen",
-                   "temperature=0.6", "--gen", "chat_template_kwargs.enable_thinking=true"])
+    status = main(
+        [
+            "run",
+            "--base-url",
+            server.base_url,
+            "--tasks",
+            "gsm8k,boolq",
+            "--limit",
+            "6",
+            "--budgets",
+            "1024,4096",
+            "--concurrency",
+            "8",
+            "--gen",
+            "temperature=0.6",
+            "--gen",
+            "chat_template_kwargs.enable_thinking=true",
+        ]
+    )
     assert status == 0
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert run_dir.name.startswith("Qwen-Qwen3-8B-gsm8k-boolq-")
@@ -58,11 +77,18 @@ def test_a_run_from_flags_alone_then_resumed_from_its_run_yaml(
     record = config_json(run_dir)
     (model,) = record["models"]
     assert (model["name"], model["model"], model["concurrency"]) == (
-        "Qwen-Qwen3-8B", "Qwen/Qwen3-8B", 8)
-    assert model["generation"] == {"temperature": 0.6,
-                                   "chat_template_kwargs": {"enable_thinking": True}}
+        "Qwen-Qwen3-8B",
+        "Qwen/Qwen3-8B",
+        8,
+    )
+    assert model["generation"] == {
+        "temperature": 0.6,
+        "chat_template_kwargs": {"enable_thinking": True},
+    }
     assert {t["name"]: t["budgets"] for t in record["tasks"]} == {
-        "gsm8k": [1024, 4096], "boolq": [1024, 4096]}
+        "gsm8k": [1024, 4096],
+        "boolq": [1024, 4096],
+    }
     attempt = next(iter_attempts(run_dir))
     assert attempt.request["model"] == "Qwen/Qwen3-8B"
     assert attempt.request["chat_template_kwargs"] == {"enable_thinking": True}
@@ -70,15 +96,28 @@ def test_a_run_from_flags_alone_then_resumed_from_its_run_yaml(
     assert "gsm8k: 6 samples (limit 6) from hub openai/gsm8k@740312add88f" in err
     assert {t["name"]: t["source"] for t in record["tasks"]} == {
         "gsm8k": "hub openai/gsm8k@740312add88f781978c0658806c59bc2815b9866 "
-                 "(main/test-00000-of-00001.parquet)",
+        "(main/test-00000-of-00001.parquet)",
         "boolq": "hub aps/super_glue@3de24cf8022e94f4ee4b9d55a6f539891524d646 "
-                 "(boolq/validation-00000-of-00001.parquet)"}
+        "(boolq/validation-00000-of-00001.parquet)",
+    }
 
     # The same command resumes (nothing asked again); so does run.yaml, from anywhere.
     asked = completed(server.base_url)
-    again = ["run", "--base-url", server.base_url, "--tasks", "gsm8k,boolq", "--limit", "6",
-             "--budgets", "1024,4096", "--gen", "temperature=0.6",
-             "--gen", "chat_template_kwargs.enable_thinking=true"]
+    again = [
+        "run",
+        "--base-url",
+        server.base_url,
+        "--tasks",
+        "gsm8k,boolq",
+        "--limit",
+        "6",
+        "--budgets",
+        "1024,4096",
+        "--gen",
+        "temperature=0.6",
+        "--gen",
+        "chat_template_kwargs.enable_thinking=true",
+    ]
     assert main(again) == 0
     assert [p.name for p in (tmp_path / "runs").iterdir()] == [run_dir.name]
     elsewhere = tmp_path / "elsewhere"
@@ -99,8 +138,9 @@ def test_different_flags_make_a_different_run(
     monkeypatch.setenv("THINKEVAL_DATA_DIR", str(data_dir))
     monkeypatch.chdir(tmp_path)
     for limit in ("2", "3"):
-        assert main(["run", "--base-url", server.base_url, "--tasks", "ceval", "--limit",
-                     limit]) == 0
+        assert (
+            main(["run", "--base-url", server.base_url, "--tasks", "ceval", "--limit", limit]) == 0
+        )
     assert len(list((tmp_path / "runs").iterdir())) == 2
 
 
@@ -120,19 +160,40 @@ def test_openai_variables_are_honoured_and_the_key_is_never_written(
             assert key.encode() not in path.read_bytes(), path
     # --base-url wins over OPENAI_BASE_URL.
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    assert main(["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "3",
-                 "--output", str(run_dir)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--base-url",
+                server.base_url,
+                "--tasks",
+                "gsm8k",
+                "--limit",
+                "3",
+                "--output",
+                str(run_dir),
+            ]
+        )
+        == 0
+    )
 
 
 def test_repeated_task_flags_keep_every_task(tmp_path: Path, sim) -> None:
     """`--task gsm8k --task boolq` used to keep only boolq."""
     server = sim(model="m")
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "sel", "tasks": [{"name": t, "limit": 3} for t in ("ceval", "boolq", "gsm8k")],
-        "models": [{"name": "m", "base_url": server.base_url}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "sel",
+            "tasks": [{"name": t, "limit": 3} for t in ("ceval", "boolq", "gsm8k")],
+            "models": [{"name": "m", "base_url": server.base_url}],
+        },
+    )
     run_dir = tmp_path / "out"
-    assert main(["run", str(config), "--output", str(run_dir), "--task", "gsm8k",
-                 "--task", "boolq"]) == 0
+    assert (
+        main(["run", str(config), "--output", str(run_dir), "--task", "gsm8k", "--task", "boolq"])
+        == 0
+    )
     assert {task for _, task in summary(run_dir)} == {"gsm8k", "boolq"}
     assert main(["run", str(config), "--output", str(run_dir), "--tasks", "ceval,gsm8k"]) == 0
     assert {task for _, task in summary(run_dir)} == {"ceval", "boolq", "gsm8k"}
@@ -141,8 +202,10 @@ def test_repeated_task_flags_keep_every_task(tmp_path: Path, sim) -> None:
 def test_config_and_flags_that_describe_a_run_do_not_mix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "r", "models": [{"name": "m", "base_url": "http://127.0.0.1:9/v1"}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {"run": "r", "models": [{"name": "m", "base_url": "http://127.0.0.1:9/v1"}]},
+    )
     assert main(["run", str(config), "--limit", "5", "--gen", "temperature=0"]) == 2
     err = capsys.readouterr().err
     assert "--limit, --gen describe a run from flags" in err and str(config) in err
@@ -153,18 +216,34 @@ def test_no_config_and_no_server_says_what_to_give(
 ) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert main(["run", "--tasks", "gsm8k"]) == 2
-    assert "give a config file (thinkeval run CONFIG) or a server: --base-url URL or " \
-           "OPENAI_BASE_URL" in capsys.readouterr().err
+    assert (
+        "give a config file (thinkeval run CONFIG) or a server: --base-url URL or "
+        "OPENAI_BASE_URL" in capsys.readouterr().err
+    )
 
 
 # --- parsing ------------------------------------------------------------------------------------
 
 
 def test_gen_values_are_yaml_scalars_and_dotted_keys_nest() -> None:
-    assert parse_generation(["temperature=0.6", "top_k=20", "seed=null", "x.y.z=on",
-                             "stop_words=[a, b]", "label=plain text", "x.w=2.5"]) == {
-        "temperature": 0.6, "top_k": 20, "seed": None, "x": {"y": {"z": True}, "w": 2.5},
-        "stop_words": ["a", "b"], "label": "plain text"}
+    assert parse_generation(
+        [
+            "temperature=0.6",
+            "top_k=20",
+            "seed=null",
+            "x.y.z=on",
+            "stop_words=[a, b]",
+            "label=plain text",
+            "x.w=2.5",
+        ]
+    ) == {
+        "temperature": 0.6,
+        "top_k": 20,
+        "seed": None,
+        "x": {"y": {"z": True}, "w": 2.5},
+        "stop_words": ["a", "b"],
+        "label": "plain text",
+    }
 
 
 @pytest.mark.parametrize(
@@ -192,8 +271,19 @@ def test_lists_and_budgets() -> None:
         parse_budgets("2048")
 
 
-BAD_BUDGETS = ["2048", "1,2,3", "a,b", " ,8192", "-1,2", "+1,2", "1.5,4", "²,4", "0,10",
-               "8192,2048", "2048,2048"]
+BAD_BUDGETS = [
+    "2048",
+    "1,2,3",
+    "a,b",
+    " ,8192",
+    "-1,2",
+    "+1,2",
+    "1.5,4",
+    "²,4",
+    "0,10",
+    "8192,2048",
+    "2048,2048",
+]
 
 
 @pytest.mark.parametrize("text", BAD_BUDGETS)
@@ -233,19 +323,35 @@ def test_run_yaml_spells_out_what_the_run_asks(
     tmp_path: Path, sim, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = sim(model="m")
-    config = write_config(tmp_path / "in.yaml", {
-        "run": "spelled", "tasks": [{"name": "gsm8k", "range": "3:6"},
-                                    {"name": "ceval", "limit": 2, "budgets": [512, 1024]}],
-        "models": [{"name": "m", "base_url": server.base_url, "api_key_env": "SOME_KEY",
-                    "generation": {"temperature": 0}, "unreachable_after_s": None}]})
+    config = write_config(
+        tmp_path / "in.yaml",
+        {
+            "run": "spelled",
+            "tasks": [
+                {"name": "gsm8k", "range": "3:6"},
+                {"name": "ceval", "limit": 2, "budgets": [512, 1024]},
+            ],
+            "models": [
+                {
+                    "name": "m",
+                    "base_url": server.base_url,
+                    "api_key_env": "SOME_KEY",
+                    "generation": {"temperature": 0},
+                    "unreachable_after_s": None,
+                }
+            ],
+        },
+    )
     run_dir = tmp_path / "out"
     monkeypatch.setenv("SOME_KEY", "k")
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     text = (run_dir / "run.yaml").read_text()
     assert text.startswith("# The resolved config of this run")
     data = yaml.safe_load(text)
-    assert data["tasks"] == [{"name": "gsm8k", "range": "3:6", "budgets": [2048, 8192]},
-                             {"name": "ceval", "limit": 2, "budgets": [512, 1024]}]
+    assert data["tasks"] == [
+        {"name": "gsm8k", "range": "3:6", "budgets": [2048, 8192]},
+        {"name": "ceval", "limit": 2, "budgets": [512, 1024]},
+    ]
     assert "budgets" not in data
     assert data["models"][0]["api_key_env"] == "SOME_KEY"
     assert data["models"][0]["generation"] == {"temperature": 0}

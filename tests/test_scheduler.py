@@ -49,10 +49,17 @@ def spans(run_dir: Path) -> dict[str, tuple[float, float]]:
 
 def test_models_on_separate_servers_run_at_the_same_time(tmp_path: Path, sim) -> None:
     one, two = sim(model="m", seed=1, latency_s=0.03), sim(model="m", seed=2, latency_s=0.03)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "overlap", "tasks": small_tasks(20),
-        "models": [model_entry("a", one.base_url, model="m", concurrency=4),
-                   model_entry("b", two.base_url, model="m", concurrency=4)]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "overlap",
+            "tasks": small_tasks(20),
+            "models": [
+                model_entry("a", one.base_url, model="m", concurrency=4),
+                model_entry("b", two.base_url, model="m", concurrency=4),
+            ],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 0
 
     found = spans(tmp_path / "out")
@@ -64,16 +71,18 @@ def test_models_on_separate_servers_run_at_the_same_time(tmp_path: Path, sim) ->
 
 
 @pytest.mark.parametrize("cap", [None, 6])
-def test_models_sharing_a_server_never_exceed_its_cap(
-    tmp_path: Path, sim, cap: int | None
-) -> None:
+def test_models_sharing_a_server_never_exceed_its_cap(tmp_path: Path, sim, cap: int | None) -> None:
     # Two LoRA-style models on one server: a shared in-flight cap, by default the larger
     # concurrency of the two, else the config's `endpoints` entry.
     server = sim(model="base", seed=3, latency_s=0.02, per_token_s=0.00002)
     data: dict[str, Any] = {
-        "run": "shared", "tasks": small_tasks(20),
-        "models": [model_entry("lora-a", server.base_url, model="base", concurrency=8),
-                   model_entry("lora-b", server.base_url + "/", model="base", concurrency=5)]}
+        "run": "shared",
+        "tasks": small_tasks(20),
+        "models": [
+            model_entry("lora-a", server.base_url, model="base", concurrency=8),
+            model_entry("lora-b", server.base_url + "/", model="base", concurrency=5),
+        ],
+    }
     if cap is not None:
         data["endpoints"] = [{"base_url": server.base_url, "max_in_flight": cap}]
     config = write_config(tmp_path / "run.yaml", data)
@@ -84,8 +93,7 @@ def test_models_sharing_a_server_never_exceed_its_cap(
     asked = Counter(x.model for x in iter_attempts(tmp_path / "out"))
     assert served["completed"] == asked["lora-a"] + asked["lora-b"]
     found = spans(tmp_path / "out")
-    assert max(found["lora-a"][0], found["lora-b"][0]) < min(found["lora-a"][1],
-                                                                found["lora-b"][1])
+    assert max(found["lora-a"][0], found["lora-b"][0]) < min(found["lora-a"][1], found["lora-b"][1])
     if cap is not None:  # the cap is part of the run: run.yaml resumes it with the cap
         resolved = yaml.safe_load((tmp_path / "out" / "run.yaml").read_text())
         assert resolved["endpoints"] == [{"base_url": server.base_url, "max_in_flight": cap}]
@@ -94,10 +102,15 @@ def test_models_sharing_a_server_never_exceed_its_cap(
 
 
 def test_an_endpoint_cap_for_no_model_is_refused(tmp_path: Path, capsys) -> None:
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "typo", "tasks": small_tasks(2),
-        "models": [model_entry("a", "http://127.0.0.1:9/v1")],
-        "endpoints": [{"base_url": "http://127.0.0.1:8/v1", "max_in_flight": 4}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "typo",
+            "tasks": small_tasks(2),
+            "models": [model_entry("a", "http://127.0.0.1:9/v1")],
+            "endpoints": [{"base_url": "http://127.0.0.1:8/v1", "max_in_flight": 4}],
+        },
+    )
     assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 2
     assert "endpoints[0].base_url: 'http://127.0.0.1:8/v1' is not the base_url of any model" in (
         capsys.readouterr().err
@@ -115,18 +128,26 @@ def test_sigkill_with_three_models_in_flight_then_resume(tmp_path: Path, sim) ->
     killed = [sim(seed=s, **knobs) for s in seeds]
 
     def config(name: str, servers: list[ThreadedSim]) -> Path:
-        return write_config(tmp_path / f"{name}.yaml", {
-            "run": name, "tasks": small_tasks(30),
-            "models": [model_entry(f"m{i}", s.base_url, model="m", concurrency=8)
-                       for i, s in enumerate(servers)]})
+        return write_config(
+            tmp_path / f"{name}.yaml",
+            {
+                "run": name,
+                "tasks": small_tasks(30),
+                "models": [
+                    model_entry(f"m{i}", s.base_url, model="m", concurrency=8)
+                    for i, s in enumerate(servers)
+                ],
+            },
+        )
 
     assert main(["run", str(config("clean", clean)), "--output", str(tmp_path / "clean")]) == 0
     run_dir = tmp_path / "killed"
     command = _run_command(config("killed", killed), run_dir)
     journal = run_dir / "journal" / "main.jsonl"
     for threshold in (60, 150):
-        proc = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             if journal.exists() and journal.read_bytes().count(b"\n") >= threshold:
@@ -160,12 +181,24 @@ def test_a_dead_server_stops_its_model_alone_and_status_says_so(
     port = _free_port()
     dying = ThreadedSim(SimConfig(model="m", seed=32, latency_s=0.02), answer_key, port)
     dying.start()
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "dead", "tasks": [{"name": "gsm8k", "limit": 100}],
-        "models": [model_entry("a", healthy.base_url, model="m", concurrency=4),
-                   # the default backoff: a request alone would retry for minutes
-                   {"name": "b", "base_url": dying.base_url, "model": "m", "concurrency": 4,
-                    "unreachable_after_s": 6}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "dead",
+            "tasks": [{"name": "gsm8k", "limit": 100}],
+            "models": [
+                model_entry("a", healthy.base_url, model="m", concurrency=4),
+                # the default backoff: a request alone would retry for minutes
+                {
+                    "name": "b",
+                    "base_url": dying.base_url,
+                    "model": "m",
+                    "concurrency": 4,
+                    "unreachable_after_s": 6,
+                },
+            ],
+        },
+    )
     run_dir = tmp_path / "out"
     log = (tmp_path / "run.log").open("w")
     proc = subprocess.Popen(_run_command(config, run_dir), env=ENV, stdout=log, stderr=log)
@@ -193,8 +226,11 @@ def test_a_dead_server_stops_its_model_alone_and_status_says_so(
     output = (tmp_path / "run.log").read_text()
     assert f"b: no answer from http://127.0.0.1:{port}/v1 since" in output
     stopped = [line for line in output.splitlines() if line.startswith("b stopped:")]
-    assert len(stopped) == 1 and "failed since" in stopped[0] and "run the same command" in (
-        stopped[0])
+    assert (
+        len(stopped) == 1
+        and "failed since" in stopped[0]
+        and "run the same command" in (stopped[0])
+    )
     summary = json.loads((run_dir / "summary.json").read_text())
     rows = {r["model"]: r for r in summary["results"]}
     assert rows["a"]["fixed"]["pending"] == rows["a"]["retry"]["pending"] == 0
@@ -205,8 +241,10 @@ def test_a_dead_server_stops_its_model_alone_and_status_says_so(
 
     revived = ThreadedSim(SimConfig(model="m", seed=32), answer_key, port).start()
     try:
-        assert subprocess.run(_run_command(config, run_dir), env=ENV,
-                              capture_output=True).returncode == 0
+        assert (
+            subprocess.run(_run_command(config, run_dir), env=ENV, capture_output=True).returncode
+            == 0
+        )
         asked = stats(revived.base_url)["completed"]
     finally:
         revived.stop()
@@ -222,8 +260,17 @@ def test_the_log_shows_every_model_with_its_rate_eta_and_state(capsys) -> None:
         progress.add("a", "boolq", 10, already_done=5)
         progress.add("b", "gsm8k", 20)
         for task in ("gsm8k", "boolq"):
-            progress.record(Attempt(model="a", task=task, sample_id="x", phase="fixed",
-                                    budget=2048, max_tokens=2048, state="finished"))
+            progress.record(
+                Attempt(
+                    model="a",
+                    task=task,
+                    sample_id="x",
+                    phase="fixed",
+                    budget=2048,
+                    max_tokens=2048,
+                    state="finished",
+                )
+            )
         progress.note("b", "unreachable since 14:03:07")
     lines = [line for line in capsys.readouterr().err.splitlines() if "[progress]" in line]
     assert lines[0].startswith("[progress] a: 7/25 ok=2 trunc=0 fail=0 rate=")
@@ -237,11 +284,27 @@ def test_status_shows_each_live_model_and_since_when_its_server_is_unreachable()
     since = time.mktime((2026, 1, 2, 14, 3, 7, 0, 0, -1))
     models = [
         ModelStatus("a", "running", 872, 1430, in_flight=64, rate_per_min=386.7, eta_s=178),
-        ModelStatus("b", "unreachable", 410, 1430, rate_per_min=12.0, unreachable_since=since,
-                    last_error="http://gpu-2:8000/v1: cannot connect to gpu-2:8000"),
+        ModelStatus(
+            "b",
+            "unreachable",
+            410,
+            1430,
+            rate_per_min=12.0,
+            unreachable_since=since,
+            last_error="http://gpu-2:8000/v1: cannot connect to gpu-2:8000",
+        ),
     ]
-    status = RunStatus(run="r", run_dir="runs/r", checked_at=since, state="running", alive=True,
-                       complete=False, writers=[], phases=[], models=models)
+    status = RunStatus(
+        run="r",
+        run_dir="runs/r",
+        checked_at=since,
+        state="running",
+        alive=True,
+        complete=False,
+        writers=[],
+        phases=[],
+        models=models,
+    )
     console = Console(record=True, width=200)
     render(status, console)
     text = console.export_text()

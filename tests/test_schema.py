@@ -26,9 +26,14 @@ def test_the_published_schema_is_the_generated_one(name: str) -> None:
 
 def test_a_run_s_files_follow_their_schemas(tmp_path: Path, sim, capsys) -> None:
     server = sim(model="m", seed=3, p_long=0.4, p_wrong=0.2)
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "schemas", "tasks": [{"name": "gsm8k", "limit": 12}, {"name": "ceval", "limit": 6}],
-        "models": [{"name": "m", "base_url": server.base_url}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "schemas",
+            "tasks": [{"name": "gsm8k", "limit": 12}, {"name": "ceval", "limit": 6}],
+            "models": [{"name": "m", "base_url": server.base_url}],
+        },
+    )
     run_dir = tmp_path / "out"
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
 

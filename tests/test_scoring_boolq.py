@@ -24,8 +24,14 @@ CASES = [
     ("answer: Yes", "stop", "A", "correct", "A", "answer:"),
     # answer first: the first line opens with the answer, the rest explains it
     ("Yes, the passage says the river flows north.", "stop", "A", "correct", "A", "option-text"),
-    ("A. Yes\n\nExplanation: B is incorrect because the passage says so.", "stop", "A", "correct",
-     "A", "answer-first"),
+    (
+        "A. Yes\n\nExplanation: B is incorrect because the passage says so.",
+        "stop",
+        "A",
+        "correct",
+        "A",
+        "answer-first",
+    ),
     ("Yes and no: it depends on the season.", "stop", "A", "no_answer", None, None),
     ("Answer: No.", "stop", "B", "correct", "B", "answer:"),
     (PASSAGE_TALK + "\n\n**Answer:** True", "stop", "A", "correct", "A", "answer:"),
@@ -43,10 +49,22 @@ CASES = [
     ("The answer is B.", "stop", "A", "wrong", "B", "the answer is"),
     ("\\boxed{A}", "stop", "A", "correct", "A", "boxed"),
     # last statement wins
-    ("The answer is No.\n\nOn second reading, the passage says so. The answer is Yes.", "stop", "A",
-     "correct", "A", "the answer is"),
-    ("Answer: A\n\nHmm, actually the dates do not match.\n\nAnswer: B", "stop", "A", "wrong", "B",
-     "answer:"),
+    (
+        "The answer is No.\n\nOn second reading, the passage says so. The answer is Yes.",
+        "stop",
+        "A",
+        "correct",
+        "A",
+        "the answer is",
+    ),
+    (
+        "Answer: A\n\nHmm, actually the dates do not match.\n\nAnswer: B",
+        "stop",
+        "A",
+        "wrong",
+        "B",
+        "answer:",
+    ),
     # no legal answer: letters outside A/B, hedges, first capitals, yes/no inside prose
     ("Answer: C", "stop", "A", "no_answer", None, None),
     ("The answer is D.", "stop", "B", "no_answer", None, None),

@@ -311,10 +311,18 @@ async def test_openai_refuses_max_tokens_and_chat_template_kwargs_as_the_real_ap
         old_name = await post(session, url, request_body(sample, 64))
         unknown = await post(session, url, request_body(sample, 64, profile="openai", **thinking))
         right = await post(session, url, request_body(sample, 64, profile="openai"))
-    assert old_name == (400, {"error": {
-        "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
-                   "Use 'max_completion_tokens' instead.",
-        "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}})
+    assert old_name == (
+        400,
+        {
+            "error": {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error",
+                "param": "max_tokens",
+                "code": "unsupported_parameter",
+            }
+        },
+    )
     assert unknown[0] == 400
     assert unknown[1]["error"]["message"] == (
         "Unrecognized request argument supplied: chat_template_kwargs"
@@ -622,8 +630,9 @@ async def test_requests_beyond_max_num_seqs_queue() -> None:
 async def test_service_time_counts_the_slot_time_of_every_reply() -> None:
     config = SimConfig(max_num_seqs=2, per_token_s=0.0001, latency_s=0.01, **ALWAYS_RIGHT)
     async with serve(config) as url, aiohttp.ClientSession() as session:
-        await asyncio.gather(*(post(session, url, request_body(gsm8k_sample(i), 60))
-                               for i in range(5)))
+        await asyncio.gather(
+            *(post(session, url, request_body(gsm8k_sample(i), 60)) for i in range(5))
+        )
         stats = await get_json(session, root_of(url) + "/sim/stats")
     expected = 5 * 0.01 + 0.0001 * stats["generation_tokens"]
     assert stats["service_s"] == pytest.approx(expected)
@@ -632,13 +641,11 @@ async def test_service_time_counts_the_slot_time_of_every_reply() -> None:
 def test_task_shapes_give_each_task_its_own_reply_lengths() -> None:
     shapes = (parse_task_shape("boolq:0:20-40"), parse_task_shape("gsm8k:0.9:300-400"))
     config = SimConfig(task_shapes=shapes, p_never=0.0, p_malformed=0.0, p_empty=0.0)
-    key = answer_key_from_samples([*map(boolq_sample, range(200)),
-                                   *map(gsm8k_sample, range(200))])
+    key = answer_key_from_samples([*map(boolq_sample, range(200)), *map(gsm8k_sample, range(200))])
     plans = [plan_for(config, k, "", key) for k in key]
     boolq = [p for p in plans if p.task == "boolq"]
     gsm8k = [p for p in plans if p.task == "gsm8k"]
-    assert not any(p.long for p in boolq) and all(20 <= (p.reasoning_len or 0) <= 40
-                                                  for p in boolq)
+    assert not any(p.long for p in boolq) and all(20 <= (p.reasoning_len or 0) <= 40 for p in boolq)
     assert 0.8 < sum(p.long for p in gsm8k) / len(gsm8k) < 1.0
     assert all(300 <= (p.reasoning_len or 0) <= 400 for p in gsm8k if not p.long)
     with pytest.raises(ValueError, match="exceeds 1 \\(task gsm8k\\)"):

@@ -16,8 +16,9 @@ MESSAGES = [{"role": "user", "content": QUESTION}]
 
 
 def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request) as resp:
             return resp.status, json.load(resp)
@@ -26,8 +27,10 @@ def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 
 def chat(base: str, max_tokens: int, **extra: Any) -> dict[str, Any]:
-    status, body = post(f"{base}/chat/completions", {
-        "model": "m", "messages": MESSAGES, "max_tokens": max_tokens, "seed": 3, **extra})
+    status, body = post(
+        f"{base}/chat/completions",
+        {"model": "m", "messages": MESSAGES, "max_tokens": max_tokens, "seed": 3, **extra},
+    )
     assert status == 200
     return body
 
@@ -40,9 +43,16 @@ def test_a_continuation_generates_what_a_fresh_larger_request_would(sim) -> None
     prompt, ids = cut["prompt_token_ids"], cut["choices"][0]["token_ids"]
     assert len(prompt) == cut["usage"]["prompt_tokens"] and len(ids) == 1000
     whole = chat(base, 8192, return_token_ids=True)
-    status, more = post(f"{base}/completions", {
-        "model": "m", "prompt": prompt + ids, "max_tokens": 8192 - 1000, "seed": 3,
-        "return_token_ids": True})
+    status, more = post(
+        f"{base}/completions",
+        {
+            "model": "m",
+            "prompt": prompt + ids,
+            "max_tokens": 8192 - 1000,
+            "seed": 3,
+            "return_token_ids": True,
+        },
+    )
     assert status == 200 and more["object"] == "text_completion"
     choice = more["choices"][0]
     assert ids + choice["token_ids"] == whole["choices"][0]["token_ids"]
@@ -60,8 +70,10 @@ def test_a_continuation_generates_what_a_fresh_larger_request_would(sim) -> None
 def test_servers_without_token_ids_return_none(sim, profile: str) -> None:
     server = sim(model="m", profile=profile)
     budget = {"max_completion_tokens" if profile == "openai" else "max_tokens": 50}
-    status, body = post(f"{server.base_url}/chat/completions", {
-        "model": "m", "messages": MESSAGES, "return_token_ids": True, **budget})
+    status, body = post(
+        f"{server.base_url}/chat/completions",
+        {"model": "m", "messages": MESSAGES, "return_token_ids": True, **budget},
+    )
     assert status == 200
     assert body.get("prompt_token_ids") is None
     assert body["choices"][0].get("token_ids") is None
@@ -70,6 +82,7 @@ def test_servers_without_token_ids_return_none(sim, profile: str) -> None:
 def test_a_text_prompt_or_foreign_ids_are_refused(sim) -> None:
     server = sim(model="m")
     for prompt in ("Tom has 3 apples", [5, 6, 7]):
-        status, body = post(f"{server.base_url}/completions",
-                            {"model": "m", "prompt": prompt, "max_tokens": 5})
+        status, body = post(
+            f"{server.base_url}/completions", {"model": "m", "prompt": prompt, "max_tokens": 5}
+        )
         assert status == 400 and "token-id prompts" in json.dumps(body)

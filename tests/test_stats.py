@@ -251,9 +251,9 @@ def test_bootstrap_agrees_with_index_resampling_at_scale() -> None:
     a, b = _correlated_pair(n, seed=8)
     d = np.asarray(a, dtype=np.int64) - np.asarray(b, dtype=np.int64)
     rng = np.random.default_rng(99)
-    by_index = np.concatenate(
-        [d[rng.integers(0, n, size=(500, n))].sum(axis=1) for _ in range(8)]
-    ) / n
+    by_index = (
+        np.concatenate([d[rng.integers(0, n, size=(500, n))].sum(axis=1) for _ in range(8)]) / n
+    )
     c = paired_bootstrap(a, b, resamples=4000, seed=1)
     low, high = np.quantile(by_index, [0.025, 0.975])
     assert c.ci_low == pytest.approx(low, abs=0.002)

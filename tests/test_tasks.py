@@ -473,10 +473,17 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
     assert find_task("gsm8k") is find_task("gsm8k")  # one spec object, however it was found
     for unknown in ("nope", "../gsm8k", "__init__", "_private", "registry"):
         assert find_task(unknown) is None
-    built = {name: type(make_kind(name, **({"pattern": "x"} if name == "regex" else {})))
-             for name in KINDS}
+    built = {
+        name: type(make_kind(name, **({"pattern": "x"} if name == "regex" else {})))
+        for name in KINDS
+    }
     assert {name: cls.__name__ for name, cls in built.items()} == {
-        "number": "NumberKind", "choice": "ChoiceKind", "boolean": "BooleanKind",
-        "exact": "ExactKind", "regex": "RegexKind", "math": "MathKind",
-        "instructions": "InstructionsKind", "code": "CodeKind",
+        "number": "NumberKind",
+        "choice": "ChoiceKind",
+        "boolean": "BooleanKind",
+        "exact": "ExactKind",
+        "regex": "RegexKind",
+        "math": "MathKind",
+        "instructions": "InstructionsKind",
+        "code": "CodeKind",
     }

@@ -117,10 +117,15 @@ def test_the_same_samples_come_from_the_hub(fake_hub: FakeHub, data_dir: Path) -
     aime25 = [{**row, "answer": int(row["answer"])} for row in _rows(data_dir, "aime25/test.jsonl")]
     math500 = (data_dir / "math500/test.jsonl").read_bytes()
     fake_hub.add("HuggingFaceH4/MATH-500", {"test.jsonl": math500})
-    fake_hub.add("HuggingFaceH4/aime_2024", {"data/train-00000-of-00001.parquet": parquet(
-        [{"id": r["id"], "problem": r["problem"], "answer": r["answer"]} for r in aime24],
-        pyarrow.schema([("id", integer), ("problem", text), ("answer", text)]),
-    )})
+    fake_hub.add(
+        "HuggingFaceH4/aime_2024",
+        {
+            "data/train-00000-of-00001.parquet": parquet(
+                [{"id": r["id"], "problem": r["problem"], "answer": r["answer"]} for r in aime24],
+                pyarrow.schema([("id", integer), ("problem", text), ("answer", text)]),
+            )
+        },
+    )
     fake_hub.add("yentinglin/aime_2025", {"data/train-00000-of-00001.parquet": parquet(
         aime25, pyarrow.schema([("answer", integer), ("problem", text)]),
     )})  # fmt: skip

@@ -22,8 +22,11 @@ ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 
 def thinkeval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "thinkeval", *args], capture_output=True, text=True,
-        env=env or ENV, timeout=120,
+        [sys.executable, "-m", "thinkeval", *args],
+        capture_output=True,
+        text=True,
+        env=env or ENV,
+        timeout=120,
     )
 
 
@@ -41,8 +44,10 @@ def assert_one_line(result: subprocess.CompletedProcess[str], status: int, *word
 @pytest.mark.parametrize(
     ("url", "words"),
     [
-        ("127.0.0.1:{port}/v1",
-         ("--base-url", "has no scheme", "did you mean 'http://127.0.0.1:{port}/v1'?")),
+        (
+            "127.0.0.1:{port}/v1",
+            ("--base-url", "has no scheme", "did you mean 'http://127.0.0.1:{port}/v1'?"),
+        ),
         ("ftp://127.0.0.1:{port}/v1", ("--base-url", "uses ftp://", "only http:// and https://")),
         ("", ("--base-url", "is empty")),
         ("https://127.0.0.1:{port}/v1", ("speaks plain HTTP", "use http://127.0.0.1:{port}/v1")),
@@ -50,33 +55,54 @@ def assert_one_line(result: subprocess.CompletedProcess[str], status: int, *word
     ],
     ids=["no-scheme", "ftp", "empty", "https-to-http", "no-v1"],
 )
-def test_a_bad_base_url_is_one_line(
-    tmp_path: Path, sim, url: str, words: tuple[str, ...]
-) -> None:
+def test_a_bad_base_url_is_one_line(tmp_path: Path, sim, url: str, words: tuple[str, ...]) -> None:
     server = sim(model="m")
     port = server.base_url.rsplit(":", 1)[1].split("/")[0]
     given = url.format(port=port)
-    result = thinkeval("run", "--base-url", given, "--tasks", "gsm8k", "--limit", "2",
-                       "--output", str(tmp_path / "out"))
+    result = thinkeval(
+        "run",
+        "--base-url",
+        given,
+        "--tasks",
+        "gsm8k",
+        "--limit",
+        "2",
+        "--output",
+        str(tmp_path / "out"),
+    )
     assert_one_line(result, 2, *(w.format(port=port) for w in words))
 
 
 def test_a_bad_base_url_in_a_config_is_one_line(tmp_path: Path, sim) -> None:
     server = sim(model="m")
-    config = write_config(tmp_path / "run.yaml", {
-        "run": "r", "tasks": [{"name": "gsm8k", "limit": 2}],
-        "models": [{"name": "m", "base_url": server.base_url.removesuffix("/v1")}]})
+    config = write_config(
+        tmp_path / "run.yaml",
+        {
+            "run": "r",
+            "tasks": [{"name": "gsm8k", "limit": 2}],
+            "models": [{"name": "m", "base_url": server.base_url.removesuffix("/v1")}],
+        },
+    )
     result = thinkeval("run", str(config), "--output", str(tmp_path / "out"))
     assert_one_line(result, 2, "HTTP 404", f"did you mean {server.base_url}?")
 
 
-def test_allow_model_mismatch_refused_by_the_server_is_one_true_line(
-    tmp_path: Path, sim
-) -> None:
+def test_allow_model_mismatch_refused_by_the_server_is_one_true_line(tmp_path: Path, sim) -> None:
     server = sim(model="served")
-    result = thinkeval("run", "--base-url", server.base_url, "--model", "other", "--tasks",
-                       "gsm8k", "--limit", "4", "--output", str(tmp_path / "out"),
-                       "--allow-model-mismatch")
+    result = thinkeval(
+        "run",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "other",
+        "--tasks",
+        "gsm8k",
+        "--limit",
+        "4",
+        "--output",
+        str(tmp_path / "out"),
+        "--allow-model-mismatch",
+    )
     line = assert_one_line(result, 2, "refuses requests for 'other'", "it serves served")
     assert "redeployed" not in line
     assert "never retrieved" not in result.stderr
@@ -86,9 +112,26 @@ def test_ctrl_c_stops_with_one_line(tmp_path: Path, sim) -> None:
     server = sim(model="m", latency_s=0.3)
     run_dir = tmp_path / "out"
     process = subprocess.Popen(
-        [sys.executable, "-m", "thinkeval", "run", "--base-url", server.base_url, "--tasks",
-         "gsm8k", "--limit", "100", "--concurrency", "4", "--output", str(run_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+        [
+            sys.executable,
+            "-m",
+            "thinkeval",
+            "run",
+            "--base-url",
+            server.base_url,
+            "--tasks",
+            "gsm8k",
+            "--limit",
+            "100",
+            "--concurrency",
+            "4",
+            "--output",
+            str(run_dir),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
     )
     journal = run_dir / "journal" / "main.jsonl"
     deadline = time.monotonic() + 60

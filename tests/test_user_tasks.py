@@ -153,8 +153,11 @@ QUIZ = {
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"answer": {"kind": "letter"}}, "answer.kind: unknown answer kind 'letter'; one of "
-         "number, choice, boolean, math, exact, regex"),
+        (
+            {"answer": {"kind": "letter"}},
+            "answer.kind: unknown answer kind 'letter'; one of "
+            "number, choice, boolean, math, exact, regex",
+        ),
         ({"fields": {"question": "question"}}, "fields.answer: required key is missing"),
         ({"data": {"file": "nope.csv"}}, "data.file: {dir}/nope.csv not found"),
         ({"data": {"file": "quiz.txt"}}, "data.file: cannot tell the format of 'quiz.txt'"),
@@ -184,10 +187,16 @@ def test_every_mistake_is_one_line_naming_file_and_key(
     ("rows", "change", "message"),
     [
         ("id,question,A,B,C,answer\nq,Q?,a,b,c,A\n", {}, "line 1: missing column 'D'"),
-        ("question,A,B,C,D,answer\nQ?,a,b,c,d,E\n", {},
-         "line 2: answer 'E' is neither one of the letters ABCD nor the text of an option"),
-        ("question,A,B,C,D,answer\nQ?,a,b,c,d,A\n", {"prompt": "{questoin}"},
-         "prompt: placeholder {questoin} is not question, choices, answer, subject"),
+        (
+            "question,A,B,C,D,answer\nQ?,a,b,c,d,E\n",
+            {},
+            "line 2: answer 'E' is neither one of the letters ABCD nor the text of an option",
+        ),
+        (
+            "question,A,B,C,D,answer\nQ?,a,b,c,d,A\n",
+            {"prompt": "{questoin}"},
+            "prompt: placeholder {questoin} is not question, choices, answer, subject",
+        ),
         ("question,A,B,C,D,answer\n,a,b,c,d,A\n", {}, "line 2: field 'question' is empty"),
     ],
 )

@@ -38,7 +38,8 @@ class Shape:
 SHAPES = (
     Shape("GSM8K (seed)", "gsm8k", ("--task-shape", "gsm8k:0.17:300-1800")),
     Shape(
-        "MATH-500-like", "math500",
+        "MATH-500-like",
+        "math500",
         # The simulator scales math reasoning by 8: 2000-15000 short, 17200-31200 long tokens.
         ("--task-shape", "math500:0.3:250-1900", "--long-tokens", "2150-3900"),
     ),
@@ -68,18 +69,35 @@ class Measured:
 def _config(
     path: Path, url: str, shape: Shape, mode: str, data_dir: Path, slots: int, limit: int | None
 ) -> Path:
-    model = {"name": "m", "base_url": url, "model": MODEL, "concurrency": slots, "retry": mode,
-             "generation": {"temperature": 0.0, "top_p": 1.0}}
-    config = {"run": f"{shape.task}-{mode}", "data_dir": str(data_dir),
-              "tasks": [{"name": shape.task, **({"limit": limit} if limit else {})}],
-              "models": [model]}
+    model = {
+        "name": "m",
+        "base_url": url,
+        "model": MODEL,
+        "concurrency": slots,
+        "retry": mode,
+        "generation": {"temperature": 0.0, "top_p": 1.0},
+    }
+    config = {
+        "run": f"{shape.task}-{mode}",
+        "data_dir": str(data_dir),
+        "tasks": [{"name": shape.task, **({"limit": limit} if limit else {})}],
+        "models": [model],
+    }
     path.write_text(yaml.safe_dump(config), "utf-8")
     return path
 
 
 def measure(
-    shape: Shape, mode: str, work: Path, data_dir: Path, *, seed: int, slots: int,
-    per_token_s: float, prefill_token_s: float, limit: int | None = None,
+    shape: Shape,
+    mode: str,
+    work: Path,
+    data_dir: Path,
+    *,
+    seed: int,
+    slots: int,
+    per_token_s: float,
+    prefill_token_s: float,
+    limit: int | None = None,
 ) -> Measured:
     """Run `shape` once in `mode` against a fresh simulator."""
     from thinkeval.report import build_report
@@ -87,21 +105,29 @@ def measure(
 
     folder = work / f"{shape.task}-{mode}"
     folder.mkdir(parents=True, exist_ok=True)
-    flags = ["--max-num-seqs", str(slots), "--per-token-s", f"{per_token_s:g}",
-             "--prefill-token-s", f"{prefill_token_s:g}", *shape.flags]
-    sim = Simulator(seed=seed, latency_s=0.0, data_dir=data_dir, log_path=folder / "sim.log",
-                    flags=flags)
+    flags = [
+        "--max-num-seqs",
+        str(slots),
+        "--per-token-s",
+        f"{per_token_s:g}",
+        "--prefill-token-s",
+        f"{prefill_token_s:g}",
+        *shape.flags,
+    ]
+    sim = Simulator(
+        seed=seed, latency_s=0.0, data_dir=data_dir, log_path=folder / "sim.log", flags=flags
+    )
     sim.start()
     try:
-        config = _config(
-            folder / "run.yaml", sim.base_url, shape, mode, data_dir, slots, limit
-        )
+        config = _config(folder / "run.yaml", sim.base_url, shape, mode, data_dir, slots, limit)
         run_dir = folder / "run"
         started = time.monotonic()
         with open(folder / "run.log", "wb") as log:
             code = subprocess.call(
                 [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir)],
-                env=thinkeval_env(), stdout=log, stderr=subprocess.STDOUT,
+                env=thinkeval_env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         wall = time.monotonic() - started
         if code != 0:
@@ -112,12 +138,19 @@ def measure(
     floor = sum(row.floor for row in build_report([run_dir]).tokens if row.task == shape.task)
     statuses: dict[tuple[str, int, str], str | None] = {
         (x.sample_id, x.repeat, x.phase): x.recorded_status()
-        for x in iter_attempts(run_dir) if x.error is None
+        for x in iter_attempts(run_dir)
+        if x.error is None
     }
     return Measured(
-        shape=shape.name, mode=mode, requests=stats["requests"],
-        continuations=stats["continuations"], decode=stats["generation_tokens"],
-        prefill=stats["prompt_tokens"], floor=floor, busy_s=stats["service_s"], wall_s=wall,
+        shape=shape.name,
+        mode=mode,
+        requests=stats["requests"],
+        continuations=stats["continuations"],
+        decode=stats["generation_tokens"],
+        prefill=stats["prompt_tokens"],
+        floor=floor,
+        busy_s=stats["service_s"],
+        wall_s=wall,
         statuses=statuses,
     )
 

@@ -58,9 +58,9 @@ class Timing:
                    max(ms))  # fmt: skip
 
 
-def finished_replies(tasks: Sequence[str], data_dir: Path, limit: int | None = None) -> list[
-    tuple[str, str]
-]:
+def finished_replies(
+    tasks: Sequence[str], data_dir: Path, limit: int | None = None
+) -> list[tuple[str, str]]:
     """(content, gold) of the simulator's finished replies to `tasks`' samples."""
     from thinkeval.sim import SimConfig, answer_key_from_samples
     from thinkeval.sim.behaviour import generate, last_user_text, plan_for, prompt_key
@@ -120,6 +120,7 @@ def scoring_section(data_dir: Path) -> dict[str, Any]:
 
     maths = finished_replies(("math500", "aime24", "aime25"), data_dir)
     gsm8k = finished_replies(("gsm8k",), data_dir, limit=560)
+
     def needs_math_verify(content: str, gold: str) -> bool:
         found = math_kind.MathKind().find(content)
         return found is None or math_kind.quick_match(found.answer, gold) is None
@@ -361,18 +362,25 @@ def results_section(
     def met(ok: bool) -> str:
         return "met" if ok else "NOT met"
 
-    return "\n".join([
-        start,
-        "## Math scoring: per reply, and per request of a run",
-        "",
-        f"Measured {when} with `{command}`. {settings} What each figure means: "
-        "[docs/benchmarks.md](../docs/benchmarks.md#math-scoring-benchmath_benchpy).",
-        "",
-        render(scoring, runs),
-        "",
-        f"Target CPU per request ≤ {PER_REQUEST_TARGET_MS:g} ms with math scoring (the run's own "
-        f"process while requests run): **{met(asking <= PER_REQUEST_TARGET_MS)}** "
-        f"({asking:.2f} ms). Target event loop never held up by work for more than "
-        f"{LOOP_BUSY_TARGET_MS:g} ms: **{met(busy <= LOOP_BUSY_TARGET_MS)}** ({busy:.1f} ms).",
-        end,
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                start,
+                "## Math scoring: per reply, and per request of a run",
+                "",
+                f"Measured {when} with `{command}`. {settings} What each figure means: "
+                "[docs/benchmarks.md](../docs/benchmarks.md#math-scoring-benchmath_benchpy).",
+                "",
+                render(scoring, runs),
+                "",
+                f"Target CPU per request ≤ {PER_REQUEST_TARGET_MS:g} ms with math scoring "
+                "(the run's own process while requests run): "
+                f"**{met(asking <= PER_REQUEST_TARGET_MS)}** ({asking:.2f} ms). "
+                "Target event loop never held up by work for more than "
+                f"{LOOP_BUSY_TARGET_MS:g} ms: **{met(busy <= LOOP_BUSY_TARGET_MS)}** "
+                f"({busy:.1f} ms).",
+                end,
+            ]
+        )
+        + "\n"
+    )

@@ -95,8 +95,7 @@ def longest_chain_s(run_dir: Path, per_token_s: float) -> float:
 
 
 def thinkeval_command(config: Path, run_dir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir),
-            *extra]
+    return [sys.executable, "-m", "thinkeval", "run", str(config), "--output", str(run_dir), *extra]
 
 
 @contextlib.contextmanager
@@ -106,8 +105,11 @@ def three_servers(
     """One fresh simulator per model (its seed from `MODELS`), stopped when done."""
     sims = [
         Simulator(
-            seed=seed, latency_s=latency_s, data_dir=data_dir,
-            log_path=folder / f"sim-{name}.log", flags=flags,
+            seed=seed,
+            latency_s=latency_s,
+            data_dir=data_dir,
+            log_path=folder / f"sim-{name}.log",
+            flags=flags,
         )
         for name, seed in MODELS
     ]
@@ -142,7 +144,10 @@ def run_mode(
             commands = [thinkeval_command(config, run_dir, "--model", name) for name, _ in MODELS]
         usages = [
             run_measured(
-                command, env=thinkeval_env(), cwd=folder, log_path=folder / f"run-{i}.log",
+                command,
+                env=thinkeval_env(),
+                cwd=folder,
+                log_path=folder / f"run-{i}.log",
                 timeout_s=timeout_s,
             )
             for i, command in enumerate(commands)
@@ -186,8 +191,11 @@ def run_client(
         servers = [s.base_url for s in sims]
         config = write_config(folder / "run.yaml", servers, ["gsm8k"], concurrency, data)
         usage = run_measured(
-            thinkeval_command(config, folder / "run"), env=thinkeval_env(), cwd=folder,
-            log_path=folder / "run.log", timeout_s=timeout_s,
+            thinkeval_command(config, folder / "run"),
+            env=thinkeval_env(),
+            cwd=folder,
+            log_path=folder / "run.log",
+            timeout_s=timeout_s,
         )
         stats = [sim.stats() for sim in sims]
     return ClientResult(

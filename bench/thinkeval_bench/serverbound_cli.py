@@ -45,17 +45,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--slots", type=int, default=32, help="max_num_seqs per server (32)")
     parser.add_argument(
-        "--per-token-s", type=float, default=0.00045,
+        "--per-token-s",
+        type=float,
+        default=0.00045,
         help="seconds per generated token: sets the run's length (0.00045: ~30 s at once)",
     )
     parser.add_argument("--limit", type=int, default=400, help="BoolQ and GSM8K rows (400)")
     parser.add_argument(
-        "--modes", default="together,model-by-model",
+        "--modes",
+        default="together,model-by-model",
         help="which ways to run the scenario (together,model-by-model); '' skips it",
     )
     parser.add_argument("--data-dir", help="datasets (default: ../shared/datasets)")
     parser.add_argument(
-        "--client-rows", default="1000,5000",
+        "--client-rows",
+        default="1000,5000",
         help="rows per model of the two zero-latency client runs (1000,5000); '' skips them",
     )
     parser.add_argument("--out", default=str(BENCH_DIR / "RESULTS.md"), help="page to update")
@@ -65,8 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _data_dir(explicit: str | None) -> Path:
-    for candidate in (explicit, os.environ.get("THINKEVAL_DATA_DIR"),
-                      str(REPO.parent / "shared" / "datasets")):
+    for candidate in (
+        explicit,
+        os.environ.get("THINKEVAL_DATA_DIR"),
+        str(REPO.parent / "shared" / "datasets"),
+    ):
         if candidate and (Path(candidate) / "ceval").is_dir():
             return Path(candidate).resolve()
     raise SystemExit("error: datasets not found: pass --data-dir or set THINKEVAL_DATA_DIR")
@@ -106,8 +113,11 @@ def render_section(
     together = next((m for m in modes if m.mode == "together"), None)
     if together is not None:
         met = "met" if together.ratio <= TARGET else "NOT met"
-        lines += ["", f"Target wall / limit ≤ {TARGET} for all models at once: **{met}** "
-                  f"({together.ratio:.2f})."]
+        lines += [
+            "",
+            f"Target wall / limit ≤ {TARGET} for all models at once: **{met}** "
+            f"({together.ratio:.2f}).",
+        ]
     if len(clients) == 2:
         small, large = clients
         per_request = cpu_per_request_ms(small, large)
@@ -120,8 +130,11 @@ def render_section(
             "| rows per model | requests | max in flight per server | wall s | CPU s "
             "| peak RSS MiB |",
             "| ---: | ---: | ---: | ---: | ---: | ---: |",
-            *(f"| {c.rows} | {c.requests} | {c.max_in_flight} | {c.wall_s:.1f} | {c.cpu_s:.2f} "
-              f"| {c.peak_rss_mb:.0f} |" for c in clients),
+            *(
+                f"| {c.rows} | {c.requests} | {c.max_in_flight} | {c.wall_s:.1f} | {c.cpu_s:.2f} "
+                f"| {c.peak_rss_mb:.0f} |"
+                for c in clients
+            ),
             "",
             f"CPU per request after start-up: **{per_request:.2f} ms** (target ≤ 1 ms: "
             f"{'met' if per_request <= 1.0 else 'NOT met'}); peak RSS {growth:+.0%} from "
@@ -150,15 +163,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         for mode in (m.strip() for m in args.modes.split(",") if m.strip()):
             if mode not in ("together", "model-by-model"):
                 raise SystemExit(f"error: --modes: unknown mode {mode!r}")
-            result = run_mode(mode, work, data_dir, tasks, slots=args.slots,
-                              per_token_s=args.per_token_s, timeout_s=args.timeout_s)
+            result = run_mode(
+                mode,
+                work,
+                data_dir,
+                tasks,
+                slots=args.slots,
+                per_token_s=args.per_token_s,
+                timeout_s=args.timeout_s,
+            )
             modes.append(result)
-            print(f"{mode}: wall {result.wall_s:.1f} s, limit {result.limit_s:.1f} s, "
-                  f"wall/limit {result.ratio:.2f}", file=sys.stderr, flush=True)
+            print(
+                f"{mode}: wall {result.wall_s:.1f} s, limit {result.limit_s:.1f} s, "
+                f"wall/limit {result.ratio:.2f}",
+                file=sys.stderr,
+                flush=True,
+            )
         for rows in (int(r) for r in args.client_rows.split(",") if r.strip()):
             clients.append(run_client(work, rows, 64, args.timeout_s, seed=20240601))
-            print(f"client {rows} rows/model: CPU {clients[-1].cpu_s:.2f} s, "
-                  f"RSS {clients[-1].peak_rss_mb:.0f} MiB", file=sys.stderr, flush=True)
+            print(
+                f"client {rows} rows/model: CPU {clients[-1].cpu_s:.2f} s, "
+                f"RSS {clients[-1].peak_rss_mb:.0f} MiB",
+                file=sys.stderr,
+                flush=True,
+            )
     finally:
         stop_all()
     version = thinkeval_version()
@@ -172,12 +200,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{machine.description}."
     )
     command = "python bench/server_bound.py " + shlex.join(list(argv or sys.argv[1:]))
-    section = render_section(modes, clients, command=command.strip(),
-                             when=f"{stamp:%Y-%m-%d %H:%M} UTC", settings=settings)
-    (work / "results.json").write_text(json.dumps({
-        "modes": [asdict(m) | {"limit_s": m.limit_s, "ratio": m.ratio} for m in modes],
-        "clients": [asdict(c) for c in clients], "settings": settings,
-    }, indent=1), "utf-8")
+    section = render_section(
+        modes,
+        clients,
+        command=command.strip(),
+        when=f"{stamp:%Y-%m-%d %H:%M} UTC",
+        settings=settings,
+    )
+    (work / "results.json").write_text(
+        json.dumps(
+            {
+                "modes": [asdict(m) | {"limit_s": m.limit_s, "ratio": m.ratio} for m in modes],
+                "clients": [asdict(c) for c in clients],
+                "settings": settings,
+            },
+            indent=1,
+        ),
+        "utf-8",
+    )
     put_section(Path(args.out), section, "server-bound")
     print(section)
     return 0

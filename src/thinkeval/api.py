@@ -150,8 +150,11 @@ async def evaluate_async(
     if config is None:
         resolved = await config_from_flags(flags, served_ids, source="thinkeval.evaluate()")
     else:
-        given = [key for key, value in vars(flags).items()
-                 if value not in (None, (), {}) and key != "data_dir"]
+        given = [
+            key
+            for key, value in vars(flags).items()
+            if value not in (None, (), {}) and key != "data_dir"
+        ]
         if given:
             raise ConfigError(
                 f"{', '.join(given)} describe a run on their own; with a config, set them in it"

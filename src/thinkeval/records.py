@@ -28,7 +28,6 @@ Phase = Literal["fixed", "retry"]
 PHASES: tuple[Phase, ...] = ("fixed", "retry")
 
 
-
 @dataclass(frozen=True)
 class Sample:
     """One benchmark question: a stable id, the chat messages to send and the gold answer.
@@ -219,4 +218,3 @@ def decode_attempt(line: bytes) -> Attempt:
     raw = msgspec.json.decode(line)
     raw["error_kind"] = legacy_kind(str(raw["error_kind"]), raw.get("http_status"))
     return msgspec.convert(raw, Attempt)
-

@@ -102,9 +102,7 @@ MODULE_COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _add_module_command(
-    sub: argparse._SubParsersAction[_Parser], name: str, full: bool
-) -> None:
+def _add_module_command(sub: argparse._SubParsersAction[_Parser], name: str, full: bool) -> None:
     module_name, help_text = MODULE_COMMANDS[name]
     if not full:
         sub.add_parser(name, help=help_text)
@@ -187,4 +185,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

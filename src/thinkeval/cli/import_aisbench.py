@@ -63,7 +63,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the model id the server serves (default: the config dump's model, else ABBR)",
     )
 
-
     parser.add_argument(
         "--thinking",
         action=argparse.BooleanOptionalAction,

@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument(
-        "--unsafe-local-exec", action="store_true",
+        "--unsafe-local-exec",
+        action="store_true",
         help="run code replies without the sandbox, resource limits only (docs/code.md)",
     )
 

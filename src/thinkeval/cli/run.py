@@ -84,19 +84,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     chosen = parser.add_argument_group("what to run (with a config: a selection of it)")
     chosen.add_argument(
-        "--tasks", "--task", dest="tasks", action="append", metavar="A,B",
+        "--tasks",
+        "--task",
+        dest="tasks",
+        action="append",
+        metavar="A,B",
         help="tasks, comma-separated or repeated (default: ceval, boolq, gsm8k); with a "
         "config, run only these of its tasks",
     )
     chosen.add_argument(
-        "--model", action="append", metavar="ID",
+        "--model",
+        action="append",
+        metavar="ID",
         help="the model id to ask (default: the only one the server lists); with a config, "
         "run only these of its models (comma-separated or repeated)",
     )
     flags = parser.add_argument_group("a run from flags (instead of a config file)")
     flags.add_argument(
-        "--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 "
-        "(default: $OPENAI_BASE_URL)",
+        "--base-url",
+        metavar="URL",
+        help="the server, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL)",
     )
     flags.add_argument("--limit", type=_positive, metavar="N", help="first N samples per task")
     flags.add_argument(
@@ -106,46 +113,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=_positive, metavar="N", help="requests in flight (default: 64)"
     )
     flags.add_argument(
-        "--gen", action="append", metavar="KEY=VALUE",
+        "--gen",
+        action="append",
+        metavar="KEY=VALUE",
         help="a generation setting sent with each request, the value read as YAML; dotted "
         "keys nest (--gen chat_template_kwargs.enable_thinking=true); repeatable",
     )
     flags.add_argument(
-        "--api-key-env", metavar="VAR",
+        "--api-key-env",
+        metavar="VAR",
         help="environment variable holding the API key (default: OPENAI_API_KEY when set)",
     )
     flags.add_argument(
-        "--name", metavar="RUN",
+        "--name",
+        metavar="RUN",
         help="run name (default: <model>-<tasks>-<hash of the settings>, so the same "
         "command resumes)",
     )
     common = parser.add_argument_group("either way")
     common.add_argument("--output", metavar="DIR", help="run directory (default: runs/<run>)")
     common.add_argument(
-        "--data-dir", metavar="DIR",
+        "--data-dir",
+        metavar="DIR",
         help="local datasets (default: $THINKEVAL_DATA_DIR, else the Hugging Face hub)",
     )
     common.add_argument(
-        "--shard", metavar="I/N|auto",
+        "--shard",
+        metavar="I/N|auto",
         help="run only shard I of N (stable split by sample id); `auto` reads a Slurm job "
         "array or a Kubernetes Indexed Job; shards write their own journal",
     )
     common.add_argument(
-        "--allow-model-mismatch", action="store_true",
+        "--allow-model-mismatch",
+        action="store_true",
         help="run even if /v1/models does not list the configured model id",
     )
     common.add_argument(
-        "--keep-recorded-samples", action="store_true",
+        "--keep-recorded-samples",
+        action="store_true",
         help="resume with the prompts recorded when the run started, even if the data or "
         "thinkeval's prompts changed since",
     )
     common.add_argument(
-        "--unsafe-local-exec", action="store_true",
+        "--unsafe-local-exec",
+        action="store_true",
         help="run code replies as plain child processes with resource limits only, where "
         "bubblewrap is missing: no other isolation (docs/code.md)",
     )
     common.add_argument(
-        "--detach", action="store_true",
+        "--detach",
+        action="store_true",
         help="run in the background, detached from this terminal; log in RUN_DIR/run.log",
     )
 

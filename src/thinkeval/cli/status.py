@@ -34,11 +34,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the status command's arguments to `parser`."""
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
     parser.add_argument(
-        "--json", action="store_true",
+        "--json",
+        action="store_true",
         help="print JSON instead of tables (with --watch: one JSON document per line)",
     )
     parser.add_argument(
-        "--watch", type=float, metavar="SECONDS",
+        "--watch",
+        type=float,
+        metavar="SECONDS",
         help="refresh every SECONDS until no process of the run is alive",
     )
 

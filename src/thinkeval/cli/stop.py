@@ -25,7 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the stop command's arguments to `parser`."""
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run directory")
     parser.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S",
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
         help="seconds to wait for the processes to exit (default 30)",
     )
 
@@ -35,4 +38,3 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout < 0:
         raise ThinkevalError(f"--timeout must not be negative, got {args.timeout}")
     return stop_run(args.run_dir, args.timeout)
-

@@ -286,7 +286,9 @@ class Endpoint:
             parsed = orjson.loads(raw)
         except orjson.JSONDecodeError:
             raise RequestFailed(
-                kind="malformed", message="completion reply is not valid JSON", retryable=True,
+                kind="malformed",
+                message="completion reply is not valid JSON",
+                retryable=True,
                 http_status=200,
             ) from None
         return Timed(parse_text_completion(parsed), time.perf_counter() - started, None)

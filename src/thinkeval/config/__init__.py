@@ -99,9 +99,12 @@ class RunConfig(Section, kw_only=True, frozen=True):
         """Every mistake the types cannot express, each with the key path it is about."""
         # The run name becomes a directory: it must not be able to escape the output folder.
         if not _RUN_NAME.match(self.run) or self.run in (".", ".."):
-            yield "run", (
-                f"run name {self.run!r} must start with a letter or digit and use only letters, "
-                "digits, '.', '_' and '-'"
+            yield (
+                "run",
+                (
+                    f"run name {self.run!r} must start with a letter or digit and use only "
+                    "letters, digits, '.', '_' and '-'"
+                ),
             )
         if self.budgets is not None:
             yield from (("budgets", message) for message in budget_problems(self.budgets))
@@ -140,12 +143,14 @@ class RunConfig(Section, kw_only=True, frozen=True):
         for index, endpoint in enumerate(self.endpoints):
             key = endpoint_key(endpoint.base_url)
             if key not in used:
-                yield f"endpoints[{index}].base_url", (
-                    f"{redact_url(endpoint.base_url)!r} is not the base_url of any model"
+                yield (
+                    f"endpoints[{index}].base_url",
+                    (f"{redact_url(endpoint.base_url)!r} is not the base_url of any model"),
                 )
             elif key in seen:
-                yield f"endpoints[{index}].base_url", (
-                    f"{redact_url(endpoint.base_url)!r} is listed twice"
+                yield (
+                    f"endpoints[{index}].base_url",
+                    (f"{redact_url(endpoint.base_url)!r} is listed twice"),
                 )
             seen.add(key)
 
@@ -211,7 +216,8 @@ def parse_config(data: Any, source: str = "<config>") -> RunConfig:
         data = {
             **data,
             "tasks": [
-                resolve_entry(entry, base, f"{source}: tasks[{i}]") if isinstance(entry, dict)
+                resolve_entry(entry, base, f"{source}: tasks[{i}]")
+                if isinstance(entry, dict)
                 else entry
                 for i, entry in enumerate(entries)
             ],

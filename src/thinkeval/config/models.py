@@ -56,9 +56,12 @@ class ModelConfig(Section, kw_only=True, frozen=True):
 
     def problems(self) -> Iterator[Problem]:
         if not _RUN_NAME.match(self.name):
-            yield "name", (
-                f"model name {self.name!r} must start with a letter or digit and use only "
-                "letters, digits, '.', '_' and '-' (it names files in the run directory)"
+            yield (
+                "name",
+                (
+                    f"model name {self.name!r} must start with a letter or digit and use only "
+                    "letters, digits, '.', '_' and '-' (it names files in the run directory)"
+                ),
             )
         if not self.base_urls:
             yield "base_url", "base_url needs at least one URL"
@@ -78,9 +81,12 @@ class ModelConfig(Section, kw_only=True, frozen=True):
             for key, message in self.reasoning.problems_for(self.api):
                 yield f"reasoning.{key}", message
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
-            yield "", (
-                "base_url carries credentials and api_key_env is set: only one Authorization "
-                "header can be sent; keep one of them"
+            yield (
+                "",
+                (
+                    "base_url carries credentials and api_key_env is set: only one Authorization "
+                    "header can be sent; keep one of them"
+                ),
             )
 
     @property

@@ -35,9 +35,12 @@ class PromptVariant(Section, kw_only=True, frozen=True):
 
     def problems(self) -> Iterator[Problem]:
         if self.template is not None and PLACEHOLDER not in self.template:
-            yield "template", (
-                f"template must hold {PLACEHOLDER} where the task's question goes, e.g. "
-                "'{prompt}\\nPut the final answer within \\boxed{}.'"
+            yield (
+                "template",
+                (
+                    f"template must hold {PLACEHOLDER} where the task's question goes, e.g. "
+                    "'{prompt}\\nPut the final answer within \\boxed{}.'"
+                ),
             )
 
     def apply(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -58,9 +61,12 @@ def prompts_problems(prompts: Mapping[str, PromptVariant]) -> Iterator[Problem]:
     """Each named variant's mistakes, under `prompts.NAME`."""
     for name, variant in prompts.items():
         if not PROMPT_NAME.match(name):
-            yield f"prompts.{name}", (
-                f"prompt name {name!r} must start with a letter or digit and use only letters, "
-                "digits, '.', '_' and '-' (it names the sweep's variants)"
+            yield (
+                f"prompts.{name}",
+                (
+                    f"prompt name {name!r} must start with a letter or digit and use only letters, "
+                    "digits, '.', '_' and '-' (it names the sweep's variants)"
+                ),
             )
         for where, message in variant.problems():
             yield f"prompts.{name}.{where}", message

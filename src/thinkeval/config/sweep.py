@@ -40,9 +40,12 @@ class SweepConfig(Section, kw_only=True, frozen=True):
         for key, values in self.grid.items():
             where = f"grid.{key}"
             if not GRID_KEY.match(key):
-                yield where, (
-                    f"{key!r} is not a generation key (letters, digits, '_', '-', dots for "
-                    "nested keys, e.g. chat_template_kwargs.enable_thinking) nor prompt"
+                yield (
+                    where,
+                    (
+                        f"{key!r} is not a generation key (letters, digits, '_', '-', dots for "
+                        "nested keys, e.g. chat_template_kwargs.enable_thinking) nor prompt"
+                    ),
                 )
             if not isinstance(values, list):
                 yield where, f"give a list of values, e.g. [0, 0.6], not {grid_label(values)}"

@@ -64,8 +64,9 @@ class TaskSelection(Section, kw_only=True, frozen=True, dict=True):
         if self.range is not None:
             bounds = self.bounds
             if bounds is None:
-                yield "range", (
-                    f"range must look like 'START:END' (e.g. '1000:1500'), got {self.range!r}"
+                yield (
+                    "range",
+                    (f"range must look like 'START:END' (e.g. '1000:1500'), got {self.range!r}"),
                 )
             else:
                 start, end = bounds

@@ -70,7 +70,11 @@ def detach(argv_without_detach: list[str], run_dir: Path) -> int:
         ) from None
     pid_path, log_path = pid_file(run_dir, writer), log_file(run_dir, writer)
     command = [
-        sys.executable, "-m", "thinkeval.cli.detached", "--pid-file", str(pid_path.resolve()),
+        sys.executable,
+        "-m",
+        "thinkeval.cli.detached",
+        "--pid-file",
+        str(pid_path.resolve()),
         *argv_without_detach,
     ]
     shown = "thinkeval " + shlex.join(argv_without_detach)
@@ -130,8 +134,7 @@ def stop_run(run_dir: Path, timeout_s: float = 30.0, console: Console | None = N
         raise ThinkevalError(f"{run_dir}: no such run directory")
     processes = find_writers(run_dir)
     targets = [
-        p for p in processes
-        if p.running_here and p.state not in FINAL_STATES and p.pid is not None
+        p for p in processes if p.running_here and p.state not in FINAL_STATES and p.pid is not None
     ]
     for remote in (p for p in processes if not p.local and p.alive):
         console.print(

@@ -396,5 +396,3 @@ def _conclude(report: CheckReport) -> None:
             )
     else:
         report.ok = True
-
-

@@ -30,9 +30,7 @@ class ModelsFailed(ThinkevalError):
         self.failures = failures
         self.summary = summary
         self.exit_code = max(error.exit_code for error in failures.values())
-        super().__init__(
-            "; ".join(f"model {name!r}: {error}" for name, error in failures.items())
-        )
+        super().__init__("; ".join(f"model {name!r}: {error}" for name, error in failures.items()))
 
 
 async def evaluate(

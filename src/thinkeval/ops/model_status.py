@@ -62,8 +62,8 @@ def model_rows(
         seen = beats.get(model, [])
         states = ["unreachable" if b.unreachable_since is not None else b.state for b in seen]
         complete = all(p.pending == 0 for p in mine)
-        state = min(states, key=_state_rank) if states else (
-            "complete" if complete else "incomplete"
+        state = (
+            min(states, key=_state_rank) if states else ("complete" if complete else "incomplete")
         )
         rates = [p.rate_per_min for p in mine if p.rate_per_min is not None]
         rate = sum(rates) if rates else None
@@ -72,15 +72,20 @@ def model_rows(
         if state != "unreachable" and rate is not None and None not in left:
             eta_s = eta(sum(x for x in left if x is not None), rate / 60.0)
         since = [b.unreachable_since for b in seen if b.unreachable_since is not None]
-        rows.append(ModelStatus(
-            model=model, state=state,
-            done=sum(p.done for p in mine), total=sum(p.total for p in mine),
-            in_flight=sum(b.in_flight for b in seen),
-            rate_per_min=rate, eta_s=eta_s,
-            unreachable_since=min(since) if since else None,
-            last_error=next((b.last_error for b in seen if b.last_error), None),
-            error=next((b.error for b in seen if b.error), None),
-        ))
+        rows.append(
+            ModelStatus(
+                model=model,
+                state=state,
+                done=sum(p.done for p in mine),
+                total=sum(p.total for p in mine),
+                in_flight=sum(b.in_flight for b in seen),
+                rate_per_min=rate,
+                eta_s=eta_s,
+                unreachable_since=min(since) if since else None,
+                last_error=next((b.last_error for b in seen if b.last_error), None),
+                error=next((b.error for b in seen if b.error), None),
+            )
+        )
     return rows
 
 

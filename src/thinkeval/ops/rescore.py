@@ -142,7 +142,11 @@ def _compare(
             if len(row.changes) < SHOWN_CHANGES:
                 row.changes.append(
                     Change(
-                        attempt.sample_id, attempt.repeat, attempt.phase, before,
-                        verdict.status, verdict.answer,
+                        attempt.sample_id,
+                        attempt.repeat,
+                        attempt.phase,
+                        before,
+                        verdict.status,
+                        verdict.answer,
                     )
                 )

@@ -110,7 +110,8 @@ class _Timing:
 
     def rate_per_s(self, now: float) -> float:
         recent = [
-            start for start, end in zip(self.starts, self.ends, strict=True)
+            start
+            for start, end in zip(self.starts, self.ends, strict=True)
             if now - RATE_WINDOW_S <= end <= now
         ]
         if not recent:
@@ -144,18 +145,28 @@ def _phase_rows(
         rate = None if now is None else timing.rate_per_s(now)
         eta_s = None if rate is None or more is None else eta(block.pending + more, rate)
         unresolved = timing.last_error if block.error else None
-        rows.append(PhaseStatus(
-            model=model, task=task, phase=phase, budget=block.budget, total=total,
-            done=total - block.pending,
-            ok=block.correct + block.wrong + block.no_answer,
-            correct=block.correct, wrong=block.wrong, no_answer=block.no_answer,
-            truncated=block.unfinished, empty=block.empty, failed=block.error,
-            pending=block.pending,
-            rate_per_min=None if rate is None else rate * 60.0,
-            eta_s=eta_s,
-            last_error=unresolved[1] if unresolved else None,
-            expected_left=None if more is None else block.pending + more,
-        ))
+        rows.append(
+            PhaseStatus(
+                model=model,
+                task=task,
+                phase=phase,
+                budget=block.budget,
+                total=total,
+                done=total - block.pending,
+                ok=block.correct + block.wrong + block.no_answer,
+                correct=block.correct,
+                wrong=block.wrong,
+                no_answer=block.no_answer,
+                truncated=block.unfinished,
+                empty=block.empty,
+                failed=block.error,
+                pending=block.pending,
+                rate_per_min=None if rate is None else rate * 60.0,
+                eta_s=eta_s,
+                last_error=unresolved[1] if unresolved else None,
+                expected_left=None if more is None else block.pending + more,
+            )
+        )
     return rows
 
 
@@ -194,9 +205,15 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
             )
         notes.append(f"no {CONFIG_FILE} yet: the run has not loaded its config and samples")
         return RunStatus(
-            run=None, run_dir=str(run_dir), checked_at=now,
-            state=_overall_state(writers, False), alive=alive, complete=False,
-            writers=writers, phases=[], notes=notes,
+            run=None,
+            run_dir=str(run_dir),
+            checked_at=now,
+            state=_overall_state(writers, False),
+            alive=alive,
+            complete=False,
+            writers=writers,
+            phases=[],
+            notes=notes,
         )
     record = read_run_record(run_dir)
     models = record.model_names
@@ -232,8 +249,15 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
         if not writer.alive and writer.state in ("dead", "exited", "failed") and writer.log:
             notes.append(f"{writer.writer}: {writer.state}; see {writer.log}")
     return RunStatus(
-        run=record.run, run_dir=str(run_dir), checked_at=now,
-        state=_overall_state(writers, complete), alive=alive, complete=complete,
-        writers=writers, phases=phases, in_flight=in_flight, notes=notes,
+        run=record.run,
+        run_dir=str(run_dir),
+        checked_at=now,
+        state=_overall_state(writers, complete),
+        alive=alive,
+        complete=complete,
+        writers=writers,
+        phases=phases,
+        in_flight=in_flight,
+        notes=notes,
         models=model_rows(models, phases, writers),
     )

@@ -82,8 +82,12 @@ class TaskCheck:
 
     @property
     def complete(self) -> bool:
-        return not (self.missing_fixed or self.missing_retry or self.error_only_fixed
-                    or self.error_only_retry)
+        return not (
+            self.missing_fixed
+            or self.missing_retry
+            or self.error_only_fixed
+            or self.error_only_retry
+        )
 
     @property
     def clean(self) -> bool:
@@ -205,7 +209,10 @@ def verify_run(run_dir: Path) -> Verification:
             budgets = record.budgets_of(task)
             repeats = record.task(task).repeats
             check = TaskCheck(
-                model=model, task=task, budgets=list(budgets), repeats=repeats,
+                model=model,
+                task=task,
+                budgets=list(budgets),
+                repeats=repeats,
                 samples=len(items) * repeats,
             )
             for sample in items:

@@ -182,8 +182,16 @@ def tokens_section(report: Report) -> Section | None:
         for r in report.tokens
     ]
     columns = (
-        "model", "task", "retry", "fixed prompt", "fixed generated", "retry prompt",
-        "retry generated (added)", "generated", "floor", "generated / floor",
+        "model",
+        "task",
+        "retry",
+        "fixed prompt",
+        "fixed generated",
+        "retry prompt",
+        "retry generated (added)",
+        "generated",
+        "floor",
+        "generated / floor",
     )
     return Section(
         "tokens",

@@ -138,13 +138,27 @@ def counted_replies(run_dir: Path) -> Iterator[Judged]:
                             retry = journals.read(retry_ref) if recorded(retry_ref) else None
                             finished = state == "finished"
                             yield Judged(
-                                model, task, sample, repeat, "fixed", fixed, finished, finished,
+                                model,
+                                task,
+                                sample,
+                                repeat,
+                                "fixed",
+                                fixed,
+                                finished,
+                                finished,
                                 spec,
                             )
                             if retry is not None:
                                 finished = attempt_state(retry, spec, sample.gold) == "finished"
                                 yield Judged(
-                                    model, task, sample, repeat, "retry", retry, finished, True,
+                                    model,
+                                    task,
+                                    sample,
+                                    repeat,
+                                    "retry",
+                                    retry,
+                                    finished,
+                                    True,
                                     spec,
                                 )
 

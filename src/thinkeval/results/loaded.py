@@ -105,8 +105,10 @@ class RunResults:
         """One row per recorded attempt, with its verdict by the current strict scorer
         (`status`, `answer`) and whether the lenient scorer counts it correct."""
         pandas = _pandas()
-        golds = {task: {s.id: s for s in read_samples(self.run_dir, task, messages=False)}
-                 for task in self.tasks()}
+        golds = {
+            task: {s.id: s for s in read_samples(self.run_dir, task, messages=False)}
+            for task in self.tasks()
+        }
         catalogue = self.config.catalogue
         rows = [_attempt_row(attempt, golds, catalogue) for attempt in self.attempts()]
         return pandas.DataFrame(rows)

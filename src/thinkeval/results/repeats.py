@@ -73,9 +73,7 @@ def group_answers(kind: AnswerKind, answers: Sequence[str]) -> list[int]:
     return groups
 
 
-def _groups(
-    answers: Sequence[str], same: Callable[[str, str], bool | None]
-) -> list[int] | None:
+def _groups(answers: Sequence[str], same: Callable[[str, str], bool | None]) -> list[int] | None:
     """Group numbers by `same(answer, first answer of a group)`; None when `same` leaves a
     comparison undecided (None)."""
     firsts: list[str] = []
@@ -238,8 +236,7 @@ class RepeatsBlock(msgspec.Struct, kw_only=True):
 def per_question_values(k: int, phase: Sequence[QuestionPhase]) -> list[list[float]]:
     """One row per question: avg, pass@j for each j of `pass_ks(k)`, maj."""
     return [
-        [q.solved / k, *(pass_at_k(k, q.solved, j) for j in pass_ks(k)), q.majority]
-        for q in phase
+        [q.solved / k, *(pass_at_k(k, q.solved, j) for j in pass_ks(k)), q.majority] for q in phase
     ]
 
 
@@ -267,9 +264,7 @@ def phase_repeats(k: int, phase: Sequence[QuestionPhase], seed: int = 0) -> Phas
     )
 
 
-def compare_per_question(
-    a: Sequence[float], b: Sequence[float], seed: int = 0
-) -> Interval:
+def compare_per_question(a: Sequence[float], b: Sequence[float], seed: int = 0) -> Interval:
     """Model A minus model B on the same questions (per-question accuracies, e.g. solved / k),
     with a paired bootstrap interval that resamples questions, never single replies.
 

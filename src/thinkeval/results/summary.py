@@ -41,20 +41,8 @@ from thinkeval.results.repeats import (
     phase_repeats,
     question_phase,
 )
-from thinkeval.store.counted import (
-    CountedAttempts,
-    IdIndex,
-    Journals,
-    count_journal,
-    index_samples,
-)
-from thinkeval.store.judge import (
-    Outcome,
-    attempt_state,
-    outcome_of,
-    recorded_is_current,
-    retry_due,
-)
+from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
+from thinkeval.store.judge import Outcome, attempt_state, outcome_of, recorded_is_current, retry_due
 from thinkeval.store.run_record import RunRecord, read_run_record
 from thinkeval.store.rundir import (
     SUMMARY_FILE,
@@ -235,8 +223,15 @@ class _TaskReading:
                         state = attempt_state(attempt, spec, sample.gold)
                         refs.append(ref)
                         jobs.append(
-                            (spec.answer, spec.lenient, attempt.content, attempt.reasoning,
-                             attempt.finish_reason, sample.gold, state)
+                            (
+                                spec.answer,
+                                spec.lenient,
+                                attempt.content,
+                                attempt.reasoning,
+                                attempt.finish_reason,
+                                sample.gold,
+                                state,
+                            )
                         )
         return dict(zip(refs, verdict_pairs(jobs), strict=True))
 

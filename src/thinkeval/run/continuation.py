@@ -30,7 +30,11 @@ from thinkeval.run.attempts import Unit, attempt_from
 from thinkeval.tasks.spec import TaskSpec
 
 __all__ = [
-    "ask_token_ids", "continue_attempt", "probe_continuation", "probe_token_ids", "retry_mode"
+    "ask_token_ids",
+    "continue_attempt",
+    "probe_continuation",
+    "probe_token_ids",
+    "retry_mode",
 ]
 
 _PROBE = [{"role": "user", "content": "Say OK."}]
@@ -92,20 +96,36 @@ async def continue_attempt(
     prompt, ids = fixed.prompt_token_ids, fixed.token_ids
     if fixed.finish_reason == "length" and (prompt is None or ids is None):
         return Attempt(
-            model=model.name, task=fixed.task, sample_id=fixed.sample_id, repeat=fixed.repeat,
-            phase="retry", budget=unit.budget, max_tokens=0, started_at=time.time(), tries=0,
+            model=model.name,
+            task=fixed.task,
+            sample_id=fixed.sample_id,
+            repeat=fixed.repeat,
+            phase="retry",
+            budget=unit.budget,
+            max_tokens=0,
+            started_at=time.time(),
+            tries=0,
             error="the fixed reply has no token ids to continue from (it was asked without "
             "retry: continue); continue needs them",
-            error_kind="refused", shard=shard,  # resuming a re-ask run as continue is refused
+            error_kind="refused",
+            shard=shard,  # resuming a re-ask run as continue is refused
         )
     carried = len(ids or [])
     max_tokens, clamped_from = _room(unit.budget, len(prompt or []), carried, max_model_len)
     if fixed.finish_reason != "length" or prompt is None or ids is None or max_tokens < 1:
         # Stopped on its own, or nothing more fits: the retry is the same reply.
         return msgspec.structs.replace(
-            fixed, phase="retry", budget=unit.budget, prompt_token_ids=None, token_ids=None,
+            fixed,
+            phase="retry",
+            budget=unit.budget,
+            prompt_token_ids=None,
+            token_ids=None,
             continuation=Continuation(from_tokens=carried, requested=False),
-            request={}, tries=0, started_at=time.time(), latency_s=None, ttft_s=None,
+            request={},
+            tries=0,
+            started_at=time.time(),
+            latency_s=None,
+            ttft_s=None,
         )
     body = continuation_body(model.served_model, prompt, ids, max_tokens, generation)
     shown = {k: v for k, v in body.items() if k != "prompt"}

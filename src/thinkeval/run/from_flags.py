@@ -90,9 +90,7 @@ def model_label(model_id: str) -> str:
     return _LABEL.sub("-", model_id).strip("-._")[:60] or "model"
 
 
-def resolve_base_url(
-    flags: RunFlags, environ: Mapping[str, str], flag: str = "--base-url"
-) -> str:
+def resolve_base_url(flags: RunFlags, environ: Mapping[str, str], flag: str = "--base-url") -> str:
     """`--base-url`, else `OPENAI_BASE_URL`; one line naming the flag when it is unusable."""
     url = flags.base_url if flags.base_url is not None else environ.get(BASE_URL_ENV)
     if url is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,10 @@ from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, TaskSettings
 from thinkeval.records import Attempt, Sample
 from thinkeval.run.attempts import Unit, attempt_from
-from thinkeval.run.continuation import ask_token_ids, continue_attempt, retry_mode
+from thinkeval.run.continuation import continue_attempt, retry_mode
 from thinkeval.run.identity import model_refused
 from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
+from thinkeval.run.requests import clamp_budget, request_body, unit_generation
 from thinkeval.scoring.state import RETRY_STATES
 from thinkeval.store.counted import (
     RETRY_CANDIDATE,
@@ -184,10 +185,18 @@ class ModelRun:
                 due = None if recorded(retry) else self._retry_due(fixed, task.spec, sample.gold)
                 if due is not None:
                     tokens = due.usage.prompt_tokens
-                    self._retries.append(WorkItem(
-                        task.name, "retry", retry_budget, offset, repeat, None, tokens,
-                        due if self._continues(task.name) else None,
-                    ))
+                    self._retries.append(
+                        WorkItem(
+                            task.name,
+                            "retry",
+                            retry_budget,
+                            offset,
+                            repeat,
+                            None,
+                            tokens,
+                            due if self._continues(task.name) else None,
+                        )
+                    )
                     queued += 1
             plan.queued[task.name] = queued
             plan.recorded[task.name] = done
@@ -207,14 +216,7 @@ class ModelRun:
     def _max_tokens(
         self, budget: int, prompt_tokens: int | None, window: int | None = None
     ) -> tuple[int, int | None]:
-        """The budget, clamped to what fits in the context; and the budget if it was clamped."""
-        window = self.max_model_len or window
-        if window is None or prompt_tokens is None:
-            return budget, None
-        room = window - prompt_tokens
-        if 0 < room < budget:
-            return room, budget
-        return budget, None
+        return clamp_budget(budget, prompt_tokens, self.max_model_len or window)
 
     def _sample(self, item: WorkItem) -> Sample:
         if item.sample is None:
@@ -226,27 +228,10 @@ class ModelRun:
         return retry_mode(self.model, self.tasks[task].settings) == "continue"
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
+        token_ids = item.phase == "fixed" and self._continues(item.task)
+        messages = self._sample(item).messages
         settings = self.tasks[item.task].settings
-        generation: dict[str, Any] = settings.request_generation(self.model.generation)
-        if isinstance(generation.get("seed"), int):
-            # Repeat r samples with seed + r; its retry with the same seed, so where the server
-            # honours seeds the retry regenerates the cut-off reply and carries it further.
-            generation["seed"] += item.repeat
-        messages: Sequence[Mapping[str, Any]] = self._sample(item).messages
-        if self.model.prompt is not None:  # a prompt variant (config/prompts.py)
-            messages = self.model.prompt.apply(messages)
-        if self.model.reasoning is not None:
-            generation.update(self.model.reasoning.fields(self.model.api))
-        body = get_profile(self.model.api).request(
-            self.model.served_model,
-            messages,
-            max_tokens,
-            generation,
-            self.model.stream,
-        )
-        if item.phase == "fixed" and self._continues(item.task):
-            ask_token_ids(body)
-        return body
+        return request_body(self.model, settings, messages, item.repeat, max_tokens, token_ids)
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         if item.fixed is not None:
@@ -280,19 +265,29 @@ class ModelRun:
         unit = Unit(sample, item.repeat, item.phase, item.budget)
         shard = self.shard.writer if self.shard else None
         return await attempt_from(
-            self.model.name, self.tasks[item.task].spec, unit, body, max_tokens, clamped_from,
-            outcome, shard,
+            self.model.name,
+            self.tasks[item.task].spec,
+            unit,
+            body,
+            max_tokens,
+            clamped_from,
+            outcome,
+            shard,
         )
 
     async def _continue(self, item: WorkItem, fixed: Attempt, dispatcher: Dispatcher) -> Attempt:
-        settings = self.tasks[item.task].settings
-        generation = settings.request_generation(self.model.generation)
-        if isinstance(generation.get("seed"), int):
-            generation["seed"] += item.repeat  # the fixed request's seed (`_body`)
+        # The fixed request's seed (`run/requests.py`).
+        generation = unit_generation(self.model, self.tasks[item.task].settings, item.repeat)
         unit = Unit(self._sample(item), item.repeat, item.phase, item.budget)
         return await continue_attempt(
-            self.model, self.tasks[item.task].spec, unit, fixed, generation, dispatcher,
-            self.max_model_len, self.shard.writer if self.shard else None,
+            self.model,
+            self.tasks[item.task].spec,
+            unit,
+            fixed,
+            generation,
+            dispatcher,
+            self.max_model_len,
+            self.shard.writer if self.shard else None,
         )
 
     async def _next_item(self) -> WorkItem | None:
@@ -323,8 +318,14 @@ class ModelRun:
             retry_budget = self.tasks[item.task].settings.budgets[1]
             self._retries.append(
                 WorkItem(
-                    item.task, "retry", retry_budget, item.offset, item.repeat, item.sample,
-                    attempt.usage.prompt_tokens, attempt if self._continues(item.task) else None,
+                    item.task,
+                    "retry",
+                    retry_budget,
+                    item.offset,
+                    item.repeat,
+                    item.sample,
+                    attempt.usage.prompt_tokens,
+                    attempt if self._continues(item.task) else None,
                 )
             )
 

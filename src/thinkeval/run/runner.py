@@ -174,7 +174,11 @@ async def run_evaluation(
                 for record in records
             ]
             outcome = await run_models(
-                run_dir, journal, plans, models, progress,
+                run_dir,
+                journal,
+                plans,
+                models,
+                progress,
                 limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),
                 shard=options.shard,
                 allow_model_mismatch=options.allow_model_mismatch,

@@ -112,7 +112,10 @@ class HeartbeatWriter:
         now = time.monotonic()
         rows = [
             ProgressRow(
-                model=model, task=task, done=row.done, total=row.total,
+                model=model,
+                task=task,
+                done=row.done,
+                total=row.total,
                 rate_per_s=row.rate_per_s(now),
             )
             for (model, task), row in self.progress.rows.items()
@@ -218,7 +221,14 @@ async def run_models(
     try:
         with progress.shown(), Journals(run_dir) as journals:
             shared = _Shared(
-                run_dir, journal, journals, plans, limits, shard, allow_model_mismatch, stop,
+                run_dir,
+                journal,
+                journals,
+                plans,
+                limits,
+                shard,
+                allow_model_mismatch,
+                stop,
                 {model.name: default_estimates(plans) for model in models},
             )
             heartbeat.state = "running"
@@ -312,9 +322,11 @@ async def _stop_when_gone(live: ModelLive, model_run: ModelRun, dispatcher: Disp
     outage = dispatcher.health.outage
     assert outage is not None
     urls = ", ".join(redact_url(url) for url in live.model.base_urls)
-    model_run.fail(ServerUnreachable(
-        f"every request to {urls} failed since {clock(outage.since)} "
-        f"({outage.failures} tries, the last: {outage.last_error}); stopped this model after "
-        f"{live.model.unreachable_after_s:g} s without an answer. Start its server and run the "
-        "same command again to resume: only what is missing is asked"
-    ))
+    model_run.fail(
+        ServerUnreachable(
+            f"every request to {urls} failed since {clock(outage.since)} "
+            f"({outage.failures} tries, the last: {outage.last_error}); stopped this model after "
+            f"{live.model.unreachable_after_s:g} s without an answer. Start its server and run the "
+            "same command again to resume: only what is missing is asked"
+        )
+    )

@@ -81,9 +81,7 @@ class _Patterns:
 
 def _compile(letters: str, yes_no: bool) -> _Patterns:
     # A standalone capital: "answer: B" yes, "answer: Because" no; "A or B" is no statement.
-    hedge = (
-        rf"(?!\s*(?:or|and|/|或|和|、)\s*[(\[]?(?:[A-H{letters}](?![A-Za-z0-9_])|yes|no\b))"
-    )
+    hedge = rf"(?!\s*(?:or|and|/|或|和|、)\s*[(\[]?(?:[A-H{letters}](?![A-Za-z0-9_])|yes|no\b))"
     letter = rf"[{letters}](?![A-Za-z0-9_]){hedge}"
     words = "|".join(_YES[:2] + _NO[:2])
     chinese = "|".join(sorted(_YES[2:] + _NO[2:], key=len, reverse=True))

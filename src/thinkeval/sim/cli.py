@@ -64,6 +64,7 @@ _HELP: dict[str, str] = {
 DESCRIPTION = "Serve a simulated thinking model with vLLM's wire format. Not a real LLM."
 EPILOG = "example:\n  thinkeval sim --port 8006 --profile vllm-0.10 --p-long 0.2 --seed 7"
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the simulator's options to `parser` (one flag per `SimConfig` field, plus --data-dir)."""
     for field in fields(SimConfig):
@@ -83,8 +84,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             )
         elif field.name == "task_shapes":
             parser.add_argument(
-                "--task-shape", dest="task_shapes", type=parse_task_shape, action="append",
-                default=[], metavar="TASK:P_LONG:LOW-HIGH", help=_HELP[field.name],
+                "--task-shape",
+                dest="task_shapes",
+                type=parse_task_shape,
+                action="append",
+                default=[],
+                metavar="TASK:P_LONG:LOW-HIGH",
+                help=_HELP[field.name],
             )
         elif field.name in ("root", "switch_to"):
             parser.add_argument(flag, default=None, help=_HELP[field.name])
@@ -137,9 +143,7 @@ def _load_answer_key(data_dir: str | None) -> dict[str, AnswerEntry]:
     return key
 
 
-async def _serve_until_signal(
-    config: SimConfig, answer_key: Mapping[str, AnswerEntry]
-) -> None:
+async def _serve_until_signal(config: SimConfig, answer_key: Mapping[str, AnswerEntry]) -> None:
     runner = make_runner(build_app(config, answer_key))
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port, backlog=4096)

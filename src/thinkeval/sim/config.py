@@ -116,7 +116,8 @@ class SimConfig:
             if not 0.0 <= value <= 1.0 or math.isnan(value):
                 out.append(f"{name}={value} must be between 0 and 1")
         for p_long, where in (
-            (self.p_long, ""), *((t.p_long, f" (task {t.task})") for t in self.task_shapes)
+            (self.p_long, ""),
+            *((t.p_long, f" (task {t.task})") for t in self.task_shapes),
         ):
             planned = self.p_never + p_long + self.p_malformed + self.p_empty
             if not 0.0 <= p_long <= 1.0 or planned > 1.0 + 1e-9:

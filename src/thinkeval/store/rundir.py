@@ -165,9 +165,7 @@ def _first_difference(old_path: Path, new_path: Path, new_count: int) -> str:
     """Where the recorded samples and the new ones first differ, in words."""
     # Only called when the digests differ, so a second pass over both files is affordable.
     with SamplesFile(old_path) as old, SamplesFile(new_path) as new:
-        pairs = itertools.zip_longest(
-            (sample for _, sample in old), (sample for _, sample in new)
-        )
+        pairs = itertools.zip_longest((sample for _, sample in old), (sample for _, sample in new))
         for position, (before, now) in enumerate(pairs):
             if before is None:
                 return f"{new_count - position} sample(s) more than the {position} recorded"

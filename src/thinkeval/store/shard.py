@@ -109,6 +109,4 @@ def _number(environ: Mapping[str, str], name: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise ValueError(
-            f"--shard auto: {name} must be a whole number, got {value!r}"
-        ) from None
+        raise ValueError(f"--shard auto: {name} must be a whole number, got {value!r}") from None

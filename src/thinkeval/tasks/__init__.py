@@ -111,9 +111,7 @@ def _built(
             yield from (sample for _, sample in samples)
 
 
-def _rows(
-    file: DataFile, data_dir: Path | None, sources: list[DataSource] | None
-) -> Iterator[Row]:
+def _rows(file: DataFile, data_dir: Path | None, sources: list[DataSource] | None) -> Iterator[Row]:
     own = Path(file.local)
     if own.is_absolute():  # a task file's own data, read wherever the data dir is
         if sources is not None:

@@ -24,8 +24,13 @@ def render_rescore(found: Rescore, console: Console) -> None:
             f"{before}→{now} {count}" for (before, now), count in sorted(row.transitions.items())
         )
         table.add_row(
-            escape(row.model), escape(row.task), row.scorer, str(row.replies), str(row.stale),
-            str(row.changed), escape(moves or "-"),
+            escape(row.model),
+            escape(row.task),
+            row.scorer,
+            str(row.replies),
+            str(row.stale),
+            str(row.changed),
+            escape(moves or "-"),
         )
     console.print(table)
     for row in found.scorers:

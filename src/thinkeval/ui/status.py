@@ -35,9 +35,18 @@ def _clip(text: str | None, width: int = 60) -> str:
 
 
 _STATE_STYLE = {
-    "running": "green", "starting": "green", "finished": "bold", "complete": "bold",
-    "unreachable": "red", "checking": "green", "incomplete": "yellow",
-    "stopped": "yellow", "failed": "red", "dead": "red", "lost": "red", "unresponsive": "red",
+    "running": "green",
+    "starting": "green",
+    "finished": "bold",
+    "complete": "bold",
+    "unreachable": "red",
+    "checking": "green",
+    "incomplete": "yellow",
+    "stopped": "yellow",
+    "failed": "red",
+    "dead": "red",
+    "lost": "red",
+    "unresponsive": "red",
     "exited": "yellow",
 }
 
@@ -64,15 +73,28 @@ def render(status: RunStatus, console: Console) -> None:
     )
     if status.writers:
         writers = Table(title="processes", title_justify="left")
-        for column in ("writer", "host", "pid", "state", "heartbeat", "model", "in flight",
-                       "last error"):
+        for column in (
+            "writer",
+            "host",
+            "pid",
+            "state",
+            "heartbeat",
+            "model",
+            "in flight",
+            "last error",
+        ):
             writers.add_column(column, justify="right" if column == "in flight" else "left")
         for w in status.writers:
             age = "-" if w.heartbeat_age_s is None else f"{format_duration(w.heartbeat_age_s)} ago"
             state = w.state + (f" ({w.exit_status})" if w.exit_status is not None else "")
             writers.add_row(
-                w.writer, escape(w.host or "-"), str(w.pid or "-"), _styled(state), age,
-                escape(w.model or "-"), str(w.in_flight) if w.alive else "-",
+                w.writer,
+                escape(w.host or "-"),
+                str(w.pid or "-"),
+                _styled(state),
+                age,
+                escape(w.model or "-"),
+                str(w.in_flight) if w.alive else "-",
                 escape(_clip(w.last_error)),
             )
         console.print(writers)
@@ -83,8 +105,16 @@ def render(status: RunStatus, console: Console) -> None:
         for column in ("model", "task", "phase"):
             table.add_column(column)
         table.add_column("budget", justify="right")
-        for column in ("done/total", "ok", "trunc", "empty", "failed", "in flight", "rate/min",
-                       "ETA"):
+        for column in (
+            "done/total",
+            "ok",
+            "trunc",
+            "empty",
+            "failed",
+            "in flight",
+            "rate/min",
+            "ETA",
+        ):
             table.add_column(column, justify="right")
         seen_models: set[str] = set()
         for p in status.phases:
@@ -92,9 +122,15 @@ def render(status: RunStatus, console: Console) -> None:
             seen_models.add(p.model)
             flight = status.in_flight.get(p.model)
             table.add_row(
-                escape(p.model), escape(p.task), p.phase, str(p.budget), f"{p.done}/{p.total}",
+                escape(p.model),
+                escape(p.task),
+                p.phase,
+                str(p.budget),
+                f"{p.done}/{p.total}",
                 str(p.ok),
-                str(p.truncated), str(p.empty), str(p.failed),
+                str(p.truncated),
+                str(p.empty),
+                str(p.failed),
                 str(flight) if first and flight is not None else "",
                 "-" if p.rate_per_min is None else f"{p.rate_per_min:.1f}",
                 "done" if p.eta_s == 0 and p.pending == 0 else format_duration(p.eta_s),
@@ -124,8 +160,12 @@ def _render_models(models: list[ModelStatus], console: Console) -> None:
             since = time.strftime("%H:%M:%S", time.localtime(m.unreachable_since))
             note = f"unreachable since {since}: {m.last_error or '?'}"
         table.add_row(
-            escape(m.model), _styled(m.state), f"{m.done}/{m.total}", str(m.in_flight),
+            escape(m.model),
+            _styled(m.state),
+            f"{m.done}/{m.total}",
+            str(m.in_flight),
             "-" if m.rate_per_min is None else f"{m.rate_per_min:.1f}",
-            format_duration(m.eta_s), escape(_clip(note, 80)),
+            format_duration(m.eta_s),
+            escape(_clip(note, 80)),
         )
     console.print(table)

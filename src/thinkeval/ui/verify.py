@@ -40,36 +40,55 @@ def render(found: Verification, console: Console) -> None:
             ("missing retry", check.missing_retry),
             ("error-only fixed (run again to re-ask)", check.error_only_fixed),
             ("error-only retry (run again to re-ask)", check.error_only_retry),
-            ("unexpected retry (fixed verdict not empty/unfinished, or no fixed answer)",
-             check.unexpected_retries),
-            ("duplicated", [f"{d.sample_id} {d.phase} ({', '.join(d.lines)})"
-                            for d in check.duplicated]),
-            ("wrong budget", [f"{w.sample_id} {w.phase} budget {w.budget} ({w.where})"
-                              for w in check.wrong_budget]),
+            (
+                "unexpected retry (fixed verdict not empty/unfinished, or no fixed answer)",
+                check.unexpected_retries,
+            ),
+            (
+                "duplicated",
+                [f"{d.sample_id} {d.phase} ({', '.join(d.lines)})" for d in check.duplicated],
+            ),
+            (
+                "wrong budget",
+                [
+                    f"{w.sample_id} {w.phase} budget {w.budget} ({w.where})"
+                    for w in check.wrong_budget
+                ],
+            ),
         ]
         for name, ids in problems:
             if ids:
                 console.print(f"    {name}: {len(ids)}: {escape(_ids(ids))}")
     for task in found.missing_samples:
-        console.print(f"[red]✗[/] task {escape(task)}: no {SAMPLES_DIR}/{escape(task)}.jsonl "
-                      "(never started)")
+        console.print(
+            f"[red]✗[/] task {escape(task)}: no {SAMPLES_DIR}/{escape(task)}.jsonl (never started)"
+        )
     if found.unknown:
         items = [
-            f"{u.model}/{u.task}/{u.sample_id}" + (f"#{u.repeat}" if u.repeat else "")
+            f"{u.model}/{u.task}/{u.sample_id}"
+            + (f"#{u.repeat}" if u.repeat else "")
             + f" ({u.where})"
             for u in found.unknown
         ]
-        console.print(f"[red]✗[/] attempts for unknown samples: {len(items)}: "
-                      f"{escape(_ids(items))}")
+        console.print(
+            f"[red]✗[/] attempts for unknown samples: {len(items)}: {escape(_ids(items))}"
+        )
     if found.invalid_lines:
-        console.print(f"[red]✗[/] invalid journal lines: {len(found.invalid_lines)}: "
-                      f"{escape(_ids(found.invalid_lines))}")
+        console.print(
+            f"[red]✗[/] invalid journal lines: {len(found.invalid_lines)}: "
+            f"{escape(_ids(found.invalid_lines))}"
+        )
     if found.torn_tails:
-        console.print(f"note: torn last line (a write cut by a crash; never counted, cut when "
-                      f"the journal is next opened): {escape(', '.join(found.torn_tails))}")
+        console.print(
+            f"note: torn last line (a write cut by a crash; never counted, cut when "
+            f"the journal is next opened): {escape(', '.join(found.torn_tails))}"
+        )
     if found.ok:
         console.print("[green]complete and clean[/]")
     else:
-        failures = [name for name, bad in (("incomplete", not found.complete),
-                                           ("not clean", not found.clean)) if bad]
+        failures = [
+            name
+            for name, bad in (("incomplete", not found.complete), ("not clean", not found.clean))
+            if bad
+        ]
         console.print(f"[red]{' and '.join(failures)}[/]")

@@ -204,4 +204,3 @@ async def serve(viewer: Viewer, sock: socket.socket, ready: Callable[[str], None
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await runner.cleanup()
-

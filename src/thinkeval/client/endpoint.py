@@ -184,6 +184,9 @@ class Endpoint:
         budget = body.get(self.profile.budget_field)
         key, abandon = watchdog.begin(budget if isinstance(budget, int) else 0, deadline_ok)
         inner = asyncio.ensure_future(self._chat(body))
+        # When this call is cancelled (its model stopped) as the request fails, nobody reads the
+        # failure: mark it read so asyncio does not print it as a traceback at exit.
+        inner.add_done_callback(_mark_retrieved)
         tokens = latency = None
         try:
             waiting: set[asyncio.Future[Any]] = {inner, abandon}
@@ -389,3 +392,8 @@ async def _lines(content: aiohttp.StreamReader, cap: int) -> AsyncIterator[bytes
             pending.append(rest)
     if pending:
         yield b"".join(pending)
+
+
+def _mark_retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -247,16 +247,17 @@ class Endpoint:
                     retryable=True,
                     abandoned="stream_idle",
                 ) from None
-            raise RequestFailed(
-                kind="timeout",
-                message=f"no complete reply within {self.timeout_s:g} s",
-                retryable=True,
-            ) from None
+            raise self._timed_out() from None
         except aiohttp.ClientError as exc:
             raise transport_failure(exc, self.base_url) from None
         finally:
             self.outstanding -= 1
         return Timed(reply, time.perf_counter() - started, ttft, message)
+
+    def _timed_out(self) -> RequestFailed:
+        return RequestFailed(
+            kind="timeout", message=f"no complete reply within {self.timeout_s:g} s", retryable=True
+        )
 
     async def completions(self, body: dict[str, Any]) -> Timed:
         """Send one `/v1/completions` request (a continuation, `continuation.py`); return its
@@ -276,11 +277,7 @@ class Endpoint:
                     raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
                 raw = await _read_capped(resp)
         except TimeoutError:
-            raise RequestFailed(
-                kind="timeout",
-                message=f"no complete reply within {self.timeout_s:g} s",
-                retryable=True,
-            ) from None
+            raise self._timed_out() from None
         except aiohttp.ClientError as exc:
             raise transport_failure(exc, self.base_url) from None
         finally:

@@ -43,7 +43,7 @@ def test_defaults() -> None:
     model = config.models[0]
     assert config.budgets is None  # each task's own: the seed's benchmarks use 2048 -> 8192
     assert [t.name for t in config.tasks] == ["boolq", "ceval", "gsm8k"]
-    assert {config.settings(t.name).budgets for t in config.tasks} == {(2048, 8192)}
+    assert {task.budgets for task in config.resolved.values()} == {(2048, 8192)}
     assert (model.concurrency, model.max_retries, model.timeout_s) == (64, 10, 3600.0)
     assert model.stream is False
 
@@ -53,13 +53,13 @@ def test_task_entries_select_samples() -> None:
         minimal(tasks=["ceval", {"name": "gsm8k", "limit": 3}, {"name": "boolq", "range": "2:5"}])
     )
     items = list(range(10))
-    assert list(config.tasks[0].select(items)) == items
-    assert list(config.tasks[1].select(items)) == [0, 1, 2]
-    assert list(config.tasks[2].select(items)) == [2, 3, 4]
+    assert list(config.task("ceval").select(items)) == items
+    assert list(config.task("gsm8k").select(items)) == [0, 1, 2]
+    assert list(config.task("boolq").select(items)) == [2, 3, 4]
     # Selection streams: it stops reading a generator as soon as it has enough.
     read: list[int] = []
     stream = (read.append(i) or i for i in range(10))
-    assert list(config.tasks[2].select(stream)) == [2, 3, 4]
+    assert list(config.task("boolq").select(stream)) == [2, 3, 4]
     assert read == [0, 1, 2, 3, 4]
 
 
@@ -69,11 +69,13 @@ def test_a_range_is_numbers_once_loaded(monkeypatch: pytest.MonkeyPatch) -> None
     config = parse_config(minimal(tasks=[{"name": "boolq", "range": " 2 : 5 "}, "ceval"]))
     selection = config.tasks[0]
     assert selection.bounds == (2, 5) and config.tasks[1].bounds is None
-    assert selection.range == " 2 : 5 "  # recorded as written
+    assert selection.range == " 2 : 5 "  # the entry as written
     # Selecting reads the numbers: the string is not parsed again.
     monkeypatch.setattr(tasks, "parse_range", lambda text: pytest.fail(f"parsed {text!r} again"))
-    assert list(selection.select(range(10))) == [2, 3, 4]
-    assert selection.bounds == (2, 5)
+    task = config.task("boolq")
+    assert task.bounds == (2, 5) and config.task("ceval").bounds is None
+    assert list(task.select(range(10))) == [2, 3, 4]
+    assert (task.range, task.selection) == ("2:5", "range 2:5")  # as config.json records it
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,8 @@ import pytest
         "thinkeval.client.limits",
         "thinkeval.results.stats",
         "thinkeval.config",
+        "thinkeval.config.tasks",
+        "thinkeval.config.resolved",
         "thinkeval.tasks.hub",
         "thinkeval.tasks.source",
         "thinkeval.run.from_flags",

@@ -23,7 +23,7 @@ from thinkeval.ops.verify import verify_run
 from thinkeval.records import Attempt, Sample
 from thinkeval.report._collect import collect
 from thinkeval.results.summary import tally
-from thinkeval.run.protocol import ModelRun, TaskPlan
+from thinkeval.run.protocol import ModelRun
 from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.journal import Journal
 from thinkeval.store.judge import UnitJudgement, judge_unit, line_of, score_attempt
@@ -220,14 +220,14 @@ def test_every_reader_agrees_with_the_judge(lines: list[dict[str, Any]], repeats
             tasks=[TaskSelection(name="gsm8k", budgets=BUDGETS, repeats=repeats)],
             models=list(record.models),
         )
-        plans = [TaskPlan(get_task("gsm8k"), config.settings("gsm8k"))]
+        tasks = [config.task("gsm8k")]
         with Journals(root) as journals:
             indexes = index_samples(root, {"gsm8k": repeats})
             for model in MODELS:
                 run = ModelRun(
                     record.models[MODELS.index(model)],
                     root,
-                    plans,
+                    tasks,
                     Journal(root, "unused"),
                     journals,
                     indexes,

@@ -284,7 +284,7 @@ def test_a_task_defined_inline_in_the_config(tmp_path: Path) -> None:
     model = {"name": "m", "base_url": "http://127.0.0.1:9/v1"}
     entry = {"name": "colour", "limit": 1, "repeats": 2, "define": define}
     config = parse_config({"run": "inline", "tasks": [entry], "models": [model]}, "run.yaml")
-    assert config.tasks[0].name == "colour" and config.settings("colour").repeats == 2
+    assert config.tasks[0].name == "colour" and config.task("colour").repeats == 2
     assert config.catalogue.get("colour").answer.name == "exact"
     # Loading the config changed no process state: the task is the config's alone.
     assert find_task("colour") is None

@@ -4,13 +4,15 @@ msgspec checks keys and types (the first wrong one); `problems()` then checks wh
 say, and lists every such problem at once. Each is reported as a `ConfigError` that names the
 file and the key path (`models[1].concurrency`), never as a traceback. The sections live in
 `config/tasks.py` (task entries) and `config/models.py` (models and endpoints); the reading
-machinery in `sections.py`.
+machinery in `sections.py`. Each task entry resolves once into the task a run asks
+(`config/resolved.py`: `RunConfig.task`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +28,9 @@ from thinkeval.config.models import (
     read_api_key,
 )
 from thinkeval.config.prompts import PromptVariant, prompts_problems
+from thinkeval.config.resolved import ResolvedTask, resolve_task
 from thinkeval.config.sweep import SweepConfig, sweep_problems
-from thinkeval.config.tasks import TaskSelection, TaskSettings
+from thinkeval.config.tasks import TaskSelection
 from thinkeval.errors import ConfigError
 from thinkeval.sections import (
     Problem,
@@ -49,11 +52,11 @@ __all__ = [
     "ModelConfig",
     "Problem",
     "PromptVariant",
+    "ResolvedTask",
     "RunConfig",
     "Section",
     "SweepConfig",
     "TaskSelection",
-    "TaskSettings",
     "base_url_problem",
     "budget_problems",
     "convert_checked",
@@ -76,7 +79,8 @@ def _default_tasks() -> list[TaskSelection]:
     return [TaskSelection(name=spec.name) for spec in default_tasks()]
 
 
-class RunConfig(Section, kw_only=True, frozen=True):
+# dict=True: room for the catalogue and the resolved tasks, each built once (never encoded).
+class RunConfig(Section, kw_only=True, frozen=True, dict=True):
     """A whole evaluation: which models, which tasks, which budgets.
 
     `budgets`, when given, is every task's budget pair unless the task sets its own; when left
@@ -154,7 +158,7 @@ class RunConfig(Section, kw_only=True, frozen=True):
                 )
             seen.add(key)
 
-    @property
+    @functools.cached_property
     def catalogue(self) -> Catalogue:
         """The tasks this config can name: the built-in ones and its own (`tasks.catalogue`)."""
         from thinkeval.tasks.catalogue import recorded_catalogue
@@ -162,23 +166,27 @@ class RunConfig(Section, kw_only=True, frozen=True):
         own = {t.name: t.definition for t in self.tasks if t.definition is not None}
         return recorded_catalogue(own, "config")
 
+    @functools.cached_property
+    def resolved(self) -> Mapping[str, ResolvedTask]:
+        """Each task as the run asks it, by name in the config's order, resolved once
+        (`config.resolved`): the task entry's settings, else the config's budgets, else the
+        task spec's defaults."""
+        return {
+            t.name: resolve_task(t, self.catalogue.get(t.name), self.budgets) for t in self.tasks
+        }
+
     def endpoint_caps(self) -> dict[str, int]:
         """The `max_in_flight` the config sets per base URL."""
         return {endpoint.base_url: endpoint.max_in_flight for endpoint in self.endpoints}
 
-    def settings(self, task: str) -> TaskSettings:
-        """The budgets, repeats and generation `task` runs with: the task entry's, else the
-        config's budgets, else the task spec's defaults."""
-        selection = next(t for t in self.tasks if t.name == task)
-        spec = self.catalogue.get(task)
-        return TaskSettings(
-            name=task,
-            budgets=selection.budgets or self.budgets or spec.budgets,
-            repeats=selection.repeats or spec.repeats,
-            recommended=dict(spec.generation),
-            generation=dict(selection.generation),
-            retry=selection.retry,
-        )
+    def task(self, name: str) -> ResolvedTask:
+        """The task `name` as the run asks it (`resolved`)."""
+        task = self.resolved.get(name)
+        if task is None:
+            raise ConfigError(
+                f"no task named {name!r} in the config; tasks: {', '.join(self.resolved)}"
+            )
+        return task
 
     def model_named(self, name: str) -> ModelConfig:
         for model in self.models:

@@ -1,13 +1,12 @@
-"""A config's task entries: which samples of a task to ask, and with which budgets, repeats and
-generation settings."""
+"""A config's task entries as written: which samples of a task to ask, and with which budgets,
+repeats and generation settings (`config.resolved` turns each into the task a run asks)."""
 
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-from collections.abc import Iterable, Iterator
-from typing import Annotated, Any, Literal, TypeVar
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -16,7 +15,6 @@ from thinkeval.settings import budget_problems, generation_problems
 
 Retry = Literal["reask", "continue"]  # as `config.models.Retry`
 _RANGE = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
-T = TypeVar("T")
 Bounds = tuple[int | None, int | None]  # a range's START and END, None where left open
 
 
@@ -31,6 +29,16 @@ def parse_range(text: str) -> Bounds | None:
         return None
     start, end = (int(g) if g else None for g in match.groups())
     return start, end
+
+
+def range_text(bounds: Bounds) -> str:
+    """`(START, END)` -> `"START:END"`, as a config writes it (`parse_range` reads it back).
+
+    >>> range_text((1000, 1500)), range_text((None, 20))
+    ('1000:1500', ':20')
+    """
+    start, end = bounds
+    return f"{'' if start is None else start}:{'' if end is None else end}"
 
 
 # dict=True: room for `bounds`, the range parsed once per selection (never encoded).
@@ -83,30 +91,3 @@ class TaskSelection(Section, kw_only=True, frozen=True, dict=True):
         """`range` as numbers, parsed once: None without a range (or one that is malformed,
         which `problems` refuses before anything selects)."""
         return None if self.range is None else parse_range(self.range)
-
-    def select(self, items: Iterable[T]) -> Iterator[T]:
-        """Apply `limit` / `range` to the task's samples in dataset order, as they stream."""
-        if self.limit is not None:
-            return itertools.islice(items, self.limit)
-        if self.bounds is not None:
-            return itertools.islice(items, *self.bounds)
-        return iter(items)
-
-
-class TaskSettings(msgspec.Struct, kw_only=True, frozen=True):
-    """What one task runs with, resolved from the config and the task's defaults.
-
-    A request's generation settings are layered: the task's `recommended` sampling, then the
-    model's own `generation`, then the config's task entry (`generation` here).
-    """
-
-    name: str
-    budgets: tuple[int, int]
-    repeats: int = 1
-    recommended: dict[str, Any] = {}
-    generation: dict[str, Any] = msgspec.field(default_factory=dict)
-    retry: Retry | None = None  # None: the model's `retry`
-
-    def request_generation(self, model_generation: dict[str, Any]) -> dict[str, Any]:
-        """The generation settings a request of this task sends for a model."""
-        return {**self.recommended, **model_generation, **self.generation}

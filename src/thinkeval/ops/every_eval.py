@@ -186,13 +186,12 @@ def _instance(
 def _instances(run_dir: Path, model: str, evaluation_id: str, model_id: str) -> Iterator[str]:
     run = load_run(run_dir)
     tasks = run.tasks()
-    catalogue = run.config.catalogue
     repeats = {task: run.config.task(task).repeats for task in tasks}
     indexes = index_samples(run_dir, repeats)
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes)
         for task in tasks:
-            spec, entry, k = catalogue.get(task), counted.get((model, task)), repeats[task]
+            spec, entry, k = run.config.task(task).spec, counted.get((model, task)), repeats[task]
             for sample in read_samples(run_dir, task):
                 slot = indexes[task].slot(sample.id)
                 assert slot is not None  # indexed from the same samples file
@@ -252,9 +251,9 @@ def export_every_eval(
         for result in run.summary.results:
             if result.model != model.name:
                 continue
-            task = run.config.task(result.task)
-            generation = {**task.recommended, **model.generation, **task.generation}
-            results += [_result(result, phase, generation, task.digest) for phase in PHASES]
+            generation = run.config.task(result.task).request_generation(model.generation)
+            asked = run.config.entry(result.task).digest  # of the prompts asked
+            results += [_result(result, phase, generation, asked) for phase in PHASES]
         aggregate = {
             "schema_version": SCHEMA_VERSION,
             "evaluation_id": evaluation_id,

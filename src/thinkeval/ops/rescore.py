@@ -73,7 +73,7 @@ def rescore_run(run_dir: Path) -> Rescore:
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes)
         for (model, task), entry in sorted(counted.items()):
-            spec = record.catalogue.get(task)
+            spec = record.task(task).spec
             ready = getattr(spec.answer, "ready", None)
             if callable(ready):
                 ready()  # code without a working sandbox: one line, before anything runs

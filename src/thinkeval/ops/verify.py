@@ -206,8 +206,7 @@ def verify_run(run_dir: Path) -> Verification:
     known: set[_Key] = set()
     for model in record.model_names:
         for task, items in samples.items():
-            budgets = record.budgets_of(task)
-            repeats = record.task(task).repeats
+            budgets, repeats = record.task(task).budgets, record.task(task).repeats
             check = TaskCheck(
                 model=model,
                 task=task,

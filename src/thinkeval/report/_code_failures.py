@@ -35,7 +35,7 @@ def code_failure_rows(data: Collection) -> list[CodeFailuresRow]:
     """A row per model, code task and phase (fixed, adaptive); none without code tasks."""
     rows = []
     for cell in data.ordered():
-        if cell.run.record.catalogue.get(cell.task).answer.name != "code":
+        if cell.run.record.task(cell.task).spec.answer.name != "code":
             continue
         for phase in ("fixed", "adaptive"):
             rows.append(_row(cell, phase))
@@ -43,7 +43,7 @@ def code_failure_rows(data: Collection) -> list[CodeFailuresRow]:
 
 
 def _row(cell: ModelTask, phase: str) -> CodeFailuresRow:
-    spec = cell.run.record.catalogue.get(cell.task)
+    spec = cell.run.record.task(cell.task).spec
     counts = dict.fromkeys(REASONS, 0)
     wrong = np.nonzero(cell.status(phase) == CODE["wrong"])[0]
     for unit in wrong:

@@ -39,7 +39,7 @@ def read_run(run_dir: Path) -> RunData:
         )
     record = read_run_record(run_dir)
     tasks = tuple(record.task_names)
-    budgets = {task: record.budgets_of(task) for task in tasks}
+    budgets = {task: record.task(task).budgets for task in tasks}
     repeats = {task: record.task(task).repeats for task in tasks}
     samples = {task: _read_samples(run_dir, task) for task in tasks}
     return RunData(

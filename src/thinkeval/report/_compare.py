@@ -75,16 +75,16 @@ def configured(data: Collection) -> Settings | None:
 
 def _setup(mt: ModelTask) -> Setup:
     record = mt.run.record
-    task = record.task(mt.task)
+    entry = record.entry(mt.task)
     model = next(m for m in record.models if m.name == mt.model)
     return Setup(
-        digest=task.digest,
+        digest=entry.digest,
         samples=len(mt.samples),
         budgets=mt.budgets,
         repeats=mt.k,
-        generation={**task.recommended, **model.generation, **task.generation},
-        task_version=task.version,
-        scoring=task.scoring,
+        generation=record.task(mt.task).request_generation(model.generation),
+        task_version=entry.version,
+        scoring=entry.scoring,
         scorers=sorted(mt.run.scorer_versions),
         api=model.api,
     )

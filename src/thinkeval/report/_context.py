@@ -77,16 +77,8 @@ def _model(run: RunData, model: ModelConfig) -> ModelContext:
     )
 
 
-def _selection(task: TaskRecord) -> str:
-    if task.limit is not None:
-        return f"limit {task.limit}"
-    if task.range is not None:
-        return f"range {task.range}"
-    return "all"
-
-
 def _task(run: RunData, task: TaskRecord) -> TaskContext:
-    spec = run.record.catalogue.get(task.name)
+    resolved = run.record.task(task.name)
     with (run.path / SAMPLES_DIR / f"{task.name}.jsonl").open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return TaskContext(
@@ -94,14 +86,14 @@ def _task(run: RunData, task: TaskRecord) -> TaskContext:
         samples=len(run.samples[task.name]),
         budgets=run.budgets[task.name],
         repeats=run.repeats[task.name],
-        selection=_selection(task),
-        generation={**task.recommended, **task.generation},
+        selection=resolved.selection,
+        generation=resolved.request_generation({}),
         samples_sha256=digest,
         source=task.source or UNKNOWN,
         version=task.version or UNKNOWN,
         scoring=task.scoring or UNKNOWN,
         scorers=", ".join(
-            f"{scorer.name} {scorer.version_for(spec)}" for scorer in recording_scorers()
+            f"{scorer.name} {scorer.version_for(resolved.spec)}" for scorer in recording_scorers()
         ),
         digest=task.digest or UNKNOWN,
     )

@@ -16,8 +16,8 @@ from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION
 from thinkeval.report._cells import Collection, ModelTask
 from thinkeval.report._frozen import Frozen
 from thinkeval.store.journal import journal_files
+from thinkeval.store.run_record import RunRecord
 from thinkeval.store.rundir import SUMMARY_FILE
-from thinkeval.tasks.catalogue import Catalogue
 
 
 class DiagnosisRow(Frozen, frozen=True):
@@ -30,7 +30,7 @@ class DiagnosisRow(Frozen, frozen=True):
 
 def diagnosis_rows(data: Collection) -> list[DiagnosisRow]:
     """One row per model and task that has replies, in the report's order."""
-    kinds = {task: run.record.catalogue.get(task).answer for run in data.runs for task in run.tasks}
+    kinds = {task: run.record.task(task).spec.answer for run in data.runs for task in run.tasks}
     merged: dict[tuple[str, str], DiagnosisBlock] = {}
     for run in data.runs:
         for key, block in (_from_summary(run.path) or diagnose_run(run.path, kinds)).items():
@@ -127,7 +127,7 @@ def still_thinking(bins: list[int], bin_tokens: int) -> tuple[list[float], list[
 def loop_counts(mt: ModelTask) -> dict[str, int]:
     """A side's loops for `thinkeval compare` (`SideData.extra`): final replies that loop
     (`loops`: the retry's, since every looping fixed reply is retried) and fixed ones."""
-    blocks = _run_blocks(mt.run.path, mt.run.tasks, mt.run.record.catalogue)
+    blocks = _run_blocks(mt.run.path, mt.run.tasks, mt.run.record)
     block = blocks.get((mt.model, mt.task))
     if block is None:
         return {}
@@ -142,12 +142,12 @@ _BLOCKS: dict[tuple[Path, tuple[float, ...]], dict[tuple[str, str], DiagnosisBlo
 
 
 def _run_blocks(
-    run_dir: Path, tasks: Sequence[str], catalogue: Catalogue
+    run_dir: Path, tasks: Sequence[str], record: RunRecord
 ) -> dict[tuple[str, str], DiagnosisBlock]:
     """A run's blocks, read once per process (a comparison asks for each of its sides)."""
     # Keyed by the journal files' times too, so a run that grew is read again.
     key = (run_dir, tuple(path.stat().st_mtime for path in journal_files(run_dir)))
     if key not in _BLOCKS:
-        kinds = {task: catalogue.get(task).answer for task in tasks}
+        kinds = {task: record.task(task).spec.answer for task in tasks}
         _BLOCKS[key] = _from_summary(run_dir) or diagnose_run(run_dir, kinds)
     return _BLOCKS[key]

@@ -93,7 +93,7 @@ class _Reader:
         self, cell: ModelTask, replies: Replies, unit: int, ref: int, gold: str, journals: Journals
     ) -> None:
         attempt = journals.read(ref)
-        spec = self.run.record.catalogue.get(attempt.task)
+        spec = self.run.record.task(cell.task).spec
         outcome = outcome_of(attempt, spec, gold)
         due = attempt.phase == "fixed" and attempt.ok and retry_due(attempt, spec, gold)
         replies.set(unit, attempt, outcome, due, self.finish_code(attempt.finish_reason), ref)

@@ -296,7 +296,7 @@ class Catalog:
             ref = int(replies.ref[unit])
             if ref:
                 attempt = cell.run.read(ref)
-                spec = cell.run.record.catalogue.get(attempt.task)
+                spec = cell.run.record.task(cell.task).spec
                 judged = score_attempt(attempt, spec, gold)
                 view = with_diagnosis(
                     _reply_view(attempt, judged.strict, judged.lenient, limits), attempt, gold, spec

@@ -41,7 +41,7 @@ def diagnosis_column(cell: ModelTask, replies: Replies, units: np.ndarray) -> np
     """The diagnosis codes of `replies` at `units`: only the replies that did not finish
     (empty or unfinished, a few of a run's) are read back from the journal and diagnosed."""
     codes = np.full(len(units), NO_DIAGNOSIS, dtype=np.int32)
-    spec = cell.run.record.catalogue.get(cell.task)
+    spec = cell.run.record.task(cell.task).spec
     for i in np.nonzero(np.isin(replies.status[units], RETRY_CODES))[0].tolist():
         unit = int(units[i])
         attempt, gold = cell.run.read(int(replies.ref[unit])), cell.samples.golds[unit // cell.k]

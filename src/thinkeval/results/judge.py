@@ -121,7 +121,7 @@ def counted_replies(run_dir: Path) -> Iterator[Judged]:
     with Journals(run_dir) as journals:
         counted = count_journal(journals, indexes)
         for task in tasks:
-            spec = record.catalogue.get(task)
+            spec = record.task(task).spec
             with SamplesFile(run_dir, task) as samples:
                 for _, sample in samples:
                     slot = indexes[task].slot(sample.id)

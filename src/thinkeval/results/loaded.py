@@ -90,7 +90,7 @@ class RunResults:
         with Journals(self.run_dir) as journals:
             counted = count_journal(journals, indexes)
             for task in tasks:
-                spec = self.config.catalogue.get(task)
+                spec = self.config.task(task).spec
                 for sample in read_samples(self.run_dir, task, messages=False):
                     slot = indexes[task].slot(sample.id)
                     assert slot is not None  # indexed from the same samples file

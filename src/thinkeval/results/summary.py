@@ -177,10 +177,10 @@ def tally(
         counted = count_journal(journals, indexes, observe=observe)
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}
-            spec = record.catalogue.get(task)
+            spec = record.task(task).spec
             reading = _TaskReading(run_dir, spec, repeats[task], indexes[task], journals)
             for model, counts in reading.count(
-                entries, record.budgets_of(task), on_question
+                entries, record.task(task).budgets, on_question
             ).items():
                 out[model, task] = counts
     return out
@@ -330,7 +330,7 @@ def summarize(run_dir: Path) -> Summary:
     started = recorded_tasks(run_dir)
     tasks = [task for task in record.task_names if task in started]
     instructed = InstructionTally(
-        {task for task in tasks if (record.task(task).scoring or "").startswith("instructions-")}
+        {task for task in tasks if (record.entry(task).scoring or "").startswith("instructions-")}
     )
     counts = tally(run_dir, record, models, tasks, on_question=instructed)
     results = []
@@ -341,20 +341,20 @@ def summarize(run_dir: Path) -> Summary:
                 TaskResult(
                     model=model,
                     task=task,
-                    budgets=record.budgets_of(task),
+                    budgets=record.task(task).budgets,
                     repeats=record.task(task).repeats,
                     samples=task_counts.samples,
                     subjects=task_counts.subjects,
                     repeated=task_counts.repeated,
                     instructions=instructed.block(model, task),
                     categories=categories_block(
-                        record.catalogue.get(task).categories, task_counts.subjects
+                        record.task(task).spec.categories, task_counts.subjects
                     ),
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )
     _add_judge(run_dir, results)
-    add_diagnosis(run_dir, results, {task: record.catalogue.get(task).answer for task in tasks})
+    add_diagnosis(run_dir, results, {task: record.task(task).spec.answer for task in tasks})
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

@@ -23,7 +23,7 @@ import msgspec
 from thinkeval.client.continuation import ask_token_ids, continuation_body, join
 from thinkeval.client.dispatch import Dispatcher, Outcome
 from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
-from thinkeval.config import ModelConfig, TaskSettings
+from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.config.models import Retry
 from thinkeval.records import Attempt, Continuation, Reply, Usage
 from thinkeval.run.attempts import Unit, attempt_from
@@ -40,9 +40,9 @@ __all__ = [
 _PROBE = [{"role": "user", "content": "Say OK."}]
 
 
-def retry_mode(model: ModelConfig, settings: TaskSettings) -> Retry:
+def retry_mode(model: ModelConfig, task: ResolvedTask) -> Retry:
     """How `model` retries the cut-off replies of a task: the task's `retry`, else the model's."""
-    return settings.retry or model.retry
+    return task.retry or model.retry
 
 
 async def probe_continuation(endpoint: Endpoint, model: str) -> str | None:

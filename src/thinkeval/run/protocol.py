@@ -25,7 +25,7 @@ from typing import Any
 
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.profiles import get_profile
-from thinkeval.config import ModelConfig, TaskSettings
+from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.records import Attempt, Sample
 from thinkeval.run.attempts import Unit, attempt_from
 from thinkeval.run.continuation import continue_attempt, retry_mode
@@ -46,18 +46,6 @@ from thinkeval.store.judge import retry_due
 from thinkeval.store.rundir import SamplesFile
 from thinkeval.store.shard import Shard
 from thinkeval.tasks.spec import TaskSpec
-
-
-@dataclass(frozen=True)
-class TaskPlan:
-    """A task as this run asks it: its spec and the settings resolved from the config."""
-
-    spec: TaskSpec
-    settings: TaskSettings
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
 
 @dataclass
@@ -85,7 +73,7 @@ class ModelRun:
         self,
         model: ModelConfig,
         run_dir: Path,
-        tasks: list[TaskPlan],
+        tasks: list[ResolvedTask],
         journal: Journal,
         journals: Journals,
         indexes: dict[str, IdIndex],
@@ -102,7 +90,7 @@ class ModelRun:
         # The ids /v1/models listed when it did not list the model (--allow-model-mismatch).
         self.unlisted = unlisted
         self.run_dir = run_dir
-        self.tasks = {plan.name: plan for plan in tasks}
+        self.tasks = {task.name: task for task in tasks}
         self.journal = journal
         self.journals = journals
         self.indexes = indexes
@@ -116,10 +104,10 @@ class ModelRun:
         self._retries: deque[WorkItem] = deque()
         self.estimates = estimates or default_estimates(tasks)
         self._fixed = FixedWork(
-            {plan.name: self._fixed_work(plan) for plan in tasks},  # lazy: read as asked
+            {task.name: self._fixed_work(task) for task in tasks},  # lazy: read as asked
             self.estimates,
             model.concurrency,
-            {plan.name: indexes[plan.name].units for plan in tasks},
+            {task.name: indexes[task.name].units for task in tasks},
         )
         self._prompts: dict[str, SamplesFile] = {}
         self._busy = 0  # items taken and not finished: they may still add a retry
@@ -128,10 +116,12 @@ class ModelRun:
         self.in_flight = 0
         self.last_error: str | None = None
 
-    def _units(self, plan: TaskPlan, messages: bool = True) -> Iterator[tuple[int, Sample, int]]:
+    def _units(
+        self, task: ResolvedTask, messages: bool = True
+    ) -> Iterator[tuple[int, Sample, int]]:
         """`(offset, sample, repeat)` of every unit this process asks, repeat by repeat."""
-        for repeat in range(plan.settings.repeats):
-            with SamplesFile(self.run_dir, plan.name, messages=messages) as samples:
+        for repeat in range(task.repeats):
+            with SamplesFile(self.run_dir, task.name, messages=messages) as samples:
                 for offset, sample in samples:
                     if self.shard is None or self.shard.owns(sample.id, repeat):
                         yield offset, sample, repeat
@@ -145,7 +135,7 @@ class ModelRun:
 
     def _move_up_repeats(self, task: str, sample: Sample, offset: int) -> None:
         """A reply to `sample` was cut off: its other repeats not asked yet go first."""
-        index, budget = self.indexes[task], self.tasks[task].settings.budgets[0]
+        index, budget = self.indexes[task], self.tasks[task].budgets[0]
         for repeat in range(index.repeats if index.repeats > 1 else 0):
             unit = index.unit(sample.id, repeat)
             if (
@@ -172,7 +162,7 @@ class ModelRun:
         plan = Plan()
         for task in self.tasks.values():
             queued = done = 0
-            retry_budget = task.settings.budgets[1]
+            retry_budget = task.budgets[1]
             index = self.indexes[task.name]
             for offset, sample, repeat in self._units(task, messages=False):
                 fixed, retry = self._refs(task.name, index.unit(sample.id, repeat))
@@ -202,9 +192,9 @@ class ModelRun:
             plan.recorded[task.name] = done
         return plan
 
-    def _fixed_work(self, task: TaskPlan) -> Iterator[WorkItem]:
+    def _fixed_work(self, task: ResolvedTask) -> Iterator[WorkItem]:
         """The task's fixed units not recorded yet, in samples-file order, repeat by repeat."""
-        budget = task.settings.budgets[0]
+        budget = task.budgets[0]
         index = self.indexes[task.name]
         for offset, sample, repeat in self._units(task):
             unit = index.unit(sample.id, repeat)
@@ -225,13 +215,13 @@ class ModelRun:
 
     def _continues(self, task: str) -> bool:
         """Whether `task`'s cut-off replies are continued (`retry: continue`), not asked again."""
-        return retry_mode(self.model, self.tasks[task].settings) == "continue"
+        return retry_mode(self.model, self.tasks[task]) == "continue"
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
         token_ids = item.phase == "fixed" and self._continues(item.task)
         messages = self._sample(item).messages
-        settings = self.tasks[item.task].settings
-        return request_body(self.model, settings, messages, item.repeat, max_tokens, token_ids)
+        task = self.tasks[item.task]
+        return request_body(self.model, task, messages, item.repeat, max_tokens, token_ids)
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         if item.fixed is not None:
@@ -277,7 +267,7 @@ class ModelRun:
 
     async def _continue(self, item: WorkItem, fixed: Attempt, dispatcher: Dispatcher) -> Attempt:
         # The fixed request's seed (`run/requests.py`).
-        generation = unit_generation(self.model, self.tasks[item.task].settings, item.repeat)
+        generation = unit_generation(self.model, self.tasks[item.task], item.repeat)
         unit = Unit(self._sample(item), item.repeat, item.phase, item.budget)
         return await continue_attempt(
             self.model,
@@ -315,7 +305,7 @@ class ModelRun:
         self.observer(attempt)
         if attempt.phase == "fixed" and attempt.state in RETRY_STATES:
             self._move_up_repeats(item.task, self._sample(item), item.offset)
-            retry_budget = self.tasks[item.task].settings.budgets[1]
+            retry_budget = self.tasks[item.task].budgets[1]
             self._retries.append(
                 WorkItem(
                     item.task,
@@ -390,9 +380,9 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-def default_estimates(tasks: list[TaskPlan]) -> dict[str, TaskEstimate]:
+def default_estimates(tasks: list[ResolvedTask]) -> dict[str, TaskEstimate]:
     """Each task's reply estimate before any reply is seen (`run/ordering.py`)."""
-    return {p.name: TaskEstimate.prior(p.settings.budgets, p.spec.reply_tokens) for p in tasks}
+    return {t.name: TaskEstimate.prior(t.budgets, t.spec.reply_tokens) for t in tasks}
 
 
 def _model_gone(attempt: Attempt) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from thinkeval.client.profiles import get_profile
-from thinkeval.config import ModelConfig, TaskSettings
+from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.run.continuation import ask_token_ids
 
 
@@ -23,11 +23,11 @@ def clamp_budget(
     return budget, None
 
 
-def unit_generation(model: ModelConfig, settings: TaskSettings, repeat: int) -> dict[str, Any]:
+def unit_generation(model: ModelConfig, task: ResolvedTask, repeat: int) -> dict[str, Any]:
     """The generation settings of one unit: repeat r samples with seed + r, and its retry with
     the same seed, so where the server honours seeds the retry regenerates the cut-off reply and
     carries it further."""
-    generation: dict[str, Any] = settings.request_generation(model.generation)
+    generation: dict[str, Any] = task.request_generation(model.generation)
     if isinstance(generation.get("seed"), int):
         generation["seed"] += repeat
     return generation
@@ -35,7 +35,7 @@ def unit_generation(model: ModelConfig, settings: TaskSettings, repeat: int) -> 
 
 def request_body(
     model: ModelConfig,
-    settings: TaskSettings,
+    task: ResolvedTask,
     messages: Sequence[Mapping[str, Any]],
     repeat: int,
     max_tokens: int,
@@ -43,7 +43,7 @@ def request_body(
 ) -> dict[str, Any]:
     """The chat request body in the model's server flavour; `token_ids` asks the server for the
     prompt's and the reply's token ids (a fixed request whose retry may continue it)."""
-    generation = unit_generation(model, settings, repeat)
+    generation = unit_generation(model, task, repeat)
     if model.prompt is not None:  # a prompt variant (config/prompts.py)
         messages = model.prompt.apply(messages)
     if model.reasoning is not None:

@@ -14,7 +14,6 @@ from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
 from thinkeval.run.cleanup import nothing_recorded
 from thinkeval.run.progress import Progress
-from thinkeval.run.protocol import TaskPlan
 from thinkeval.run.scheduler import RunOutcome, run_models
 from thinkeval.run.selection import select_samples, selection_note
 from thinkeval.store.journal import Journal
@@ -65,36 +64,32 @@ def write_selected_samples(
     A resumed run must ask the prompts it started with: when they changed, the recorded
     samples are kept and `PromptsChanged` says what changed and what to do.
     """
-    names = [t.name for t in config.tasks]
-    unknown = [name for name in only_tasks if name not in names]
+    unknown = [name for name in only_tasks if name not in config.resolved]
     if unknown:
         raise ThinkevalError(
-            f"--tasks {','.join(unknown)}: not in the config's tasks ({', '.join(names)})"
+            f"--tasks {','.join(unknown)}: not in the config's tasks ({', '.join(config.resolved)})"
         )
-    selections = [t for t in config.tasks if not only_tasks or t.name in only_tasks]
+    tasks = [t for t in config.resolved.values() if not only_tasks or t.name in only_tasks]
     data_dir = None
     records = []
-    for selection in selections:
-        settings = config.settings(selection.name)
-        before = _recorded_task(old, selection.name)
+    for task in tasks:
+        before = old.entries.get(task.name) if old is not None else None
         if keep_recorded and before is not None and before.digest is not None:
             records.append(_kept(run_dir, before))
             continue
         if data_dir is None:
             data_dir = resolve_data_dir(config.data_dir)
-        spec = config.catalogue.get(selection.name)
-        _ready(spec)
+        _ready(task.spec)
         sources: list[DataSource] = []
-        samples = select_samples(selection, iter_samples(spec, data_dir, sources))
+        samples = select_samples(task, iter_samples(task.spec, data_dir, sources))
         expect = before.digest if before is not None else None
         try:
-            count, digest = write_samples(run_dir, spec.name, samples, expect)
+            count, digest = write_samples(run_dir, task.name, samples, expect)
         except PromptsChanged as exc:
-            raise PromptsChanged(_changed_message(exc, before, spec.version)) from None
-        source = describe_sources(sources)
-        records.append(task_record(config, settings, digest, count, source))
+            raise PromptsChanged(_changed_message(exc, before, task.spec.version)) from None
+        records.append(task_record(task, digest, count, describe_sources(sources)))
         if notes is not None:
-            notes.append(selection_note(selection, count, describe_sources(sources, 1)))
+            notes.append(selection_note(task, count, describe_sources(sources, 1)))
     return records
 
 
@@ -104,12 +99,6 @@ def _ready(spec: TaskSpec) -> None:
     ready = getattr(spec.answer, "ready", None)
     if callable(ready):
         ready()
-
-
-def _recorded_task(old: RunRecord | None, name: str) -> TaskRecord | None:
-    if old is None:
-        return None
-    return next((t for t in old.tasks if t.name == name), None)
 
 
 def _kept(run_dir: Path, before: TaskRecord) -> TaskRecord:
@@ -169,14 +158,10 @@ async def run_evaluation(
             write_run_yaml(run_dir, record)
             for note in notes:
                 progress.say(note)
-            plans = [
-                TaskPlan(config.catalogue.get(record.name), config.settings(record.name))
-                for record in records
-            ]
             outcome = await run_models(
                 run_dir,
                 journal,
-                plans,
+                [config.task(record.name) for record in records],
                 models,
                 progress,
                 limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),

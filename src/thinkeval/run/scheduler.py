@@ -25,14 +25,14 @@ from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.health import Outage
 from thinkeval.client.limits import EndpointLimits
 from thinkeval.client.profiles import card_window
-from thinkeval.config import ModelConfig
+from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
 from thinkeval.run.continuation import probe_token_ids, retry_mode
 from thinkeval.run.identity import check_identity
 from thinkeval.run.ordering import TaskEstimate
 from thinkeval.run.progress import Progress
-from thinkeval.run.protocol import ModelRun, TaskPlan, default_estimates
+from thinkeval.run.protocol import ModelRun, default_estimates
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
 from thinkeval.store.heartbeat import HEARTBEAT_S, Heartbeat, ModelBeat, ProgressRow, write_record
 from thinkeval.store.journal import Journal
@@ -177,7 +177,7 @@ class _Shared:
     run_dir: Path
     journal: Journal
     journals: Journals
-    plans: list[TaskPlan]
+    tasks: list[ResolvedTask]
     limits: EndpointLimits
     shard: Shard | None
     allow_mismatch: bool
@@ -188,7 +188,7 @@ class _Shared:
 
     def counted(self) -> tuple[dict[str, IdIndex], dict[tuple[str, str], CountedAttempts]]:
         if self._indexes is None or self._counted is None:
-            repeats = {plan.name: plan.settings.repeats for plan in self.plans}
+            repeats = {task.name: task.repeats for task in self.tasks}
             self._indexes = index_samples(self.run_dir, repeats)
             self._counted = count_journal(self.journals, self._indexes, observe=self._observe)
         return self._indexes, self._counted
@@ -202,7 +202,7 @@ class _Shared:
 async def run_models(
     run_dir: Path,
     journal: Journal,
-    plans: list[TaskPlan],
+    tasks: list[ResolvedTask],
     models: list[ModelConfig],
     progress: Progress,
     *,
@@ -224,25 +224,25 @@ async def run_models(
                 run_dir,
                 journal,
                 journals,
-                plans,
+                tasks,
                 limits,
                 shard,
                 allow_model_mismatch,
                 stop,
-                {model.name: default_estimates(plans) for model in models},
+                {model.name: default_estimates(tasks) for model in models},
             )
             heartbeat.state = "running"
             heartbeat.write()
             beating = asyncio.create_task(heartbeat.beat())
-            tasks = [
+            guarded = [
                 asyncio.create_task(_guarded(live, shared, heartbeat)) for live in lives.values()
             ]
             try:
-                await asyncio.gather(*tasks)
+                await asyncio.gather(*guarded)
             finally:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                for running in guarded:
+                    running.cancel()
+                await asyncio.gather(*guarded, return_exceptions=True)
         failures = {name: live.failure for name, live in lives.items() if live.failure}
         heartbeat.state = "stopped" if stop.is_set() else "failed" if failures else "finished"
         heartbeat.error = "; ".join(f"{n}: {e}" for n, e in failures.items()) or None
@@ -282,7 +282,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
         live.dispatcher, live.state = dispatcher, "checking"
         card = await check_identity(dispatcher, model.served_model, shared.allow_mismatch)
         write_model_card(shared.run_dir, model.name, card)
-        if any(retry_mode(model, plan.settings) == "continue" for plan in shared.plans):
+        if any(retry_mode(model, task) == "continue" for task in shared.tasks):
             why = await probe_token_ids(dispatcher)
             if why is not None:  # refused before any sample is asked
                 raise ServerError(f"retry: continue cannot run against this server: {why}")
@@ -291,7 +291,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
         model_run = ModelRun(
             model,
             shared.run_dir,
-            shared.plans,
+            shared.tasks,
             shared.journal,
             shared.journals,
             indexes,
@@ -304,7 +304,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
             estimates=shared.estimates[model.name],
         )
         plan = model_run.plan()
-        for task in shared.plans:
+        for task in shared.tasks:
             heartbeat.progress.add(
                 model.name, task.name, plan.queued[task.name], already_done=plan.recorded[task.name]
             )

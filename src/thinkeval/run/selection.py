@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from thinkeval.config import TaskSelection
+from thinkeval.config import ResolvedTask
 from thinkeval.errors import ConfigError, DatasetError
 from thinkeval.records import Sample
 
@@ -45,18 +45,18 @@ class _Counting:
             yield sample
 
 
-def select_samples(selection: TaskSelection, samples: Iterator[Sample]) -> Iterator[Sample]:
-    """`selection`'s samples in dataset order; `DatasetError` when it selects none."""
+def select_samples(task: ResolvedTask, samples: Iterator[Sample]) -> Iterator[Sample]:
+    """`task`'s selected samples in dataset order; `DatasetError` when it selects none."""
     counting = _Counting(samples)
     taken = 0
-    for sample in selection.select(counting):
+    for sample in task.select(counting):
         taken += 1
         yield sample
     if taken == 0:
         # Nothing was selected, so the data ran out: `counting` saw all of it.
-        what = f"range {selection.range}" if selection.range is not None else "the selection"
+        what = f"range {task.range}" if task.range is not None else "the selection"
         raise DatasetError(
-            f"task {selection.name}: {what} selects no sample; "
+            f"task {task.name}: {what} selects no sample; "
             + (
                 f"the task has {counting.count} (positions 0:{counting.count})"
                 if counting.count
@@ -65,31 +65,33 @@ def select_samples(selection: TaskSelection, samples: Iterator[Sample]) -> Itera
         )
 
 
-def selection_note(selection: TaskSelection, count: int, source: str) -> str:
+def selection_note(task: ResolvedTask, count: int, source: str) -> str:
     """`task: N samples (limit L) from SOURCE`, saying when the limit or range went past the
     data.
 
-    >>> note = selection_note(TaskSelection(name="ceval", limit=100000), 233, "local /d")
+    >>> from thinkeval.tasks import get_task
+    >>> ceval = get_task("ceval")
+    >>> note = selection_note(ResolvedTask(ceval, (2048, 8192), limit=100000), 233, "local /d")
     >>> note
     'ceval: 233 samples (limit 100000 is past the data: all 233 samples) from local /d'
-    >>> selection_note(TaskSelection(name="ceval", range="200:300"), 33, "local /d")
+    >>> selection_note(ResolvedTask(ceval, (2048, 8192), bounds=(200, 300)), 33, "local /d")
     'ceval: 33 samples (range 200:300 goes past the data, which ends at 233: 200:233) from local /d'
     """
     detail = ""
-    if selection.limit is not None:
+    if task.limit is not None:
         detail = (
-            f"limit {selection.limit} is past the data: all {count} samples"
-            if count < selection.limit
-            else f"limit {selection.limit}"
+            f"limit {task.limit} is past the data: all {count} samples"
+            if count < task.limit
+            else f"limit {task.limit}"
         )
-    elif selection.bounds is not None:
-        start, end = selection.bounds
+    elif task.bounds is not None:
+        start, end = task.bounds
         start = start or 0
         if end is not None and count < end - start:
             detail = (
-                f"range {selection.range} goes past the data, which ends at {start + count}: "
+                f"range {task.range} goes past the data, which ends at {start + count}: "
                 f"{start}:{start + count}"
             )
         else:
-            detail = f"range {selection.range}"
-    return f"{selection.name}: {count} samples{f' ({detail})' if detail else ''} from {source}"
+            detail = f"range {task.range}"
+    return f"{task.name}: {count} samples{f' ({detail})' if detail else ''} from {source}"

@@ -8,12 +8,15 @@ of these, so a run never mixes answers to two different questions.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from thinkeval.config import EndpointConfig, ModelConfig, RunConfig, TaskSettings
+from thinkeval.config import EndpointConfig, ModelConfig, ResolvedTask, RunConfig
+from thinkeval.config.tasks import Retry, parse_range
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
 from thinkeval.store.rundir import CONFIG_FILE, write_json
@@ -28,6 +31,7 @@ RECORD_VERSION = 2
 _FROZEN_MODEL_KEYS = ("model", "generation", "stream", "retry", "prompt")
 
 
+# Written from the `ResolvedTask` by `task_record`, read back as one by `RunRecord.task`.
 class TaskRecord(msgspec.Struct, kw_only=True):
     """One task as the run asks it. Fields a version-1 `config.json` lacks are None."""
 
@@ -45,10 +49,11 @@ class TaskRecord(msgspec.Struct, kw_only=True):
     source: str | None = None  # "local DIR (files)" or "hub REPO@COMMIT (files)"
     # A task of your own: its task file, paths resolved (readers register it from here).
     definition: dict[str, Any] | None = None
-    retry: str | None = None  # the task entry's `retry` (None: each model's)
+    retry: Retry | None = None  # the task entry's `retry` (None: each model's)
 
 
-class RunRecord(msgspec.Struct, kw_only=True):
+# dict=True: room for the catalogue and the resolved tasks, each built once (never encoded).
+class RunRecord(msgspec.Struct, kw_only=True, dict=True):
     """The typed `config.json`."""
 
     schema_version: int = RECORD_VERSION
@@ -60,7 +65,7 @@ class RunRecord(msgspec.Struct, kw_only=True):
     models: list[ModelConfig] = []
     endpoints: list[EndpointConfig] = []  # in-flight caps of servers models share
 
-    @property
+    @functools.cached_property
     def catalogue(self) -> Catalogue:
         """The tasks this run can name: the built-in ones and its own, from the definitions it
         recorded (`tasks.catalogue`); reading a run registers nothing."""
@@ -73,21 +78,52 @@ class RunRecord(msgspec.Struct, kw_only=True):
         except ConfigError as exc:
             raise JournalError(str(exc)) from None
 
-    def task(self, name: str) -> TaskRecord:
-        for task in self.tasks:
-            if task.name == name:
-                return task
-        raise JournalError(f"{CONFIG_FILE}: the run has no task {name!r}")
+    @functools.cached_property
+    def entries(self) -> Mapping[str, TaskRecord]:
+        """Each recorded task by name, as `config.json` holds it (digest, source, versions)."""
+        return {task.name: task for task in self.tasks}
 
-    def budgets_of(self, task: str) -> tuple[int, int]:
-        """The budgets `task` runs with (a version-1 record kept one pair for every task)."""
-        budgets = self.task(task).budgets or self.budgets
+    @functools.cached_property
+    def _resolved(self) -> dict[str, ResolvedTask]:
+        return {}
+
+    def task(self, name: str) -> ResolvedTask:
+        """The recorded task `name` as the run asked it, over the spec the record's catalogue
+        names (`config.resolved`); resolved on first need, once (a task no reader asks for
+        needs no spec: a run that recorded a task thinkeval no longer has still resumes)."""
+        task = self._resolved.get(name)
+        if task is None:
+            task = self._resolved[name] = self._resolve(self.entry(name))
+        return task
+
+    def entry(self, name: str) -> TaskRecord:
+        """The recorded task `name` as `config.json` holds it (`entries`)."""
+        entry = self.entries.get(name)
+        if entry is None:
+            raise JournalError(f"{CONFIG_FILE}: the run has no task {name!r}")
+        return entry
+
+    def _resolve(self, task: TaskRecord) -> ResolvedTask:
+        """A recorded task over its spec: a version-1 record kept one budget pair for all."""
+        budgets = task.budgets or self.budgets
         if budgets is None:
-            raise JournalError(f"{CONFIG_FILE}: no budgets recorded for task {task!r}")
-        return budgets
-
-    def repeats(self) -> dict[str, int]:
-        return {task.name: task.repeats for task in self.tasks}
+            raise JournalError(f"{CONFIG_FILE}: no budgets recorded for task {task.name!r}")
+        bounds = None if task.range is None else parse_range(task.range)
+        if task.range is not None and bounds is None:
+            raise JournalError(
+                f"{CONFIG_FILE}: task {task.name!r} has range {task.range!r}, not START:END"
+            )
+        return ResolvedTask(
+            spec=self.catalogue.get(task.name),
+            budgets=budgets,
+            repeats=task.repeats,
+            limit=task.limit,
+            bounds=bounds,
+            recommended=task.recommended,
+            generation=task.generation,
+            retry=task.retry,
+            definition=task.definition,
+        )
 
     @property
     def model_names(self) -> list[str]:
@@ -118,27 +154,25 @@ def read_run_record(run_dir: Path) -> RunRecord:
     return record
 
 
-def task_record(
-    config: RunConfig, settings: TaskSettings, digest: str, samples: int, source: str
-) -> TaskRecord:
-    """The record of one task the run is about to ask."""
-    spec = config.catalogue.get(settings.name)
-    selection = next(t for t in config.tasks if t.name == settings.name)
+def task_record(task: ResolvedTask, digest: str, samples: int, source: str) -> TaskRecord:
+    """The record of one task the run is about to ask: what it was resolved to, what its spec's
+    version and scoring are now, and what it asks (the prompts' digest, their number, where
+    they came from)."""
     return TaskRecord(
-        name=settings.name,
-        limit=selection.limit,
-        range=selection.range,
-        budgets=settings.budgets,
-        repeats=settings.repeats,
-        recommended=settings.recommended,
-        generation=settings.generation,
-        version=spec.version,
-        scoring=spec.scoring_version,
+        name=task.name,
+        limit=task.limit,
+        range=task.range,
+        budgets=task.budgets,
+        repeats=task.repeats,
+        recommended=task.recommended,
+        generation=task.generation,
+        version=task.spec.version,
+        scoring=task.spec.scoring_version,
         digest=digest,
         samples=samples,
         source=source,
-        definition=selection.definition,
-        retry=settings.retry,
+        definition=task.definition,
+        retry=task.retry,
     )
 
 
@@ -191,22 +225,20 @@ def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> 
     if old is None:
         return
     path = run_dir / CONFIG_FILE
-    for selection in config.tasks:
-        before = next((t for t in old.tasks if t.name == selection.name), None)
-        if before is None:
+    for now in config.resolved.values():
+        if now.name not in old.entries:
             continue
-        now = config.settings(selection.name)
-        was_budgets = before.budgets or old.budgets
+        before = old.task(now.name)
         for key, was, is_now in (
-            ("budgets", was_budgets, now.budgets),
+            ("budgets", before.budgets, now.budgets),
             ("repeats", before.repeats, now.repeats),
             ("generation", before.generation, now.generation),
-            ("recommended sampling", before.recommended if before.version else {}, now.recommended),
+            ("recommended sampling", before.recommended, now.recommended),
             ("retry", before.retry or "the model's", now.retry or "the model's"),
         ):
-            if was is not None and _plain(was) != _plain(is_now):
+            if _plain(was) != _plain(is_now):
                 raise JournalError(
-                    f"{path}: task {selection.name!r} was run with {key} {_plain(was)}, the "
+                    f"{path}: task {now.name!r} was run with {key} {_plain(was)}, the "
                     f"config now says {_plain(is_now)}; use a new run name or --output DIR"
                 )
     old_models = {m.name: m for m in old.models}

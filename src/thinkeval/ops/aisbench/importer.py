@@ -259,12 +259,13 @@ def import_aisbench(
     old = existing_record(run_dir)
     check_resumable(run_dir, old, config)
 
-    selected = {sel.name: list(sel.select(samples[sel.name])) for sel in config.tasks}
+    selected: dict[str, list[Sample]] = {}
     records = []
-    for task, items in selected.items():
-        count, digest = write_samples(run_dir, task, items)
-        source_text = f"local {resolved_data}" if resolved_data is not None else "hub"
-        records.append(task_record(config, config.settings(task), digest, count, source_text))
+    source_text = f"local {resolved_data}" if resolved_data is not None else "hub"
+    for task in config.resolved.values():
+        items = selected[task.name] = list(task.select(samples[task.name]))
+        count, digest = write_samples(run_dir, task.name, items)
+        records.append(task_record(task, digest, count, source_text))
     write_run_record(run_dir, merged(old, new_record(config, records)))
     counts = _write_journal(run_dir, selected, collected, name, budgets[0], thinks)
     config_path = _write_run_config(run_dir, data, output_dir)

@@ -228,11 +228,10 @@ def run(args: argparse.Namespace) -> int:
         # Refused for good (prompt over the window, a bad parameter): outcomes, not failures.
         for line in refusal_lines(run_dir):
             console.print(f"[yellow]refused, not asked again:[/] {line}")
-    if any(m.reasoning is not None and m.reasoning.budget for m in config.models):
-        from thinkeval.run.reasoning_check import budget_lines
+    from thinkeval.results.reasoning import budget_lines
 
-        for line in budget_lines(run_dir, config.models):
-            console.print(line)
+    for line in budget_lines(summary.results):  # reasoning controls: did the server keep to them?
+        console.print(line, markup=False)
     if errors:
         console.print(
             f"[yellow]{errors} request(s) failed after retries and are counted as errors; "

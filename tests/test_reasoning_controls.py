@@ -153,3 +153,14 @@ def test_an_effort_alone_is_recorded_and_not_checked(tmp_path: Path) -> None:
     markdown = (tmp_path / "r.md").read_text()
     assert "effort only: not checked" in markdown
     assert "no length check is possible for an effort" in markdown
+
+
+def test_the_simulator_flag_turns_the_budget_off() -> None:
+    import argparse
+
+    from thinkeval.sim.cli import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args([]).ignore_reasoning_budget is False
+    assert parser.parse_args(["--ignore-reasoning-budget"]).ignore_reasoning_budget is True

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 from thinkeval.errors import ArgumentError
 from thinkeval.records import Verdict
@@ -85,6 +85,7 @@ class RunSettings(TypedDict, total=False):
     generation: Mapping[str, Any]
     api_key_env: str
     name: str
+    retry: Literal["reask", "continue"]
     output: str | Path
     data_dir: str | Path
     shard: str
@@ -146,6 +147,7 @@ async def evaluate_async(
         api_key_env=settings.get("api_key_env"),
         name=settings.get("name"),
         data_dir=str(data_dir) if data_dir is not None else None,
+        retry=settings.get("retry"),
     )
     if config is None:
         resolved = await config_from_flags(flags, served_ids, source="thinkeval.evaluate()")

@@ -38,6 +38,7 @@ examples:
   thinkeval run --base-url http://gpu-1:8000/v1 --model Qwen/Qwen3-8B --tasks gsm8k,boolq \\
       --budgets 2048,8192 --concurrency 64 --gen temperature=0.6 \\
       --gen chat_template_kwargs.enable_thinking=true
+  thinkeval run --base-url http://127.0.0.1:8000/v1 --tasks aime25 --retry continue
   OPENAI_BASE_URL=https://api.example.com/v1 OPENAI_API_KEY=... thinkeval run --tasks ceval
   thinkeval run examples/compare.yaml              # runs/<run>/, resumes if it exists
   thinkeval run examples/compare.yaml --model qwen3-8b --tasks gsm8k,ceval
@@ -61,6 +62,7 @@ FLAGS_ONLY = {
     "gen": "--gen",
     "api_key_env": "--api-key-env",
     "name": "--name",
+    "retry": "--retry",
 }
 
 
@@ -118,6 +120,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="a generation setting sent with each request, the value read as YAML; dotted "
         "keys nest (--gen chat_template_kwargs.enable_thinking=true); repeatable",
+    )
+    flags.add_argument(
+        "--retry",
+        choices=("reask", "continue"),
+        help="how cut-off replies are retried at the second budget: asked again (reask, the "
+        "default) or continued from their token ids (continue: vLLM 0.10.2+, refused before "
+        "the first request where the server returns no token ids; docs/protocol.md)",
     )
     flags.add_argument(
         "--api-key-env",
@@ -189,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
     shard, shard_origin = _shard(args.shard)
     config, run_dir = resolve_run(args)
     if args.detach:
+        from thinkeval.cli.run_argv import run_argv
         from thinkeval.ops.background import detach
 
         return detach(run_argv(args, run_dir, config, shard), run_dir)
@@ -228,11 +238,10 @@ def run(args: argparse.Namespace) -> int:
         # Refused for good (prompt over the window, a bad parameter): outcomes, not failures.
         for line in refusal_lines(run_dir):
             console.print(f"[yellow]refused, not asked again:[/] {line}")
-    if any(m.reasoning is not None and m.reasoning.budget for m in config.models):
-        from thinkeval.run.reasoning_check import budget_lines
+    from thinkeval.results.reasoning import budget_lines
 
-        for line in budget_lines(run_dir, config.models):
-            console.print(line)
+    for line in budget_lines(summary.results):  # reasoning controls: did the server keep to them?
+        console.print(line, markup=False)
     if errors:
         console.print(
             f"[yellow]{errors} request(s) failed after retries and are counted as errors; "
@@ -305,6 +314,7 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
         api_key_env=args.api_key_env,
         name=args.name,
         data_dir=args.data_dir,
+        retry=args.retry,
     )
     return asyncio.run(config_from_flags(flags, served_ids))
 
@@ -320,63 +330,3 @@ def _shard(text: str | None) -> tuple[Shard | None, str]:
         return Shard.parse(text), "--shard"
     except ValueError as exc:
         raise ThinkevalError(str(exc)) from None
-
-
-def run_argv(
-    args: argparse.Namespace, run_dir: Path, config: RunConfig, shard: Shard | None
-) -> list[str]:
-    """The `run` command line a detached process executes, from the parsed `run` arguments.
-
-    Paths are made absolute so the detached process does not depend on the directory it was
-    started from; `--output` is always given, so it writes exactly the run directory checked
-    here. A run from flags passes the model id and run name it resolved, so the detached process
-    runs the very same config; `--shard auto` is passed as the shard it found.
-    """
-    argv = ["run"]
-    if args.config is not None:
-        argv.append(str(Path(args.config).resolve()))
-    argv += ["--output", str(Path(run_dir).resolve())]
-    if args.config is None:
-        argv += _flags_argv(args, config)
-    else:
-        for flag, values in (("--model", args.model), ("--tasks", args.tasks)):
-            if values:
-                argv += [flag, ",".join(values)]
-    if args.data_dir:
-        argv += ["--data-dir", os.path.abspath(args.data_dir)]
-    if shard is not None:
-        argv += ["--shard", f"{shard.index}/{shard.count}"]
-    for flag, name in (
-        ("--allow-model-mismatch", "allow_model_mismatch"),
-        ("--keep-recorded-samples", "keep_recorded_samples"),
-        ("--unsafe-local-exec", "unsafe_local_exec"),
-    ):
-        if getattr(args, name, False):
-            argv.append(flag)
-    return argv
-
-
-def _flags_argv(args: argparse.Namespace, config: RunConfig) -> list[str]:
-    from urllib.parse import urlsplit
-
-    model = config.models[0]
-    if args.base_url and urlsplit(args.base_url).password:
-        raise ConfigError(
-            "--detach would write the password in --base-url to run.pid and run.log; keep the "
-            "URL without credentials and put the key in an environment variable (--api-key-env)"
-        )
-    argv = ["--model", model.served_model, "--name", config.run]
-    for flag, value in (
-        ("--base-url", args.base_url),
-        ("--limit", args.limit),
-        ("--budgets", args.budgets),
-        ("--concurrency", args.concurrency),
-        ("--api-key-env", args.api_key_env),
-    ):
-        if value is not None:
-            argv += [flag, str(value)]
-    if args.tasks:
-        argv += ["--tasks", ",".join(args.tasks)]
-    for setting in args.gen or ():
-        argv += ["--gen", setting]
-    return argv

@@ -9,12 +9,15 @@ from rich.console import Console
 
 DESCRIPTION = """\
 A settings study: expand the config's model into one variant per point of the grid (every
-combination of the --grid values, any generation key, dotted keys for nested ones, and
-prompt=A,B naming entries of the config's prompts: mapping), run them
-concurrently on the same server under one in-flight cap, with each task cut to --limit
-samples, and print per variant the completion rate, the loop rate (docs/diagnosis.md), strict
-accuracy after the retry and the median reasoning length, then each variant against the first
-on the same samples (accuracy difference, flips, McNemar's exact p, samples looping more).
+combination of the --grid values, any generation key, dotted keys for nested ones,
+prompt=A,B naming entries of the config's prompts: mapping, and the reasoning controls
+reasoning.budget=512,1024 and reasoning.effort=low,high, refused where the model's api has
+no such control), run them concurrently on the same server under one in-flight cap, with
+each task cut to --limit samples, and print per variant the completion rate, the loop rate
+(docs/diagnosis.md), strict accuracy after the retry, the median reasoning length and, for
+reasoning controls, whether the server kept the budget (respected or ignored), then each
+variant against the first on the same samples (accuracy difference, flips, McNemar's exact
+p, samples looping more).
 The config's sweep: block (grid, model, limit) is used when given; --grid KEY replaces its
 values of KEY or adds KEY, --model and --limit replace its own (docs/configuration.md).
 The run goes to runs/<run>-sweep/ (or --output); the same command resumes it."""
@@ -23,6 +26,7 @@ examples:
   thinkeval sweep examples/compare.yaml --grid temperature=0,0.6 --grid top_p=0.95,1.0 --limit 50
   thinkeval sweep run.yaml --model qwen3-8b --grid chat_template_kwargs.enable_thinking=true,false
   thinkeval sweep run.yaml --grid prompt=plain,boxed --limit 50   # prompts: in run.yaml
+  thinkeval sweep run.yaml --grid reasoning.budget=512,1024 --grid reasoning.effort=low,high
   thinkeval sweep run.yaml                                        # its sweep: block
 
 exit status: 0 every request recorded; 1 some failed (run again to retry them); 2 bad input."""
@@ -33,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", type=Path, metavar="CONFIG", help="a run config (YAML)")
     parser.add_argument(
         "--grid", action="append", default=[], metavar="KEY=V1,V2",
-        help="a generation setting (or prompt) and its values; repeat for more keys",
+        help="a generation setting (or prompt, reasoning.budget, reasoning.effort) and its "
+        "values; repeat for more keys",
     )  # fmt: skip
     parser.add_argument("--model", default=None, help="the config's model to vary")
     parser.add_argument(

@@ -138,7 +138,7 @@ class RunConfig(Section, kw_only=True, frozen=True, dict=True):
         yield from prompts_problems(self.prompts)
         if self.sweep is not None:
             yield from ((f"sweep.{where}", message) for where, message in self.sweep.problems())
-        yield from sweep_problems(self.sweep, [m.name for m in self.models], self.prompts)
+        yield from sweep_problems(self.sweep, self.models, self.prompts)
 
     def _endpoint_problems(self) -> Iterator[Problem]:
 

@@ -1,7 +1,8 @@
 """`thinkeval sweep`: one model's settings study, as one run of variants on the same server.
 
-A grid (`temperature=0,0.6`, `top_p=0.95,1.0`, any `--gen` key, dotted keys included, and
-`prompt=A,B` naming the config's `prompts:`) expands the config's model into one variant per
+A grid (`temperature=0,0.6`, `top_p=0.95,1.0`, any `--gen` key, dotted keys included,
+`prompt=A,B` naming the config's `prompts:`, and the reasoning controls `reasoning.budget=512,1024`
+and `reasoning.effort=low,high`) expands the config's model into one variant per
 grid point, named `MODEL[temperature=0,top_p=0.95]`, each sending the same served model id to
 the same base URL with its own `generation` and prompt variant (config/prompts.py). The
 config's `sweep:` block (config/sweep.py) gives the grid when no flag replaces it. They
@@ -26,10 +27,11 @@ from typing import Any
 
 import msgspec
 
+from thinkeval.client.reasoning import ReasoningControls
 from thinkeval.config import RunConfig
 from thinkeval.config.models import ModelConfig
 from thinkeval.config.prompts import PromptVariant
-from thinkeval.config.sweep import SweepConfig, grid_label
+from thinkeval.config.sweep import REASONING_AXES, SweepConfig, axis_refusal, grid_label, with_axis
 from thinkeval.errors import ConfigError
 from thinkeval.run.from_flags import parse_generation
 from thinkeval.settings import generation_problems
@@ -126,6 +128,20 @@ def _prompt(config: RunConfig, name: str) -> PromptVariant:
     return config.prompts[name]
 
 
+def _reasoning(
+    base: ModelConfig, controls: ReasoningControls | None, key: str, value: Any
+) -> ReasoningControls:
+    """The variant's reasoning controls with the axis `key` at `value`; one line where the
+    model's server flavour has no such control."""
+    refusal = axis_refusal(base, key) if key in REASONING_AXES else None
+    try:
+        if refusal is not None:
+            raise ValueError(refusal)
+        return with_axis(controls, key, value)
+    except ValueError as exc:
+        raise ConfigError(f"sweep: --grid {key}: {exc}") from None
+
+
 def expand(
     config: RunConfig, flags: Grid, model: str | None = None, limit: int | None = None
 ) -> RunConfig:
@@ -147,10 +163,12 @@ def expand(
     base: ModelConfig = config.model_named(model) if model else config.models[0]
     variants = []
     for point in itertools.product(*(values for _, values in grid)):
-        generation, prompt = dict(base.generation), base.prompt
+        generation, prompt, reasoning = dict(base.generation), base.prompt, base.reasoning
         for (key, _), (_, value) in zip(grid, point, strict=True):
             if key == "prompt":
                 prompt = _prompt(config, value)
+            elif key.split(".")[0] == "reasoning":
+                reasoning = _reasoning(base, reasoning, key, value)
             else:
                 generation = _merged(generation, _nested(key, value))
         for message in generation_problems(generation):
@@ -158,7 +176,12 @@ def expand(
         labels = [f"{key}={label}" for (key, _), (label, _) in zip(grid, point, strict=True)]
         name = f"{base.name}[{','.join(labels)}]"
         variant = msgspec.structs.replace(
-            base, name=name, model=base.served_model, generation=generation, prompt=prompt
+            base,
+            name=name,
+            model=base.served_model,
+            generation=generation,
+            prompt=prompt,
+            reasoning=reasoning,
         )
         variants.append(variant)
     tasks = [
@@ -178,6 +201,8 @@ class Variant:
     loops: float  # share whose final reply loops (diagnosis)
     accuracy: float  # strict, adaptive
     reasoning_p50: float | None  # reasoning tokens (or pieces) of the fixed replies
+    # The reasoning check over its tasks (`results.reasoning`); None without reasoning controls.
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -219,7 +244,8 @@ def study(run_dir: Path, variants: Sequence[str]) -> tuple[list[Variant], list[P
     from thinkeval.store.journal import iter_attempts
     from thinkeval.store.run_record import read_run_record
 
-    catalogue = read_run_record(run_dir).catalogue
+    record = read_run_record(run_dir)
+    catalogue = record.catalogue
 
     finals: dict[str, dict[tuple[str, str, int], _Final]] = {name: {} for name in variants}
     lengths: dict[str, list[int]] = {name: [] for name in variants}
@@ -249,13 +275,43 @@ def study(run_dir: Path, variants: Sequence[str]) -> tuple[list[Variant], list[P
                 used if used is not None else len(attempt.reasoning or "") // 4
             )
         mine[key] = _Final(attempt.recorded_status() == "correct", finished, loop)
-    rows = [_variant(name, finals[name], lengths[name]) for name in variants]
+    checks = _checks(run_dir, record.models)
+    rows = [_variant(name, finals[name], lengths[name], checks.get(name)) for name in variants]
     first = finals[variants[0]]
     pairs = [_paired(name, first, finals[name]) for name in variants[1:]]
     return rows, pairs
 
 
-def _variant(name: str, finals: dict[tuple[str, str, int], _Final], lengths: list[int]) -> Variant:
+def _checks(run_dir: Path, models: Sequence[ModelConfig]) -> dict[str, str]:
+    """Per variant with reasoning controls, its budget check over every task, in a few words:
+    `respected (0/12 over 512)`, `ignored (9/12 over 512)`, `effort high: not checked`."""
+    from thinkeval.results.reasoning import reasoning_blocks
+    from thinkeval.store.journal import iter_attempts
+
+    if not any(m.reasoning is not None for m in models):
+        return {}
+    blocks = reasoning_blocks(iter_attempts(run_dir), models)
+    out = {}
+    for model in models:
+        if model.reasoning is None:
+            continue
+        mine = [block for (name, _), block in blocks.items() if name == model.name]
+        budget, effort = model.reasoning.budget, model.reasoning.effort
+        words = [] if effort is None else [f"effort {effort}: not checked"]
+        if budget is not None:
+            over, replies = sum(b.over for b in mine), sum(b.replies for b in mine)
+            check = "unchecked" if not replies else "ignored" if over else "respected"
+            words.insert(0, f"{check} ({over}/{replies} over {budget})")
+        out[model.name] = "; ".join(words)
+    return out
+
+
+def _variant(
+    name: str,
+    finals: dict[tuple[str, str, int], _Final],
+    lengths: list[int],
+    reasoning: str | None = None,
+) -> Variant:
     n = len(finals)
 
     def share(count: int) -> float:
@@ -268,6 +324,7 @@ def _variant(name: str, finals: dict[tuple[str, str, int], _Final], lengths: lis
         loops=share(sum(f.loop for f in finals.values())),
         accuracy=share(sum(f.correct for f in finals.values())),
         reasoning_p50=statistics.median(lengths) if lengths else None,
+        reasoning=reasoning,
     )
 
 

@@ -18,6 +18,7 @@ from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
+from thinkeval.report._reasoning import ReasoningRow
 from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.summary import Counts
@@ -385,3 +386,5 @@ class Report(_Frozen, frozen=True, kw_only=True):
     instructions: list[InstructionsRow] = msgspec.field(default_factory=list)
     # Why the wrong programs of code tasks failed (`code` tasks).
     code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)
+    # The reasoning controls asked and the budget check (models with `reasoning`).
+    reasoning: list[ReasoningRow] = msgspec.field(default_factory=list)

@@ -21,6 +21,7 @@ from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_diagnosis import diagnosis_section
 from thinkeval.report._tables_pairs import pairs_section
+from thinkeval.report._tables_reasoning import reasoning_section
 from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
 from thinkeval.report._tables_scorers import scorer_sections
 from thinkeval.report._tables_usage import curve_section, tokens_section, usage_section
@@ -102,6 +103,7 @@ def sections(report: Report) -> list[Section]:
         curve_section(report),
         usage_section(report),
         tokens_section(report),
+        reasoning_section(report),
         diagnosis_section(report),
         context_section(report),
     ]

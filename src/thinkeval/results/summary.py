@@ -34,6 +34,7 @@ from thinkeval.results.counts import (
     count,
 )
 from thinkeval.results.instructions import InstructionsBlock, InstructionTally
+from thinkeval.results.reasoning import ReasoningBlock, add_reasoning
 from thinkeval.results.repeats import (
     QuestionPhase,
     RepeatsBlock,
@@ -79,12 +80,15 @@ class TaskResult(Counts, kw_only=True):
     categories: CategoriesBlock | None = None
     # Why replies did not finish, per phase, and the deployment findings (`diagnosis`).
     diagnosis: DiagnosisBlock | None = None
+    # The reasoning controls asked and whether the replies kept to the budget (`reasoning`).
+    reasoning: ReasoningBlock | None = None
 
 
 # 3: `diagnosis` per model and task. 4: `scorers`, the numbers per recording scorer by name
 # (`lenient` stays, the same as `scorers["lenient"]`; older summaries are read into `scorers`).
+# 5: `reasoning`, the reasoning controls asked and the budget check, per model and task.
 # Attempts stay at `records.SCHEMA_VERSION`.
-SUMMARY_SCHEMA_VERSION = 4
+SUMMARY_SCHEMA_VERSION = 5
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -355,6 +359,7 @@ def summarize(run_dir: Path) -> Summary:
             )
     _add_judge(run_dir, results)
     add_diagnosis(run_dir, results, {task: record.task(task).spec.answer for task in tasks})
+    add_reasoning(run_dir, results, record.models)
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

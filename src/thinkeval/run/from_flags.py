@@ -45,6 +45,7 @@ class RunFlags:
     api_key_env: str | None = None
     name: str | None = None
     data_dir: str | None = None
+    retry: str | None = None  # `reask` or `continue`: the model's `retry`
 
 
 def parse_generation(items: Iterable[str]) -> dict[str, Any]:
@@ -127,12 +128,14 @@ def choose_model(flags: RunFlags, served: list[str], base_url: str) -> str:
 
 def run_name(flags: RunFlags, model_id: str, config: dict[str, Any]) -> str:
     """`--name`, else `<model>-<tasks>-<digest>`: the same flags name the same run (so the same
-    command resumes it), different tasks, limits, budgets or generation a new one."""
+    command resumes it), different tasks, limits, budgets, generation or retry a new one."""
     if flags.name:
         return flags.name
     meaning = {key: config.get(key) for key in ("budgets", "tasks")}
     meaning["model"] = model_id
     meaning["generation"] = config["models"][0].get("generation")
+    if flags.retry is not None:  # another protocol, another run (left out: the names it had)
+        meaning["retry"] = flags.retry
     digest = hashlib.sha256(msgspec.json.encode(meaning, order="sorted")).hexdigest()[:8]
     names = [task["name"] for task in config.get("tasks", [])] or ["default"]
     tasks = "-".join(names) if len(names) <= 3 else f"{len(names)}tasks"
@@ -167,6 +170,8 @@ async def config_from_flags(
         model["concurrency"] = flags.concurrency
     if flags.generation:
         model["generation"] = flags.generation
+    if flags.retry is not None:
+        model["retry"] = flags.retry
     data: dict[str, Any] = {"run": "", "models": [model]}
     if flags.tasks:
         data["tasks"] = [

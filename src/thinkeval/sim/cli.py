@@ -38,6 +38,8 @@ _HELP: dict[str, str] = {
     "p_greedy_loop": "extra share of never-ending prompts that loop at temperature 0",
     "repetition_detection": "1: end a looping reply with finish_reason repetition (vLLM 0.20+)",
     "parser_off": "1: serve without a reasoning parser (the think block stays in content)",
+    "ignore_reasoning_budget": "accept a thinking budget (thinking_token_budget, thinking_budget) "
+    "and ignore it, as servers are known to; by default the think block ends at the budget",
     "p_judge_disagree": "as a judge (thinkeval judge prompts): share of replies read otherwise",
     "short_tokens": "reasoning length range LOW-HIGH, or a median, of ordinary prompts",
     "long_tokens": "reasoning length range LOW-HIGH, or a median, of long prompts",
@@ -94,6 +96,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             )
         elif field.name in ("root", "switch_to"):
             parser.add_argument(flag, default=None, help=_HELP[field.name])
+        elif field.name == "ignore_reasoning_budget":
+            parser.add_argument(flag, action="store_true", help=_HELP[field.name])
         elif field.name == "switch_model_after":
             parser.add_argument(flag, type=int, default=None, metavar="N", help=_HELP[field.name])
         else:

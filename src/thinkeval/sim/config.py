@@ -55,6 +55,8 @@ class SimConfig:
     p_greedy_loop: float = 0.0  # more loops at temperature 0
     repetition_detection: int = 0  # 1: a loop ends with finish_reason "repetition" (vLLM 0.20+)
     parser_off: int = 0  # 1: no reasoning parser, the think block stays in content
+    # Accept a thinking budget and drop it, as servers are known to (sim/reasoning_budget.py).
+    ignore_reasoning_budget: bool = False
     # As a judge (`thinkeval judge` prompts): share of replies it reads differently from strict.
     p_judge_disagree: float = 0.1
     # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.

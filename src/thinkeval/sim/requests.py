@@ -8,6 +8,7 @@ import orjson
 
 from thinkeval.sim.behaviour import last_user_text, prompt_key, prompt_tokens
 from thinkeval.sim.profiles import ErrorReply, Profile
+from thinkeval.sim.reasoning_budget import requested_budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,7 @@ class ChatRequest:
     seed: int | None  # the sampling seed: repeats of a prompt sample different replies
     greedy: bool = False  # temperature 0: loops more (`sim.causes`)
     token_ids: bool = False  # `return_token_ids`: the reply carries prompt and completion ids
+    reasoning_budget: int | None = None  # the thinking budget asked (sim/reasoning_budget.py)
 
 
 def parse_chat(
@@ -85,4 +87,5 @@ def parse_chat(
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
         greedy=body.get("temperature") == 0,
         token_ids=body.get("return_token_ids") is True and profile.returns_token_ids,
+        reasoning_budget=requested_budget(profile.name, body),
     )

@@ -30,6 +30,7 @@ from thinkeval.sim.config import SimConfig
 from thinkeval.sim.eras import get_profile
 from thinkeval.sim.judge import is_judge_prompt, judge_answer
 from thinkeval.sim.profiles import ErrorReply
+from thinkeval.sim.reasoning_budget import budgeted
 from thinkeval.sim.requests import ChatRequest, parse_chat
 from thinkeval.sim.stats import FAULT_KINDS, Stats, metrics_text
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
@@ -250,6 +251,7 @@ class Simulator:
         if not is_judge_prompt(chat.text):
             self.unseeded.saw(chat.key, chat.limit, chat.seed)
             plan = self.plan(chat.key, chat.text, chat.seed)
+            plan = budgeted(plan, chat.reasoning_budget, self.config.ignore_reasoning_budget)
             gen = generate(plan, chat.thinking, chat.limit)
             return shape(self.config, plan, gen, chat.greedy)
         # A judge request: the JSON answer as content, no reasoning.

@@ -12,17 +12,22 @@ from thinkeval.ops.sweep import Paired, Variant
 def render(variants: list[Variant], pairs: list[Paired], console: Console) -> None:
     """Print the per-variant table and the paired comparisons against the first variant."""
     table = Table(title="sweep: one row per variant (strict, after the retry)")
-    for column in ("variant", "samples", "completed", "loops", "accuracy", "reasoning p50"):
-        table.add_column(column, justify="left" if column == "variant" else "right")
+    checked = any(row.reasoning is not None for row in variants)
+    columns = ["variant", "samples", "completed", "loops", "accuracy", "reasoning p50"]
+    for column in columns + (["reasoning budget check"] if checked else []):
+        table.add_column(column, justify="right" if column in columns[1:] else "left")
     for row in variants:
-        table.add_row(
+        cells = [
             escape(row.name),
             str(row.samples),
             f"{row.completed:.1%}",
             f"{row.loops:.1%}",
             f"{row.accuracy:.1%}",
             "-" if row.reasoning_p50 is None else f"{row.reasoning_p50:.0f}",
-        )
+        ]
+        if checked:
+            cells.append(escape(row.reasoning or "-"))
+        table.add_row(*cells)
     console.print(table)
     if not pairs:
         return

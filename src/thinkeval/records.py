@@ -235,7 +235,9 @@ def decode_attempt(line: bytes) -> Attempt:
     return msgspec.convert(raw, Attempt)
 
 
-@lru_cache(maxsize=16)  # the attempts of one sample come together; hashing megabytes is not free
+# Readers meet the attempts of one sample together, so a few entries spare hashing its
+# megabytes again; few, since each holds its gold alive.
+@lru_cache(maxsize=4)
 def gold_digest(gold: str) -> str:
     """The digest a long gold is journalled as: `blake2b:` and 32 hex digits."""
     return "blake2b:" + hashlib.blake2b(gold.encode(), digest_size=16).hexdigest()

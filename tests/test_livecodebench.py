@@ -73,7 +73,7 @@ TEST2 = _row("double", "Print twice the integer read.", [_stdin("4\n", "8\n")], 
 @pytest.fixture
 def lcb_hub(fake_hub: FakeHub) -> FakeHub:
     files = {"test.jsonl": TEST1, "test2.jsonl": TEST2, "code_generation_lite.py": b"# script"}
-    fake_hub.commit = fake_hub.add(REPO, files, branch=REVISION)  # type: ignore[attr-defined]
+    fake_hub.commit = fake_hub.add(REPO, files, commit=REVISION)  # type: ignore[attr-defined]
     return fake_hub
 
 
@@ -84,6 +84,7 @@ def _fenced(program: str) -> str:
 def test_releases_are_cumulative_and_read_from_the_pinned_hub_revision(
     lcb_hub: FakeHub, data_dir: Path
 ) -> None:
+    assert len(REVISION) == 40 and int(REVISION, 16) >= 0  # a commit, never a branch
     assert [r.files[-1] for r in RELEASES.values()] == [
         "test.jsonl",
         *(f"test{n}.jsonl" for n in range(2, 7)),
@@ -177,7 +178,7 @@ def test_private_tests_never_run_pickled_callables(
         decode_private(hostile)
     lcb_hub.add(REPO, {"test.jsonl": TEST1.replace(
         _private([_stdin("10 -4\n", "6\n"), _stdin("0 0\n", "0\n")]).encode(), hostile.encode()
-    )}, branch=REVISION)  # fmt: skip
+    )}, commit=REVISION)  # fmt: skip
     with pytest.raises(DatasetError, match=r"test\.jsonl.*unreadable test cases.*refused"):
         load_samples("livecodebench_v1", None)
     assert "a pickled callable ran" not in capsys.readouterr().out
@@ -185,7 +186,7 @@ def test_private_tests_never_run_pickled_callables(
 
 def test_a_functional_problem_without_its_function_name_is_named(lcb_hub: FakeHub) -> None:
     bad = TEST1.replace(b'{\\"func_name\\": \\"addAll\\"}', b"{}")
-    lcb_hub.add(REPO, {"test.jsonl": bad}, branch=REVISION)
+    lcb_hub.add(REPO, {"test.jsonl": bad}, commit=REVISION)
     with pytest.raises(DatasetError, match=r"functional tests need metadata\.func_name"):
         load_samples("livecodebench_v1", None)
 
@@ -197,3 +198,9 @@ def test_listing_tasks_does_not_download_livecodebench(lcb_hub: FakeHub, data_di
     assert listed["livecodebench"].samples is None and listed["gsm8k"].samples
     assert listed["livecodebench_v1"].answer == "code"
     assert lcb_hub.requests == []
+
+
+def test_a_hub_without_the_pinned_commit_is_refused_naming_it(fake_hub: FakeHub) -> None:
+    fake_hub.add(REPO, {"test.jsonl": TEST1}, branch="main")  # main only: not the pinned commit
+    with pytest.raises(DatasetError, match=rf"{REPO}.*no revision '{REVISION}'"):
+        load_samples("livecodebench_v1", None)

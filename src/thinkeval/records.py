@@ -7,7 +7,9 @@ derivable from attempts, so re-scoring a run never calls the model again.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 import msgspec
@@ -23,6 +25,11 @@ STATUSES: tuple[Status, ...] = ("correct", "wrong", "no_answer", "empty", "unfin
 # Samples with these fixed verdicts get the single adaptive retry at the larger budget.
 RETRY_STATUSES: frozenset[str] = frozenset({"empty", "unfinished"})
 ReplyState = Literal["empty", "unfinished", "finished"]
+
+# A gold longer than this is journalled by digest (`Attempt.gold_digest`), not inline: a
+# LiveCodeBench problem's tests can be megabytes, and every attempt of it would repeat them.
+# The gold itself is kept once, in the run's samples/<task>.jsonl.
+GOLD_INLINE_MAX = 1024
 
 Phase = Literal["fixed", "retry"]
 PHASES: tuple[Phase, ...] = ("fixed", "retry")
@@ -171,7 +178,8 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     imported_from: str | None = None  # e.g. "aisbench": finish_reason unknown, judged from text
     reasoning_in_content: bool = False  # the server sent the think block inside `content`
     state: ReplyState | None = None  # None for an error attempt (and in version-1 journals)
-    gold: str | None = None  # what the verdicts were judged against
+    gold: str | None = None  # what the verdicts were judged against (up to GOLD_INLINE_MAX)
+    gold_digest: str | None = None  # instead of `gold`, for a longer one (`journal_gold`)
     verdicts: dict[str, StoredVerdict] = msgspec.field(default_factory=dict)
     # `retry: continue`: a cut-off fixed reply keeps its token ids (what the continuation
     # resends); its retry says how it continued, its usage then counts the whole joined reply.
@@ -187,6 +195,13 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def judged_against(self, gold: str) -> bool:
+        """Whether the recorded verdicts were judged against `gold`: the gold recorded inline
+        (every journal before `gold_digest`), or a long one's digest."""
+        if self.gold is not None:
+            return self.gold == gold
+        return self.gold_digest is not None and self.gold_digest == gold_digest(gold)
 
     @property
     def final(self) -> bool:
@@ -218,3 +233,19 @@ def decode_attempt(line: bytes) -> Attempt:
     raw = msgspec.json.decode(line)
     raw["error_kind"] = legacy_kind(str(raw["error_kind"]), raw.get("http_status"))
     return msgspec.convert(raw, Attempt)
+
+
+# Readers meet the attempts of one sample together, so a few entries spare hashing its
+# megabytes again; few, since each holds its gold alive.
+@lru_cache(maxsize=4)
+def gold_digest(gold: str) -> str:
+    """The digest a long gold is journalled as: `blake2b:` and 32 hex digits."""
+    return "blake2b:" + hashlib.blake2b(gold.encode(), digest_size=16).hexdigest()
+
+
+def journal_gold(gold: str) -> tuple[str | None, str | None]:
+    """(`Attempt.gold`, `Attempt.gold_digest`) for an attempt judged against `gold`: the gold
+    itself up to GOLD_INLINE_MAX characters, its digest past that."""
+    if len(gold) <= GOLD_INLINE_MAX:
+        return gold, None
+    return None, gold_digest(gold)

@@ -7,7 +7,8 @@ A task's gold is a JSON object (`CodeTests`), one of two forms:
   then `tests` (which define `check(candidate)`), then `check(<entry_point>)`;
 - `{"form": "stdio", "cases": [{"input": ..., "output": ...}, ...]}` (LiveCodeBench's
   stdin/stdout problems): the reply's code once per case, its stdout compared with the
-  expected output line by line, trailing blanks ignored.
+  expected output as LiveCodeBench's grader compares them (`outputs.py`: stripped lines, equal
+  or numerically equal token by token).
 
 Either may say `cpu_s` (the CPU-time allowance of one execution; default 6 s), `wall_s` (the
 wall-clock limit, default 3 x `cpu_s` + 10 s, only for programs that wait) and `reference` (a known
@@ -32,6 +33,7 @@ from typing import Any, Literal
 
 import orjson
 
+from thinkeval.execution.outputs import output_mismatch
 from thinkeval.execution.sandbox import Execution, Limits, run_program
 
 Reason = Literal["failed_test", "crash", "timeout", "memory"]
@@ -158,13 +160,6 @@ def _check_program(code: str, tests: dict[str, Any]) -> str:
     )
 
 
-def _same_output(got: str, expected: str) -> bool:
-    def lines(text: str) -> list[str]:
-        return [line.rstrip() for line in text.strip().splitlines()]
-
-    return lines(got) == lines(expected)
-
-
 def grade_uncached(code: str, tests: dict[str, Any]) -> Graded:
     """`grade` without its memo."""
     limits = _limits(tests)
@@ -181,12 +176,12 @@ def grade_uncached(code: str, tests: dict[str, Any]) -> Graded:
         if run.exit != "ok":
             reason, detail = _failure(run)
             return Graded(reason, f"case {number}/{len(cases)}: {detail}", number)
-        if not _same_output(run.stdout, case["output"]):
+        mismatch = output_mismatch(run.stdout, case["output"])
+        if mismatch is not None:
             got = run.stdout.strip()[-_EXCERPT // 2 :]
             want = case["output"].strip()[-_EXCERPT // 2 :]
-            return Graded(
-                "failed_test", f"case {number}/{len(cases)}: got {got!r}, want {want!r}", number
-            )
+            detail = f"case {number}/{len(cases)}: got {got!r}, want {want!r} ({mismatch})"
+            return Graded("failed_test", detail, number)
     return Graded(None, f"{len(cases)}/{len(cases)} cases passed", len(cases))
 
 

@@ -135,7 +135,7 @@ def _compare(
         legacy = {"strict": attempt.verdict, "lenient": attempt.lenient_verdict}.get(scorer.name)
         before = stored.status if stored is not None else legacy
         version = scorer.version_for(spec)
-        current = stored is not None and stored.version == version and attempt.gold == gold
+        current = stored is not None and stored.version == version and attempt.judged_against(gold)
         row.stale += not current
         if before != verdict.status:
             row.transitions[(before or "none", verdict.status)] += 1

@@ -46,6 +46,10 @@ class ReplyView(_Frozen, frozen=True, omit_defaults=True):
     # Why it did not finish (docs/diagnosis.md), and the loop's repeated block to highlight.
     diagnosis: str | None = msgspec.field(default=None, name="dg")
     loop_block: str | None = msgspec.field(default=None, name="lb")
+    # A wrong program's reason (failed_test, crash, timeout, memory; docs/code.md) and the
+    # excerpt of its stderr or stdout its verdict quotes.
+    code_reason: str | None = msgspec.field(default=None, name="cr")
+    code_detail: str | None = msgspec.field(default=None, name="cx")
 
 
 class QuestionView(_Frozen, frozen=True, omit_defaults=True):
@@ -75,7 +79,7 @@ class SampleIndex(_Frozen, frozen=True):
     question_id: list[str]
     question_task: list[int]
     question_subject: list[int]
-    question_gold: list[str]
+    question_gold: list[str]  # a long one shortened (`_samples_code.shown_gold`)
     row_question: list[int]
     row_model: list[int]
     row_repeat: list[int]  # 0 .. k - 1
@@ -95,6 +99,11 @@ class SampleIndex(_Frozen, frozen=True):
     diagnoses: list[str] = msgspec.field(default_factory=list)
     row_fixed_diagnosis: list[int] = msgspec.field(default_factory=list)
     row_retry_diagnosis: list[int] = msgspec.field(default_factory=list)
+    # Why a code task's wrong program failed (docs/code.md): codes into `code_reasons` (empty
+    # without code tasks), -1 where the phase's reply is not a wrong program.
+    code_reasons: list[str] = msgspec.field(default_factory=list)
+    row_fixed_code: list[int] = msgspec.field(default_factory=list)
+    row_retry_code: list[int] = msgspec.field(default_factory=list)
 
 
 class EmbedPart(_Frozen, frozen=True):

@@ -20,6 +20,7 @@ import orjson
 
 from thinkeval.records import Attempt, Phase, Verdict
 from thinkeval.report._cells import Collection, ModelTask, RunData
+from thinkeval.report._code_failures import REASONS
 from thinkeval.report._columns import (
     CORRECT,
     ERROR,
@@ -30,6 +31,7 @@ from thinkeval.report._columns import (
     STATUS_CODES,
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
+from thinkeval.report._samples_code import code_column, is_code, shown_gold, with_code_failure
 from thinkeval.report._samples_diagnosis import DIAGNOSES, diagnosis_column, with_diagnosis
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
@@ -186,6 +188,10 @@ class Catalog:
                 columns["row_retry_diagnosis"][rows] = np.where(
                     cell.candidate[at], diagnosis_column(cell, retry, at), NONE
                 )
+                columns["row_fixed_code"][rows] = code_column(cell, fixed, at)
+                columns["row_retry_code"][rows] = np.where(
+                    cell.candidate[at], code_column(cell, retry, at), NONE
+                )
                 lenient_final = cell.adaptive_lenient()[at] & (final != PENDING)
                 columns["row_lenient"][rows] = fixed.lenient[at] * 1 + lenient_final * 2
                 retried = cell.candidate[at]
@@ -244,7 +250,8 @@ class Catalog:
             "question_id": [self.question_id[q] for q in questions],
             "question_task": self.question_task[questions],
             "question_subject": self.question_subject[questions],
-            "question_gold": [self.question_gold[q] for q in questions],
+            "question_gold": [shown_gold(self.question_gold[q]) for q in questions],
+            "code_reasons": list(REASONS) if any(map(is_code, self.data.cells.values())) else [],
         }
         for name in ROW_COLUMNS:
             fields[name] = self.columns[name][rows]
@@ -301,6 +308,7 @@ class Catalog:
                 view = with_diagnosis(
                     _reply_view(attempt, judged.strict, judged.lenient, limits), attempt, gold, spec
                 )
+                view = with_code_failure(view)
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)
                 views.append(view if judge is None else msgspec.structs.replace(view, judge=judge))
         return views

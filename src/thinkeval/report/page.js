@@ -23,7 +23,8 @@ function rowFilter(st, anyModel) {
     final: codeOf(index.statuses, st.final), finish: codeOf(index.finishes, st.finish),
     repeat: st.repeat === "" ? -1 : parseInt(st.repeat, 10),
     judge: st.judge in JUDGE_CODES ? JUDGE_CODES[st.judge] : -1,
-    diagnosis: codeOf(index.diagnoses || [], st.diagnosis)
+    diagnosis: codeOf(index.diagnoses || [], st.diagnosis),
+    code: codeOf(index.code_reasons || [], st.code)
   };
   return function (r) {
     var q = index.row_question[r];
@@ -39,6 +40,9 @@ function rowFilter(st, anyModel) {
     // A diagnosis label matches a row whose fixed or retry reply has it (docs/diagnosis.md).
     if (want.diagnosis !== -1 && index.row_fixed_diagnosis[r] !== want.diagnosis &&
         index.row_retry_diagnosis[r] !== want.diagnosis) { return false; }
+    // A code failure's reason matches a row whose fixed or retry program failed so (docs/code.md).
+    if (want.code !== -1 && index.row_fixed_code[r] !== want.code &&
+        index.row_retry_code[r] !== want.code) { return false; }
     var strictRight = index.row_final[r] === CORRECT;
     var lenientRight = (index.row_lenient[r] & 2) !== 0;
     if (st.lenient === "lenient-only" && !(lenientRight && !strictRight)) { return false; }
@@ -248,6 +252,9 @@ function fillControls(index) {
   (index.diagnoses || []).forEach(function (name) {
     addOption(control("diagnosis"), name, name);
   });
+  var reasons = index.code_reasons || [];
+  reasons.forEach(function (name) { addOption(control("code"), name, name); });
+  byId("code-filter").hidden = reasons.length === 0;
   var most = Math.max.apply(null, index.task_repeats.concat([1]));
   for (var repeat = 0; repeat < most; repeat += 1) {
     addOption(control("repeat"), String(repeat), "repeat " + repeat);

@@ -94,6 +94,13 @@ function replyBox(a) {
     }
     verdicts.appendChild(diagnosed);
   }
+  if (a.cr) {
+    // Why the program failed, and what it printed: stderr or stdout as text, never markup.
+    var failed = el("div", "code-failure");
+    failed.appendChild(el("span", "badge code-" + a.cr, "code: " + a.cr));
+    verdicts.appendChild(failed);
+    if (a.cx) { verdicts.appendChild(textBlock(a.cx, "code-detail")); }
+  }
   box.appendChild(verdicts);
   if (a.r != null) {
     var details = el("details");
@@ -119,6 +126,14 @@ function badges(catalog, r, into) {
   var lenient = (index.row_lenient[r] & 2) !== 0;
   into.appendChild(el("span", "badge " + (lenient ? "correct" : "pending"),
     "lenient: " + (lenient ? "correct" : "not correct")));
+  var reasons = index.code_reasons || [];
+  [["fixed", index.row_fixed_code], ["retry", index.row_retry_code]].forEach(function (pair) {
+    var code = pair[1] ? pair[1][r] : -1;
+    if (code >= 0) {
+      into.appendChild(el("span", "badge code-" + reasons[code],
+        "code (" + pair[0] + "): " + reasons[code]));
+    }
+  });
   if (index.row_judge[r] === 2) {
     into.appendChild(el("span", "badge disagree", "strict and judge disagree"));
   }

@@ -2,7 +2,7 @@
 // Every filter, the sort, the view and the page live in the URL after "#samples?", so a link
 // opens the same samples. Models, tasks and verdicts are named, not numbered, in the URL.
 var STATE_KEYS = ["model", "task", "subject", "repeat", "fixed", "final", "finish", "diagnosis",
-  "lenient", "judge", "retried", "q", "id", "sort", "size", "page", "view", "a", "b", "phase", "disc"];
+  "code", "lenient", "judge", "retried", "q", "id", "sort", "size", "page", "view", "a", "b", "phase", "disc"];
 var DEFAULTS = { sort: "order", size: "20", page: "1", view: "list", phase: "fixed" };
 var STATE_PREFIX = "#samples?";
 

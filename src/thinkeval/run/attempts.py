@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from thinkeval.client.dispatch import Outcome
-from thinkeval.records import Abandoned, Attempt, Phase, Reply, Sample, StoredVerdict, Usage
+from thinkeval.records import (
+    Abandoned,
+    Attempt,
+    Phase,
+    Reply,
+    Sample,
+    StoredVerdict,
+    Usage,
+    journal_gold,
+)
 from thinkeval.scoring.pooled import pooled_verdicts
 from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, recording_scorers
 from thinkeval.scoring.state import RETRY_STATES, reply_state
@@ -90,6 +99,7 @@ async def attempt_from(
         # Asked for (`retry: continue`): what its continuation resends. Other replies drop them.
         common["prompt_token_ids"] = reply.prompt_token_ids
         common["token_ids"] = reply.token_ids
+    gold, digest = journal_gold(sample.gold)
     return Attempt(
         **common,
         content=reply.content,
@@ -101,6 +111,7 @@ async def attempt_from(
         latency_s=outcome.timed.latency_s,
         ttft_s=outcome.timed.ttft_s,
         state=state,
-        gold=sample.gold,
+        gold=gold,
+        gold_digest=digest,
         verdicts=await verdicts_for(spec, reply, sample.gold),
     )

@@ -236,7 +236,7 @@ def outcome_of(
     """The attempt's outcome; the recorded verdicts are reused when the current scorer versions
     gave them against this gold (scoring again would give the same), else it is scored again
     (with `strict` and `lenient` as its verdicts when given: see `recorded_is_current`)."""
-    if attempt.error is None and attempt.gold == gold:
+    if attempt.error is None and attempt.judged_against(gold):
         # Per reply: one pass over the recorded verdicts, no dict built unless one is stale.
         recorded = attempt.verdicts
         correct: list[bool] = []
@@ -270,7 +270,7 @@ def recorded_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
     each result to `outcome_of`."""
     if attempt.error is not None:
         return True
-    return attempt.gold == gold and all(
+    return attempt.judged_against(gold) and all(
         _current(attempt, scorer.name, scorer.version_for(spec)) is not None
         for scorer in recording_scorers()
     )

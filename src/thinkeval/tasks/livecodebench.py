@@ -33,10 +33,10 @@ from thinkeval.tasks.rows import key_field, nonempty_field, text_field
 from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
 
 REPO = "livecodebench/code_generation_lite"
-# The repo's revision read. No network could be reached when this task was written, so it
-# follows `main`: check it against the hub (`huggingface_hub.HfApi().dataset_info(REPO).sha`)
-# and pin that commit here. A run records the commit it actually read in its sources.
-REVISION = "main"
+# The repo's commit read: the one peers pin for these files (`test.jsonl`, `test2.jsonl` ...
+# `test6.jsonl`, 1055 problems in all; docs/code.md says where it was found). It could not be
+# checked against the hub from here (no network); a run records the commit it read.
+REVISION = "0fe84c3912ea0c4d4a78037083943e8f0c4dd505"
 CPU_S = 6.0  # CPU seconds per execution, LiveCodeBench's per-test time-out
 MAX_FUNCTIONAL_CPU_S = 30.0  # a functional problem runs all its cases in one execution
 

@@ -35,7 +35,7 @@ from thinkeval.ops.aisbench.files import (
 from thinkeval.ops.aisbench.matching import Collected, collect
 from thinkeval.ops.aisbench.reading import imported_state, thinking_mode
 from thinkeval.ops.aisbench.settings import Settings, read_settings
-from thinkeval.records import Attempt, Sample, Usage
+from thinkeval.records import Attempt, Sample, Usage, journal_gold
 from thinkeval.results.summary import write_summary
 from thinkeval.scoring.scorers import STRICT, ReplyText
 from thinkeval.store.journal import Journal, iter_attempts
@@ -119,6 +119,7 @@ def attempt_from(
     spec = get_task(sample.task)
     state = imported_state(spec, content, finish_reason, sample.gold)
     reply = ReplyText(content, reasoning, finish_reason, state)
+    gold, digest = journal_gold(sample.gold)
     return Attempt(
         **common,
         request=request,
@@ -127,7 +128,8 @@ def attempt_from(
         finish_reason=finish_reason,
         usage=Usage(prompt_tokens=record.input_tokens, completion_tokens=record.output_tokens),
         state=state,
-        gold=sample.gold,
+        gold=gold,
+        gold_digest=digest,
         verdicts=recorded_verdicts(spec, reply, sample.gold),
     )
 

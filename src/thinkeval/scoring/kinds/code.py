@@ -47,7 +47,7 @@ class CodeKind:
     (`execution.grading`)."""
 
     name: str = "code"
-    version: str = "1"
+    version: str = "2"  # 2: stdout compared as LiveCodeBench's grader does (numbers too)
     pooled: bool = True
     time_limit_s: float = 300.0  # the pool's limit for one reply: every case, a re-run
 

@@ -10,13 +10,15 @@ from typing import Any
 import pytest
 
 from conftest import ThreadedSim, write_config
+from fakehub import FakeHub
 from thinkeval.cli import main
 from thinkeval.scoring.ifeval import CHECKERS, follows
 from thinkeval.scoring.ifeval.metrics import count
 from thinkeval.scoring.kinds.instructions import InstructionsKind, instructions_gold
 from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText
 from thinkeval.sim import SimConfig, answer_key_from_samples
-from thinkeval.tasks import get_task, load_samples
+from thinkeval.tasks import DataSource, get_task, iter_samples, load_samples
+from thinkeval.tasks.builtin.ifeval import HUB_FILE, REVISION
 
 # (instruction id, arguments, a reply that follows it, a reply that does not)
 CASES: list[tuple[str, dict[str, Any], str, str]] = [
@@ -177,6 +179,26 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
         for name in ("prompt_strict", "instruction_strict", "prompt_loose", "instruction_loose")
     ]
     assert f"| m | fixed | {' | '.join(cells)} | 12 | 19 |" in text
+
+
+def test_ifeval_comes_from_the_pinned_hub_commit(fake_hub: FakeHub, data_dir: Path) -> None:
+    """The hub's file, its unused arguments filled with null (and listed in another order),
+    gives the local samples; the pinned commit is requested even when the branch has moved on."""
+    rows = [json.loads(line) for line in (data_dir / "ifeval/input_data.jsonl").open()]
+    names = sorted({name for row in rows for kwargs in row["kwargs"] for name in kwargs})
+    filled = [
+        {**row, "kwargs": [{n: kwargs.get(n) for n in names} for kwargs in row["kwargs"]]}
+        for row in rows
+    ]
+    data = "".join(json.dumps(row) + "\n" for row in filled).encode()
+    fake_hub.add("google/IFEval", {HUB_FILE: data, "README.md": b"IFEval"}, commit=REVISION)
+    fake_hub.add("google/IFEval", {HUB_FILE: b"{}\n"})  # main has moved on since
+    sources: list[DataSource] = []
+    assert list(iter_samples("ifeval", None, sources)) == load_samples("ifeval", data_dir)
+    assert {source.origin for source in sources} == {f"google/IFEval@{REVISION}"}
+    assert fake_hub.downloads() and all(
+        path.endswith(f"/resolve/{REVISION}/{HUB_FILE}") for path in fake_hub.downloads()
+    )
 
 
 REFERENCE = "ifeval/reference"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from thinkeval.config import EndpointConfig, ModelConfig, RunConfig, TaskSettings
+from thinkeval.config import BaselineConfig, EndpointConfig, ModelConfig, RunConfig, TaskSettings
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
 from thinkeval.store.rundir import CONFIG_FILE, write_json
@@ -59,6 +59,8 @@ class RunRecord(msgspec.Struct, kw_only=True):
     tasks: list[TaskRecord] = []
     models: list[ModelConfig] = []
     endpoints: list[EndpointConfig] = []  # in-flight caps of servers models share
+    # The config's `baseline:`: the report's comparison section reads it from here.
+    baseline: BaselineConfig | str | None = None
 
     @property
     def catalogue(self) -> Catalogue:
@@ -153,6 +155,7 @@ def new_record(config: RunConfig, tasks: list[TaskRecord]) -> RunRecord:
         tasks=tasks,
         models=msgspec.convert(public["models"], list[ModelConfig]),
         endpoints=msgspec.convert(public["endpoints"], list[EndpointConfig]),
+        baseline=config.baseline,
     )
 
 

@@ -130,6 +130,21 @@ def test_different_temperatures_are_refused_unless_allowed(demo: Path, tmp_path:
     assert "temperature 0.0 vs 0.6" in done.stderr
 
 
+def test_the_demo_compares_its_candidate_with_its_baseline(demo: Path) -> None:  # noqa: F811
+    """The demo's config names the baseline: config.json records it, the report written by
+    the demo has the section right after the headline, and `compare` needs no --baseline."""
+    assert json.loads((demo / "config.json").read_text())["baseline"] == BASE
+    markdown = (demo / "report.md").read_text()
+    section = markdown.split(f"## 2. Against the baseline {BASE}\n")[1].split("\n## 3. ")[0]
+    assert f"### {CAND} against the baseline {BASE}" in section
+    assert "- Overall, fixed: " in section and "- Overall, adaptive: " in section
+    done = _thinkeval("compare", str(demo))
+    assert done.returncode == 0, done.stderr
+    result = compare_runs([demo], None)
+    assert result.baseline == BASE and [c.model for c in result.candidates] == [CAND]
+    assert build_report([demo]).comparison == result
+
+
 def test_report_section_and_compare_agree_to_the_digit(demo: Path, tmp_path: Path) -> None:  # noqa: F811
     def named(data: dict[str, Any]) -> None:
         data["baseline"] = {"model": BASE, "margin": 2}

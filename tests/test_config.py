@@ -5,13 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from thinkeval.client.limits import EndpointLimits
 from thinkeval.config import load_config, parse_config
 from thinkeval.errors import ConfigError
+from thinkeval.ops.sweep import expand, parse_grid
 from thinkeval.urls import redact_url
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "compare.yaml"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLE = EXAMPLES / "compare.yaml"
 
 
 def minimal(**overrides: object) -> dict:
@@ -36,6 +39,57 @@ def test_example_config_loads() -> None:
     assert config.models[0].served_model == "qwen3-8b-w8a8"
     assert config.models[1].served_model == "qwen3-8b-bf16"  # defaults to the name
     assert config.models[2].base_urls == ["http://127.0.0.1:8008/v1", "http://127.0.0.1:8009/v1"]
+
+
+def test_every_example_config_loads() -> None:
+    """Every example that is a thinkeval config (not a cluster manifest) loads as written."""
+    configs = sorted(
+        path.name
+        for path in EXAMPLES.glob("*.yaml")
+        if "run" in (yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    )
+    assert configs == ["compare.yaml", "prompts.yaml", "sweep.yaml"]
+    for name in configs:
+        assert load_config(EXAMPLES / name).models
+
+
+def test_the_sweep_example_expands_to_its_grid() -> None:
+    config = load_config(EXAMPLES / "sweep.yaml")
+    swept = expand(config, [])
+    assert [m.name for m in swept.models] == [
+        f"qwen3-8b[temperature={t},presence_penalty={p}]"
+        for t in ("0.0", "0.6")
+        for p in ("0.0", "1.5")
+    ]
+    pairs = {(m.generation["temperature"], m.generation["presence_penalty"]) for m in swept.models}
+    assert pairs == {(0.0, 0.0), (0.0, 1.5), (0.6, 0.0), (0.6, 1.5)}
+    assert all(m.generation["top_k"] == 20 for m in swept.models)  # the model's own, kept
+    assert [(t.name, t.limit) for t in swept.tasks] == [("gsm8k", 50), ("aime25", 50)]
+    assert swept.run == "qwen3-loops-sweep"
+    # A flag replaces the block's values of its key, in place.
+    flagged = expand(config, parse_grid(["temperature=1.0"]))
+    assert [m.name for m in flagged.models] == [
+        "qwen3-8b[temperature=1.0,presence_penalty=0.0]",
+        "qwen3-8b[temperature=1.0,presence_penalty=1.5]",
+    ]
+
+
+def test_the_prompts_example_asks_each_variant() -> None:
+    config = load_config(EXAMPLES / "prompts.yaml")
+    question = [{"role": "user", "content": "What is 2+2?"}]
+    asked = {name: variant.apply(question) for name, variant in config.prompts.items()}
+    assert asked["plain"] == question
+    assert asked["boxed"] == [{"role": "user", "content": "What is 2+2?\nPlease reason step by "
+                               "step, and put your final answer within \\boxed{}."}]  # fmt: skip
+    assert asked["terse"] == [{"role": "system", "content": "Think briefly, then answer."},
+                              *question]  # fmt: skip
+    terse = config.model_named("qwen3-8b-terse")
+    assert terse.served_model == "qwen3-8b" and terse.prompt == config.prompts["terse"]
+    swept = expand(config, [])
+    assert [m.name for m in swept.models] == [
+        f"qwen3-8b[prompt={name}]" for name in ("plain", "boxed", "terse")
+    ]
+    assert [m.prompt for m in swept.models] == list(config.prompts.values())
 
 
 def test_defaults() -> None:

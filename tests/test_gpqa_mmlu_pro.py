@@ -19,8 +19,14 @@ from fakehub import FakeHub
 from thinkeval.cli import main
 from thinkeval.errors import DatasetError
 from thinkeval.sim import SimConfig, answer_key_from_samples
-from thinkeval.tasks import iter_samples, load_samples
-from thinkeval.tasks.builtin.gpqa_diamond import ZIP_MEMBER, ZIP_PASSWORD, permutation
+from thinkeval.tasks import DataSource, iter_samples, load_samples
+from thinkeval.tasks.builtin.gpqa_diamond import (
+    HUB_FILE,
+    REVISION,
+    ZIP_MEMBER,
+    ZIP_PASSWORD,
+    permutation,
+)
 from thinkeval.tasks.mmlu_pro import CATEGORIES
 
 GPQA_HEAD = "Answer the following multiple choice question. The last line of your response "
@@ -76,12 +82,21 @@ def test_gpqa_comes_from_the_gated_hub_with_a_token(
 ) -> None:
     with zipfile.ZipFile(data_dir / "gpqa/dataset.zip") as archive:
         csv_bytes = archive.read(ZIP_MEMBER, pwd=ZIP_PASSWORD.encode())
-    fake_hub.add("Idavidrein/gpqa", {"gpqa_diamond.csv": csv_bytes}, token="hf_test_token")
+    repo, token = "Idavidrein/gpqa", "hf_test_token"
+    fake_hub.add(repo, {HUB_FILE: csv_bytes}, commit=REVISION, token=token)
+    fake_hub.add(repo, {HUB_FILE: b"Record ID\n"}, token=token)  # main has moved on since
     monkeypatch.delenv("HF_TOKEN", raising=False)
     with pytest.raises(DatasetError, match="HF_TOKEN"):
         list(iter_samples("gpqa_diamond", None))
-    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
-    assert list(iter_samples("gpqa_diamond", None)) == load_samples("gpqa_diamond", data_dir)
+    monkeypatch.setenv("HF_TOKEN", token)
+    sources: list[DataSource] = []
+    from_hub = list(iter_samples("gpqa_diamond", None, sources))
+    assert from_hub == load_samples("gpqa_diamond", data_dir)
+    # The pinned commit is what is asked for and read, never the branch.
+    assert {source.origin for source in sources} == {f"{repo}@{REVISION}"}
+    assert fake_hub.downloads() and all(
+        path.endswith(f"/resolve/{REVISION}/{HUB_FILE}") for path in fake_hub.downloads()
+    )
 
 
 @pytest.mark.real_data

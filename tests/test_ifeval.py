@@ -10,13 +10,18 @@ from typing import Any
 import pytest
 
 from conftest import ThreadedSim, write_config
+from fakehub import FakeHub
 from thinkeval.cli import main
+from thinkeval.records import Sample
 from thinkeval.scoring.ifeval import CHECKERS, follows
 from thinkeval.scoring.ifeval.metrics import count
 from thinkeval.scoring.kinds.instructions import InstructionsKind, instructions_gold
 from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText
 from thinkeval.sim import SimConfig, answer_key_from_samples
-from thinkeval.tasks import get_task, load_samples
+from thinkeval.sim.instructions import ifeval_reply
+from thinkeval.sim.languages import TEXTS
+from thinkeval.tasks import DataSource, get_task, iter_samples, load_samples
+from thinkeval.tasks.builtin.ifeval import HUB_FILE, REVISION
 
 # (instruction id, arguments, a reply that follows it, a reply that does not)
 CASES: list[tuple[str, dict[str, Any], str, str]] = [
@@ -166,7 +171,9 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
         numbers = block[phase]
         assert numbers["prompt_strict"] <= numbers["prompt_loose"]
         assert numbers["instruction_strict"] <= numbers["instruction_loose"]
-        assert numbers["prompt_strict"] <= numbers["instruction_strict"]
+        # A prompt followed is at least one instruction followed (as counts: a prompt-level
+        # rate may well exceed the instruction-level one).
+        assert round(numbers["prompt_strict"] * 12) <= round(numbers["instruction_strict"] * 19)
     report = tmp_path / "report.md"
     assert main(["report", str(tmp_path / "out"), "--format", "md", "--out", str(report)]) == 0
     text = report.read_text()
@@ -177,6 +184,26 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
         for name in ("prompt_strict", "instruction_strict", "prompt_loose", "instruction_loose")
     ]
     assert f"| m | fixed | {' | '.join(cells)} | 12 | 19 |" in text
+
+
+def test_ifeval_comes_from_the_pinned_hub_commit(fake_hub: FakeHub, data_dir: Path) -> None:
+    """The hub's file, its unused arguments filled with null (and listed in another order),
+    gives the local samples; the pinned commit is requested even when the branch has moved on."""
+    rows = [json.loads(line) for line in (data_dir / "ifeval/input_data.jsonl").open()]
+    names = sorted({name for row in rows for kwargs in row["kwargs"] for name in kwargs})
+    filled = [
+        {**row, "kwargs": [{n: kwargs.get(n) for n in names} for kwargs in row["kwargs"]]}
+        for row in rows
+    ]
+    data = "".join(json.dumps(row) + "\n" for row in filled).encode()
+    fake_hub.add("google/IFEval", {HUB_FILE: data, "README.md": b"IFEval"}, commit=REVISION)
+    fake_hub.add("google/IFEval", {HUB_FILE: b"{}\n"})  # main has moved on since
+    sources: list[DataSource] = []
+    assert list(iter_samples("ifeval", None, sources)) == load_samples("ifeval", data_dir)
+    assert {source.origin for source in sources} == {f"google/IFEval@{REVISION}"}
+    assert fake_hub.downloads() and all(
+        path.endswith(f"/resolve/{REVISION}/{HUB_FILE}") for path in fake_hub.downloads()
+    )
 
 
 REFERENCE = "ifeval/reference"
@@ -228,10 +255,42 @@ def test_checkers_agree_with_the_reference_results(real_data_dir: Path) -> None:
 
 @pytest.mark.real_data
 def test_the_simulator_follows_most_real_instructions(real_data_dir: Path) -> None:
-    from thinkeval.sim.instructions import ifeval_reply
-
     samples = load_samples("ifeval", real_data_dir)
     followed = [STRICT.score(get_task("ifeval"), _reply(ifeval_reply(s.gold, True)), s.gold)
                 for s in samples]  # fmt: skip
-    # It cannot write other languages; everything else it mostly gets right.
-    assert sum(v.status == "correct" for v in followed) / len(samples) > 0.8
+    # It gets most right, replies in other languages included (test below).
+    assert sum(v.status == "correct" for v in followed) / len(samples) > 0.85
+
+
+def _language_verdicts(samples: list[Sample]) -> dict[str, list[bool]]:
+    """Language code -> for each prompt asking it, whether the simulated correct reply follows
+    every instruction of the prompt; and a wrong reply (the language dropped) is not in it."""
+    verdicts: dict[str, list[bool]] = {}
+    for sample in samples:
+        instructions = [(str(iid), args) for iid, args in json.loads(sample.gold)]
+        asked = [a["language"] for iid, a in instructions if iid == "language:response_language"]
+        if not asked:
+            continue
+        reply = ifeval_reply(sample.gold, True)
+        verdicts.setdefault(asked[0], []).append(all(follows(reply, instructions)))
+        if instructions[0][0] == "language:response_language":  # the wrong plan drops it
+            assert not follows(ifeval_reply(sample.gold, False), instructions[:1])[0]
+    return verdicts
+
+
+def test_the_simulator_replies_in_the_fixture_languages(data_dir: Path) -> None:
+    verdicts = _language_verdicts(load_samples("ifeval", data_dir))
+    assert verdicts == {"de": [True]}
+    # Every language it writes is detected as itself, even as a short reply.
+    for code in TEXTS:
+        gold = instructions_gold(["language:response_language"], [{"language": code}])
+        assert follows(ifeval_reply(gold, True), json.loads(gold)) == [True], code
+
+
+@pytest.mark.real_data
+def test_the_simulator_replies_in_every_real_language(real_data_dir: Path) -> None:
+    """All 22 languages the real prompts ask for, alone or with other instructions (a request
+    repeated in English, English keywords, a title, placeholders, no commas, two replies)."""
+    verdicts = _language_verdicts(load_samples("ifeval", real_data_dir))
+    assert len(verdicts) == 22 and sum(map(len, verdicts.values())) == 31
+    assert {code: all(v) for code, v in verdicts.items()} == dict.fromkeys(verdicts, True)

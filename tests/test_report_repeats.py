@@ -38,7 +38,8 @@ def _summary(run: Path) -> dict[tuple[str, str], dict]:  # type: ignore[type-arg
 
 def test_the_demo_writes_its_report_with_the_repeated_task(demo: Path) -> None:
     markdown = (demo / "report.md").read_text()
-    assert "## 2. Repeated sampling" in markdown and "avg@4" in markdown
+    # After the headline and the comparison with the baseline the demo's config names.
+    assert "## 3. Repeated sampling" in markdown and "avg@4" in markdown
     assert "| model | fixed 16384 | adaptive 16384→32768 | gain |" in markdown
     assert "| model | fixed 2048 | adaptive 2048→8192 | gain |" in markdown
     assert (demo / "report.html").stat().st_size < 7_500_000
@@ -265,7 +266,7 @@ def test_judge_agreement_per_task_equals_the_judges_own(judged: Path, demo: Path
         assert row.judge_correct / row.units == pytest.approx(block.adaptive_accuracy)
     assert any(r.disagreed for r in report.judge) and report.context[0].judges == ["judge"]
     markdown = render_markdown(report)
-    assert "## 6. Strict vs judge" in markdown
+    assert "## 7. Strict vs judge" in markdown
     # Strict numbers are untouched by the judge.
     plain = build_report([demo], resamples=300)
     assert report.headline == plain.headline and report.repeated == plain.repeated

@@ -9,7 +9,8 @@ DESCRIPTION = textwrap.dedent(
     """\
     Start two simulated models (clearly labelled: not real LLMs) in the background and
     evaluate them on C-Eval, BoolQ and GSM8K, and on AIME 2025 sampled four times per
-    problem (avg@4, pass@4, maj@4), with the full protocol."""
+    problem (avg@4, pass@4, maj@4), with the full protocol. The report compares the
+    quantized model with its original (the demo's baseline)."""
 )
 EPILOG = "example:\n  thinkeval demo --output runs/demo"
 

@@ -1,5 +1,5 @@
 """The demo: the full protocol on the three real datasets, and AIME 2025 sampled four times per
-problem, against two simulated models.
+problem, against two simulated models, the quantized one compared with its original.
 
 Each simulated model is a `thinkeval sim` process on 127.0.0.1, started in the background and
 stopped at the end, so the demo exercises the same HTTP path as a real vLLM server. The numbers
@@ -59,6 +59,8 @@ DEMO_MODELS = (
         ("--p-loop", "0.3", "--p-hesitate", "0.3", "--p-buried", "0.3"),
     ),
 )  # fmt: skip
+# The model the other is compared with (`baseline:`), at the default 1-point margin.
+DEMO_BASELINE = DEMO_MODELS[0].name
 # Long reasoning that sometimes ends just before a budget, so the answer itself is cut off
 # (`unfinished`), not only the thinking (`empty`). The math flavour reasons 8 times longer, so
 # AIME replies run 1,200-65,000 tokens against its 16384 → 32768 budgets.
@@ -164,6 +166,8 @@ def run_demo(
                 "run": run_dir.name or "demo",
                 "data_dir": str(data_dir),
                 "tasks": tasks,
+                # The quantized copy against its original: the report's comparison section.
+                "baseline": DEMO_BASELINE,
                 "models": [
                     {
                         "name": model.name,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from thinkeval.config import EndpointConfig, ModelConfig, ResolvedTask, RunConfig
+from thinkeval.config import BaselineConfig, EndpointConfig, ModelConfig, ResolvedTask, RunConfig
 from thinkeval.config.tasks import Retry, parse_range
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
@@ -64,6 +64,8 @@ class RunRecord(msgspec.Struct, kw_only=True, dict=True):
     tasks: list[TaskRecord] = []
     models: list[ModelConfig] = []
     endpoints: list[EndpointConfig] = []  # in-flight caps of servers models share
+    # The config's `baseline:`: the report's comparison section reads it from here.
+    baseline: BaselineConfig | str | None = None
 
     @functools.cached_property
     def catalogue(self) -> Catalogue:
@@ -187,6 +189,7 @@ def new_record(config: RunConfig, tasks: list[TaskRecord]) -> RunRecord:
         tasks=tasks,
         models=msgspec.convert(public["models"], list[ModelConfig]),
         endpoints=msgspec.convert(public["endpoints"], list[EndpointConfig]),
+        baseline=config.baseline,
     )
 
 

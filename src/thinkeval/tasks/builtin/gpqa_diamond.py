@@ -31,6 +31,10 @@ TEMPLATE = (
     "of the following format: 'Answer: $LETTER' (without quotes) where LETTER is one of ABCD. "
     "Think step by step before answering.\n\n{question}\n\nA) {A}\nB) {B}\nC) {C}\nD) {D}"
 )
+# Idavidrein/gpqa's commit pinned by Aleph Alpha's eval-framework (hf-dataset-revisions.json);
+# its gpqa_diamond.csv is git blob 7589e3e4, byte for byte the member of the local zip.
+REVISION = "633f5ee89ab8ad4522a9f850766b73f62147ffdd"
+HUB_FILE = "gpqa_diamond.csv"
 # The authors' zip and the password their README publishes (the questions stay encrypted).
 ZIP_MEMBER = "dataset/gpqa_diamond.csv"
 ZIP_PASSWORD = "deserted-untie-orchid"
@@ -76,9 +80,10 @@ SPEC = TaskSpec(
     files=tuple(
         DataFile(
             "gpqa/dataset.zip",
-            # Gated on the hub: accept the terms there and set HF_TOKEN. No commit is pinned:
-            # none could be looked up when the task was written (docs/tasks.md).
-            hub=HubSplit("Idavidrein/gpqa", "gpqa_diamond", "train", files=("gpqa_diamond.csv",)),
+            # Gated on the hub: accept the terms there and set HF_TOKEN (docs/tasks.md).
+            hub=HubSplit(
+                "Idavidrein/gpqa", "gpqa_diamond", "train", revision=REVISION, files=(HUB_FILE,)
+            ),
             subset=f"s{shuffle}",
             format="csv",
             columns=COLUMNS,

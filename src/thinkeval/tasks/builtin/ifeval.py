@@ -13,12 +13,18 @@ from thinkeval.tasks.prompts import user_message
 from thinkeval.tasks.rows import key_field, nonempty_field
 from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
 
+# google/IFEval's commit pinned by HELM (ifeval_scenario.py) and Aleph Alpha's eval-framework
+# (hf-dataset-revisions.json); peers fetch `ifeval_input_data.jsonl` (541 rows) at it.
+REVISION = "966cd89545d6b6acfd7638bc708b98261ca58e84"
+HUB_FILE = "ifeval_input_data.jsonl"
+
 
 def _arguments(row: Row, raw: object) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise DatasetError(f"{row.where}: each kwargs entry must be an object, got {raw!r}")
-    # The hub copy fills every instruction's unused arguments with null: drop them.
-    return {str(k): v for k, v in raw.items() if v is not None}
+    # The hub's copies fill every unused argument with null: drop them. Sorted, so that the
+    # same row gives the same gold whatever order a copy lists the arguments in.
+    return {str(k): raw[k] for k in sorted(raw) if raw[k] is not None}
 
 
 def ifeval_sample(row: Row) -> Sample:
@@ -54,9 +60,10 @@ SPEC = TaskSpec(
     files=(
         DataFile(
             "ifeval/input_data.jsonl",
-            # The hub copy of the same 541 rows (unused kwargs filled with null). No commit is
-            # pinned: none could be looked up from here (docs/tasks.md).
-            hub=HubSplit("google/IFEval", None, "train"),
+            # The hub copy of the same 541 rows, at the commit HELM and Aleph Alpha's
+            # eval-framework pin (docs/tasks.md); its file is named, so a pin is never
+            # traded for the unpinned Parquet conversion.
+            hub=HubSplit("google/IFEval", None, "train", revision=REVISION, files=(HUB_FILE,)),
         ),
     ),
     sample=ifeval_sample,

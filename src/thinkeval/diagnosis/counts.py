@@ -11,9 +11,8 @@ of replies still thinking at each token count.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Protocol
 
 import msgspec
 
@@ -68,31 +67,54 @@ def _key(attempt: Attempt) -> bytes:
     return hashlib.blake2b(f"{text}\x1f{attempt.phase}".encode(), digest_size=8).digest()
 
 
+class DiagnosisFold:
+    """The diagnosis blocks folded one reply at a time: `add` each reply that counts (the
+    summary's counting pass hands them over, so nothing is kept per sample), `discard` a task
+    whose pass is taken again, then `blocks`."""
+
+    def __init__(self, kinds: dict[str, AnswerKind]) -> None:
+        self.kinds = kinds
+        self.cells: dict[tuple[str, str], _Cell] = {}
+
+    def add(self, attempt: Attempt, gold: str | None = None) -> None:
+        if attempt.error is not None:
+            return
+        cell = self.cells.setdefault((attempt.model, attempt.task), _Cell())
+        _add(cell, attempt, self.kinds.get(attempt.task), attempt.gold if gold is None else gold)
+
+    def discard(self, task: str) -> None:
+        for where in [where for where in self.cells if where[1] == task]:
+            del self.cells[where]
+
+    def blocks(self) -> dict[tuple[str, str], DiagnosisBlock]:
+        return {
+            where: DiagnosisBlock(
+                phases={p: c for p, c in cell.phases.items() if c.replies},
+                findings=cell.checks.findings(),
+            )
+            for where, cell in self.cells.items()
+        }
+
+
 def fold(
     attempts: Iterable[Attempt], kinds: dict[str, AnswerKind]
 ) -> dict[tuple[str, str], DiagnosisBlock]:
-    """The diagnosis blocks of the attempts that count, by (model, task)."""
-    cells: dict[tuple[str, str], _Cell] = {}
+    """The diagnosis blocks of a whole journal's attempts, by (model, task): the first success
+    per sample, repeat and phase counts (`store.judge.takes_over`). A summary folds in its
+    counting pass instead (`DiagnosisFold`); this is for journals read without one."""
+    folded = DiagnosisFold(kinds)
     seen: set[bytes] = set()
     for attempt in attempts:
         if attempt.error is not None:
             continue
         key = _key(attempt)
-        if key in seen:
-            continue  # the first success counts (`run.judge.takes_over`)
-        seen.add(key)
-        cell = cells.setdefault((attempt.model, attempt.task), _Cell())
-        _add(cell, attempt, kinds.get(attempt.task))
-    return {
-        where: DiagnosisBlock(
-            phases={p: c for p, c in cell.phases.items() if c.replies},
-            findings=cell.checks.findings(),
-        )
-        for where, cell in cells.items()
-    }
+        if key not in seen:
+            seen.add(key)
+            folded.add(attempt)
+    return folded.blocks()
 
 
-def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None) -> None:
+def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | None) -> None:
     phase = cell.phases[attempt.phase]
     label = reply_label(attempt.state, attempt.finish_reason)
     phase.replies[label] = phase.replies.get(label, 0) + 1
@@ -104,7 +126,7 @@ def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None) -> None:
             attempt.finish_reason,
             attempt.state,
             kind,
-            attempt.gold,
+            gold,
         )
         assert diagnosis.label is not None
         phase.labels[diagnosis.label] = phase.labels.get(diagnosis.label, 0) + 1
@@ -141,17 +163,3 @@ def diagnose_run(
     from thinkeval.store.journal import iter_attempts
 
     return fold(iter_attempts(run_dir), kinds)
-
-
-class _Result(Protocol):
-    model: str
-    task: str
-    diagnosis: DiagnosisBlock | None
-
-
-def add_diagnosis(run_dir: Path, results: Sequence[_Result], kinds: dict[str, AnswerKind]) -> None:
-    """Set each model and task's diagnosis block (`summary.json`), from the journal; `kinds`
-    are the tasks' answer kinds (from the run's task catalogue)."""
-    blocks = diagnose_run(run_dir, kinds)
-    for result in results:
-        result.diagnosis = blocks.get((result.model, result.task))

@@ -20,8 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 import statistics
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
@@ -77,34 +76,55 @@ class _Lengths:
         self.estimated: list[int] = []
 
 
-def reasoning_blocks(
-    attempts: Iterable[Attempt], models: Iterable[ModelConfig]
-) -> dict[tuple[str, str], ReasoningBlock]:
-    """The block of each (model, task) whose model has reasoning controls, from its replies
-    (the first success per sample, repeat and phase counts, as everywhere)."""
-    controlled = {m.name: m for m in models if m.reasoning is not None}
-    if not controlled:
-        return {}
-    cells: dict[tuple[str, str], _Lengths] = {}
-    seen: set[bytes] = set()
-    for attempt in attempts:
-        if attempt.model not in controlled or attempt.error is not None:
-            continue
-        key = _key(attempt)
-        if key in seen:
-            continue
-        seen.add(key)
-        cell = cells.setdefault((attempt.model, attempt.task), _Lengths())
+class ReasoningFold:
+    """The reasoning blocks folded one reply at a time: `add` each reply that counts (the
+    summary's counting pass hands them over), `discard` a task whose pass is taken again, then
+    `blocks`. Only models with reasoning controls are measured."""
+
+    def __init__(self, models: Iterable[ModelConfig]) -> None:
+        self.controlled = {m.name: m for m in models if m.reasoning is not None}
+        self.cells: dict[tuple[str, str], _Lengths] = {}
+
+    def add(self, attempt: Attempt, gold: str | None = None) -> None:
+        if attempt.model not in self.controlled or attempt.error is not None:
+            return
+        cell = self.cells.setdefault((attempt.model, attempt.task), _Lengths())
         if attempt.refused is not None:
-            continue  # never generated: the task still shows, with nothing measured
+            return  # never generated: the task still shows, with nothing measured
         if attempt.usage.reasoning_tokens is not None:
             cell.counted.append(attempt.usage.reasoning_tokens)
         else:
             cell.estimated.append(len(cut(attempt.reasoning or "").ids))
-    return {
-        (model, task): _block(controlled[model], lengths)
-        for (model, task), lengths in cells.items()
-    }
+
+    def discard(self, task: str) -> None:
+        for where in [where for where in self.cells if where[1] == task]:
+            del self.cells[where]
+
+    def blocks(self) -> dict[tuple[str, str], ReasoningBlock]:
+        return {
+            (model, task): _block(self.controlled[model], lengths)
+            for (model, task), lengths in self.cells.items()
+        }
+
+
+def reasoning_blocks(
+    attempts: Iterable[Attempt], models: Iterable[ModelConfig]
+) -> dict[tuple[str, str], ReasoningBlock]:
+    """The block of each (model, task) whose model has reasoning controls, from a journal's
+    attempts (the first success per sample, repeat and phase counts, as everywhere). A summary
+    folds in its counting pass instead (`ReasoningFold`)."""
+    folded = ReasoningFold(models)
+    if not folded.controlled:
+        return {}
+    seen: set[bytes] = set()
+    for attempt in attempts:
+        if attempt.model not in folded.controlled or attempt.error is not None:
+            continue
+        key = _key(attempt)
+        if key not in seen:
+            seen.add(key)
+            folded.add(attempt)
+    return folded.blocks()
 
 
 def _block(model: ModelConfig, lengths: _Lengths) -> ReasoningBlock:
@@ -186,19 +206,6 @@ class _Result(Protocol):
     model: str
     task: str
     reasoning: ReasoningBlock | None
-
-
-def add_reasoning(run_dir: Path, results: Sequence[_Result], models: Iterable[ModelConfig]) -> None:
-    """Set each summary result's `reasoning` block from the run directory's journals (None for
-    a model without reasoning controls)."""
-    models = list(models)
-    if not any(m.reasoning is not None for m in models):
-        return
-    from thinkeval.store.journal import iter_attempts
-
-    blocks = reasoning_blocks(iter_attempts(run_dir), models)
-    for result in results:
-        result.reasoning = blocks.get((result.model, result.task))
 
 
 def budget_lines(results: Iterable[_Result]) -> list[str]:

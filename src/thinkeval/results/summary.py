@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from thinkeval.diagnosis.counts import DiagnosisBlock, add_diagnosis
+from thinkeval.diagnosis.counts import DiagnosisBlock, DiagnosisFold
 from thinkeval.records import Attempt, Sample, Verdict
 from thinkeval.results.categories import CategoriesBlock, categories_block
 from thinkeval.results.counts import (
@@ -33,8 +33,9 @@ from thinkeval.results.counts import (
     Tally,
     count,
 )
+from thinkeval.results.folds import Folds, ReplyFold
 from thinkeval.results.instructions import InstructionsBlock, InstructionTally
-from thinkeval.results.reasoning import ReasoningBlock, add_reasoning
+from thinkeval.results.reasoning import ReasoningBlock, ReasoningFold
 from thinkeval.results.repeats import (
     QuestionPhase,
     RepeatsBlock,
@@ -124,11 +125,13 @@ def sample_result(
     gold: str,
     rescored: Rescored | None = None,
     stale: Callable[[], None] | None = None,
+    folds: ReplyFold | None = None,
 ) -> SampleResult | None:
     """The outcomes that count for `unit` (a sample and repeat), read back from the journal;
     `rescored` holds verdicts scored again beforehand; `stale` is called for an attempt whose
     recorded verdicts are not current and not in `rescored` (a summary of a pooled kind raises
-    there, scores all such attempts in the workers, and counts again)."""
+    there, scores all such attempts in the workers, and counts again); `folds` see each
+    attempt that counts (`results.folds`)."""
     if entry is None or not entry.fixed[unit]:
         return None
     rescored = rescored or {}
@@ -137,6 +140,8 @@ def sample_result(
         given = rescored.get(ref)
         if given is None and stale is not None and not recorded_is_current(attempt, spec, gold):
             stale()
+        if folds is not None:
+            folds.add(attempt, gold)
         return outcome_of(attempt, spec, gold, *(given or (None, None)))
 
     ref = entry.fixed[unit]
@@ -166,13 +171,15 @@ def tally(
     tasks: list[str],
     observe: Callable[[Attempt], None] | None = None,
     on_question: QuestionObserver | None = None,
+    folds: ReplyFold | None = None,
 ) -> dict[tuple[str, str], TaskCounts]:
     """Count every model on every task from the journal, holding a few bytes per sample.
 
     One pass over the journals finds the attempt that counts per (sample, repeat) and phase;
     a pass over each task's samples then reads those attempts back and scores them. `observe`
     sees every attempt of the first pass (`thinkeval status` takes its timings there);
-    `on_question` sees every question's outcomes (`results.repeats.repeat_details`).
+    `on_question` sees every question's outcomes (`results.repeats.repeat_details`); `folds`
+    every attempt that counts.
     """
     repeats = {task: record.task(task).repeats for task in tasks}
     indexes = index_samples(run_dir, repeats)
@@ -182,7 +189,7 @@ def tally(
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}
             spec = record.task(task).spec
-            reading = _TaskReading(run_dir, spec, repeats[task], indexes[task], journals)
+            reading = _TaskReading(run_dir, spec, repeats[task], indexes[task], journals, folds)
             for model, counts in reading.count(
                 entries, record.task(task).budgets, on_question
             ).items():
@@ -199,6 +206,7 @@ class _TaskReading:
     k: int
     index: IdIndex
     journals: Journals
+    folds: ReplyFold | None = None
 
     def _units(self) -> Iterator[tuple[Sample, int]]:
         """Each sample and the number of its first unit (its repeats follow)."""
@@ -258,6 +266,8 @@ class _TaskReading:
             counts = self._count(spec, entries, budgets, emit, {}, _stale)
         except _Stale:
             seen.clear()
+            if self.folds is not None:
+                self.folds.discard(spec.name)
             counts = self._count(spec, entries, budgets, emit, self.rescore(spec, entries), None)
         if on_question is not None:
             for question in seen:
@@ -288,7 +298,9 @@ class _TaskReading:
                     subject = subjects[sample.subset] = {m: Tally(budgets) for m in entries}
             for model, entry in entries.items():
                 results = [
-                    sample_result(entry, unit, self.journals, spec, sample.gold, rescored, stale)
+                    sample_result(
+                        entry, unit, self.journals, spec, sample.gold, rescored, stale, self.folds
+                    )
                     for unit in range(first, first + self.k)
                 ]
                 for result in results:
@@ -336,7 +348,12 @@ def summarize(run_dir: Path) -> Summary:
     instructed = InstructionTally(
         {task for task in tasks if (record.entry(task).scoring or "").startswith("instructions-")}
     )
-    counts = tally(run_dir, record, models, tasks, on_question=instructed)
+    diagnosis = DiagnosisFold({task: record.task(task).spec.answer for task in tasks})
+    reasoning = ReasoningFold(record.models)
+    counts = tally(
+        run_dir, record, models, tasks, on_question=instructed, folds=Folds(diagnosis, reasoning)
+    )
+    diagnosed, checked = diagnosis.blocks(), reasoning.blocks()
     results = []
     for model in models:
         for task in tasks:
@@ -358,8 +375,9 @@ def summarize(run_dir: Path) -> Summary:
                 )
             )
     _add_judge(run_dir, results)
-    add_diagnosis(run_dir, results, {task: record.task(task).spec.answer for task in tasks})
-    add_reasoning(run_dir, results, record.models)
+    for result in results:
+        result.diagnosis = diagnosed.get((result.model, result.task))
+        result.reasoning = checked.get((result.model, result.task))
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import threading
 from pathlib import Path
 
 from conftest import write_config
@@ -14,7 +15,13 @@ from thinkeval.report import build_report, render_markdown
 from thinkeval.results.summary import summarize
 from thinkeval.scoring import first_line
 from thinkeval.scoring.first_line import FIRST_LINE
-from thinkeval.scoring.scorers import ReplyText, recording_scorers, registered
+from thinkeval.scoring.scorers import (
+    BUILT_IN,
+    ReplyText,
+    active_scorers,
+    recording_scorers,
+    registered,
+)
 from thinkeval.tasks import get_task
 
 
@@ -39,12 +46,30 @@ def test_registered_for_a_block_only() -> None:
     assert [scorer.name for scorer in recording_scorers()] == names
 
 
+def test_a_registered_block_is_scoped_to_its_context_and_restored_on_error() -> None:
+    before = active_scorers()
+    seen: list[tuple[str, ...]] = []
+    try:
+        with registered(FIRST_LINE) as chosen:
+            assert chosen.names == (*before.names, "first_line")
+            # Another thread (another test, a server) does not see this block's scorers.
+            other = threading.Thread(target=lambda: seen.append(active_scorers().names))
+            other.start()
+            other.join()
+            raise RuntimeError("inside the block")
+    except RuntimeError:
+        pass
+    assert seen == [before.names]
+    assert active_scorers() is before
+
+
 def test_a_registered_scorer_is_journalled_counted_and_reported(tmp_path: Path, sim) -> None:
     server = sim(model="m", seed=5, p_long=0.3, p_wrong=0.2)
     config = write_config(tmp_path / "run.yaml", {
         "run": "first", "tasks": [{"name": "gsm8k", "limit": 40}],
         "models": [model_entry("m", server.base_url)]})  # fmt: skip
     run_dir = tmp_path / "out"
+    before = active_scorers()
     with registered(FIRST_LINE):
         assert main(["run", str(config), "--output", str(run_dir)]) == 0
         rows = [json.loads(line) for line in (run_dir / "journal" / "main.jsonl").open()]
@@ -68,5 +93,9 @@ def test_a_registered_scorer_is_journalled_counted_and_reported(tmp_path: Path, 
         (shown,) = [r for r in report.scorers if r.scorer == "first_line"]
         assert shown.fixed == block["fixed_accuracy"]
         assert "Strict vs first_line" in render_markdown(report)
+    # Leaving the block leaves the process as it was: running and reading changed nothing.
+    assert active_scorers() is before and before == BUILT_IN
     # Without it, the same journal reads as before: strict and lenient, nothing else.
     assert list(summarize(run_dir).results[0].scorers) == ["strict", "lenient"]
+    build_report([run_dir])
+    assert active_scorers() is before

@@ -1,12 +1,12 @@
-"""The report's section per recording scorer beside strict ("Strict vs lenient", and one for
-any scorer registered in `scoring.scorers.SCORERS`): its accuracies beside strict's, and how many
-replies it counts correct although strict reads them as empty or cut off."""
+"""The report's section per scorer beside strict ("Strict vs lenient", one for any recording
+scorer in effect, `scoring.scorers.active_scorers`): its accuracies beside strict's, and how
+many replies it counts correct although strict reads them as empty or cut off."""
 
 from __future__ import annotations
 
 from thinkeval.report._format import Block, Section, percent, points, table
 from thinkeval.report._model import Report
-from thinkeval.scoring.scorers import SCORERS
+from thinkeval.scoring.scorers import active_scorers
 
 
 def _repeated(report: Report) -> bool:
@@ -45,7 +45,7 @@ def _scorer_section(report: Report, name: str) -> Section:
         for r in report.scorers
         if r.scorer == name
     ]
-    scorer = SCORERS.get(name)
+    scorer = active_scorers().get(name)
     about = _LENIENT_ABOUT if name == "lenient" else " ".join((type(scorer).__doc__ or "").split())
     return Section(
         name,

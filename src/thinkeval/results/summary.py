@@ -41,6 +41,8 @@ from thinkeval.results.repeats import (
     phase_repeats,
     question_phase,
 )
+from thinkeval.scoring.pooled import Job, many_verdicts, task_pools
+from thinkeval.scoring.scorers import ReplyText
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
 from thinkeval.store.judge import Outcome, attempt_state, outcome_of, recorded_is_current, retry_due
 from thinkeval.store.run_record import RunRecord, read_run_record
@@ -106,8 +108,9 @@ class TaskCounts:
     repeated: RepeatsBlock | None = None
 
 
-# (strict, lenient) verdicts scored again for this summary, by journal reference (pooled kinds).
-Rescored = dict[int, tuple[Verdict, Verdict]]
+# Verdicts scored again for this summary, by journal reference and scorer name (tasks some
+# recording scorer pools: `scoring.pooled.task_pools`).
+Rescored = dict[int, dict[str, Verdict]]
 # Sees every question of every model: (model, task, sample, the outcomes of its repeats).
 QuestionObserver = Callable[[str, str, Sample, list["SampleResult | None"]], None]
 
@@ -123,7 +126,7 @@ def sample_result(
 ) -> SampleResult | None:
     """The outcomes that count for `unit` (a sample and repeat), read back from the journal;
     `rescored` holds verdicts scored again beforehand; `stale` is called for an attempt whose
-    recorded verdicts are not current and not in `rescored` (a summary of a pooled kind raises
+    recorded verdicts are not current and not in `rescored` (a summary of a pooled task raises
     there, scores all such attempts in the workers, and counts again)."""
     if entry is None or not entry.fixed[unit]:
         return None
@@ -133,7 +136,7 @@ def sample_result(
         given = rescored.get(ref)
         if given is None and stale is not None and not recorded_is_current(attempt, spec, gold):
             stale()
-        return outcome_of(attempt, spec, gold, *(given or (None, None)))
+        return outcome_of(attempt, spec, gold, given)
 
     ref = entry.fixed[unit]
     attempt = journals.read(ref)
@@ -148,7 +151,7 @@ def sample_result(
 
 
 class _Stale(Exception):
-    """A pooled kind's attempt with verdicts that are not current: score them in the workers."""
+    """A pooled task's attempt with verdicts that are not current: score them in the workers."""
 
 
 def _stale() -> None:
@@ -205,12 +208,11 @@ class _TaskReading:
                 yield sample, slot * self.k
 
     def rescore(self, spec: TaskSpec, entries: dict[str, CountedAttempts | None]) -> Rescored:
-        """Score again, in parallel in the scoring workers, the replies of a pooled kind whose
-        recorded verdicts are not current: a summary never runs symbolic maths inline."""
-        from thinkeval.scoring.pooled import verdict_pairs
-
+        """Score again, in parallel in the scoring workers, the replies whose recorded verdicts
+        are not current, of a task some recording scorer pools: a summary never runs symbolic
+        maths (or code, or IFEval's checkers) inline."""
         refs: list[int] = []
-        jobs = []
+        jobs: list[Job] = []
         for sample, first in self._units():
             for entry in entries.values():
                 if entry is None:
@@ -221,19 +223,12 @@ class _TaskReading:
                         if attempt is None or recorded_is_current(attempt, spec, sample.gold):
                             continue
                         state = attempt_state(attempt, spec, sample.gold)
-                        refs.append(ref)
-                        jobs.append(
-                            (
-                                spec.answer,
-                                spec.lenient,
-                                attempt.content,
-                                attempt.reasoning,
-                                attempt.finish_reason,
-                                sample.gold,
-                                state,
-                            )
+                        reply = ReplyText(
+                            attempt.content, attempt.reasoning, attempt.finish_reason, state
                         )
-        return dict(zip(refs, verdict_pairs(jobs), strict=True))
+                        refs.append(ref)
+                        jobs.append((spec, reply, sample.gold))
+        return dict(zip(refs, many_verdicts(jobs), strict=True))
 
     def count(
         self,
@@ -241,11 +236,11 @@ class _TaskReading:
         budgets: tuple[int, int],
         on_question: QuestionObserver | None,
     ) -> dict[str, TaskCounts]:
-        """The counts per model. A pooled kind's task is counted in one pass when its recorded
-        verdicts are all current (a run scores as it records); otherwise the stale ones are
-        scored again in the workers, together, and the task counted again."""
+        """The counts per model. A task some scorer pools is counted in one pass when its
+        recorded verdicts are all current (a run scores as it records); otherwise the stale ones
+        are scored again in the workers, together, and the task counted again."""
         spec = self.spec
-        if not spec.answer.pooled:
+        if not task_pools(spec):
             return self._count(spec, entries, budgets, on_question, {}, None)
         # Questions are shown to `on_question` once the pass that counts is known.
         seen: list[tuple[str, str, Sample, list[SampleResult | None]]] = []

@@ -41,6 +41,7 @@ from thinkeval.results.repeats import (
     phase_repeats,
     question_phase,
 )
+from thinkeval.scoring.judge import NAME as JUDGE
 from thinkeval.scoring.pooled import Job, many_verdicts, task_pools
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
@@ -81,6 +82,16 @@ class TaskResult(Counts, kw_only=True):
     categories: CategoriesBlock | None = None
     # Why replies did not finish, per phase, and the deployment findings (`diagnosis`).
     diagnosis: DiagnosisBlock | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.judge is not None and JUDGE not in self.scorers:
+            # Written before the judge was keyed with the scorers: its accuracies are there.
+            total, judge = self.total, self.judge
+            fixed, adaptive = (
+                round(a * total) for a in (judge.fixed_accuracy, judge.adaptive_accuracy)
+            )
+            self.scorers[JUDGE] = ScorerBlock.of(fixed, adaptive, total, None)
 
 
 # 3: `diagnosis` per model and task. 4: `scorers`, the numbers per recording scorer by name
@@ -355,23 +366,11 @@ def summarize(run_dir: Path) -> Summary:
 
 
 def _add_judge(run_dir: Path, results: list[TaskResult]) -> None:
-    """The judge scorer's block for each model and task, when the run has judge verdicts."""
-    if not judge_path(run_dir).is_file():
-        return
-    from thinkeval.results.judge import judge_agreement  # only runs a judge has scored
+    """The judge scorer's numbers, when the run has judge verdicts (`results.judge.add_judge`)."""
+    if judge_path(run_dir).is_file():
+        from thinkeval.results.judge import add_judge  # only runs a judge has scored
 
-    agreements = judge_agreement(run_dir)
-    for result in results:
-        found = agreements.get((result.model, result.task))
-        if found is None or not result.total:
-            continue
-        result.judge = JudgeBlock(
-            fixed_accuracy=found.judge_fixed_correct / result.total,
-            adaptive_accuracy=found.judge_correct / result.total,
-            judged=found.judged,
-            not_judged=found.not_judged,
-            agreement=found.agreed / found.judged if found.judged else 0.0,
-        )
+        add_judge(run_dir, results)
 
 
 def write_summary(run_dir: Path) -> Summary:

@@ -16,6 +16,7 @@ with a time limit, by that hook alone (see `docs/scoring.md`, "Adding a scorer")
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -173,6 +174,8 @@ class LenientScorer:
 
 STRICT = StrictScorer()
 LENIENT = LenientScorer()
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+MAX_RECORDING = 16  # the sample browser keeps two bits per recording scorer in an int32
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,15 @@ class ScorerSet:
             raise ValueError("a scorer set starts with the strict scorer")
         if len(set(names)) != len(names):
             raise ValueError(f"scorer names repeat: {', '.join(names)}")
+        for name in names:
+            if not _NAME.fullmatch(name) or name == "judge":
+                raise ValueError(
+                    f"scorer name {name!r}: lower-case letters, digits and _, starting with a "
+                    "letter (it names JSON keys and CSV columns), and not 'judge' (the judge "
+                    "model's, `thinkeval judge`)"
+                )
+        if sum(scorer.recording for scorer in self.scorers) > MAX_RECORDING:
+            raise ValueError(f"at most {MAX_RECORDING} recording scorers (the report's columns)")
         # Read per reply: kept, not recomputed.
         object.__setattr__(self, "recording", tuple(s for s in self.scorers if s.recording))
 

@@ -12,6 +12,9 @@ from conftest import write_config
 from test_run import model_entry, summary_of
 from thinkeval.cli import main
 from thinkeval.report import build_report, render_markdown
+from thinkeval.report._collect import collect
+from thinkeval.report._samples import Catalog
+from thinkeval.report.viewer.export import record
 from thinkeval.results.summary import summarize
 from thinkeval.scoring import first_line
 from thinkeval.scoring.first_line import FIRST_LINE
@@ -23,6 +26,7 @@ from thinkeval.scoring.scorers import (
     registered,
 )
 from thinkeval.tasks import get_task
+from thinkeval.ui.tables import results_table
 
 
 def test_first_line_reads_only_the_first_line_of_the_answer() -> None:
@@ -93,6 +97,12 @@ def test_a_registered_scorer_is_journalled_counted_and_reported(tmp_path: Path, 
         (shown,) = [r for r in report.scorers if r.scorer == "first_line"]
         assert shown.fixed == block["fixed_accuracy"]
         assert "Strict vs first_line" in render_markdown(report)
+        # The terminal's end-of-run table has its column, and the sample export its fields.
+        headers = [column.header for column in results_table(summarize(run_dir)).columns]
+        assert headers[-3:] == ["lenient fixed", "first_line fixed", "errors"]
+        with collect([run_dir]) as data:
+            exported = record(Catalog(data), 0)
+        assert "first_line_adaptive_correct" in exported and "first_line" in exported["replies"][0]
     # Leaving the block leaves the process as it was: running and reading changed nothing.
     assert active_scorers() is before and before == BUILT_IN
     # Without it, the same journal reads as before: strict and lenient, nothing else.

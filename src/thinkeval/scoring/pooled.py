@@ -58,7 +58,9 @@ def _split(
     here: dict[str, Verdict] = {}
     away: list[tuple[Scorer, Any]] = []
     for scorer in scorers:
-        if needs_worker(scorer, task, reply, gold):
+        # `scorers.needs_worker`, its first test inlined: this runs for every reply recorded.
+        pools = getattr(scorer, "pooled_for", None)
+        if pools is not None and pools(task) and needs_worker(scorer, task, reply, gold):
             away.append((scorer, shipped(scorer, task, reply)))
         else:
             here[scorer.name] = scorer.score(task, reply, gold)

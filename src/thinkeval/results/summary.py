@@ -1,9 +1,10 @@
 """Results: count the journal's outcomes per model and task into `summary.json`.
 
-Verdicts are recomputed from the recorded replies with the current recording scorers
-(`scoring.scorers.SCORERS`: strict, lenient and any registered), so re-scoring a run is a pure
-function of its journal. Which attempt counts, whether a retry was due and what the outcome is
-are the judge's decisions (`store/judge.py`); this module only counts them, per (sample, repeat).
+Verdicts are recomputed from the recorded replies with the recording scorers in effect
+(`scoring.scorers.recording_scorers`: strict, lenient and any registered), so re-scoring a run
+is a pure function of its journal. Which attempt counts, whether a retry was due and what the
+outcome is are the judge's decisions (`store/judge.py`); this module only counts them, per
+(sample, repeat).
 """
 
 from __future__ import annotations

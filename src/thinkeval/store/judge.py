@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from thinkeval.records import Attempt, Phase, ReplyState, StoredVerdict, Verdict
-from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, recording_scorers
+from thinkeval.scoring.scorers import STRICT, ReplyText, recording_scorers
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.tasks.spec import TaskSpec
 
@@ -187,10 +187,6 @@ class Scored:
     @property
     def strict(self) -> Verdict | None:
         return self.verdicts.get(STRICT.name)
-
-    @property
-    def lenient(self) -> Verdict | None:
-        return self.verdicts.get(LENIENT.name)
 
 
 def score_attempt(

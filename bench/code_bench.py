@@ -23,12 +23,10 @@ import orjson
 
 from thinkeval.execution.sandbox import Limits, run_program
 from thinkeval.records import Sample
-from thinkeval.scoring.kinds.code import CodeKind
 from thinkeval.scoring.pool import ScoringPool, default_workers
-from thinkeval.scoring.pooled import verdict_pairs
-from thinkeval.tasks import load_samples
-
-KIND = CodeKind()
+from thinkeval.scoring.pooled import many_verdicts
+from thinkeval.scoring.scorers import ReplyText
+from thinkeval.tasks import get_task, load_samples
 
 
 def _fenced(program: str) -> str:
@@ -47,11 +45,12 @@ def _programs(samples: list[Sample]) -> list[tuple[str, str]]:
 
 
 def _verdicts(pool: ScoringPool, programs: list[tuple[str, str]]) -> tuple[list[str], float]:
-    jobs = [(KIND, "code", reply, None, "stop", gold, None) for reply, gold in programs]
+    task = get_task("humaneval")
+    jobs = [(task, ReplyText(reply, None, "stop"), gold) for reply, gold in programs]
     started = time.monotonic()
-    pairs = verdict_pairs(jobs, pool)
+    verdicts = [each["strict"] for each in many_verdicts(jobs, pool)]
     wall = time.monotonic() - started
-    return [f"{s.status} {(s.rule or '').split(':')[0]}" for s, _ in pairs], wall
+    return [f"{s.status} {(s.rule or '').split(':')[0]}" for s in verdicts], wall
 
 
 def _start_up(count: int) -> tuple[float, float]:

@@ -20,21 +20,26 @@ from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds.code import final_block
 from thinkeval.scoring.lenient import lenient_verdict
 from thinkeval.scoring.pool import ScoringPool
-from thinkeval.scoring.pooled import pooled_verdicts, verdict_pairs
+from thinkeval.scoring.pooled import many_verdicts, pooled_verdicts
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.strict import strict_verdict
 from thinkeval.sim.behaviour import answer_key_from_samples
 from thinkeval.sim.config import SimConfig
 from thinkeval.store.journal import iter_attempts
-from thinkeval.tasks import load_samples
+from thinkeval.tasks import get_task, load_samples
 from thinkeval.tasks.builtin.humaneval import INSTRUCTION
 from thinkeval.tasks.user import load_task_file
 
 CODE = make_kind("code")
+TASK = get_task("humaneval")  # strict and lenient both pool its replies (its kind, its rule)
 
 
 def _reference(sample: Sample) -> str:
     return str(orjson.loads(sample.gold)["reference"])
+
+
+def _code_reply(program: str) -> ReplyText:
+    return ReplyText(_fenced(program), None, "stop")
 
 
 def _fenced(program: str, lang: str = "python") -> str:
@@ -85,11 +90,11 @@ async def test_code_replies_are_judged_in_the_workers_as_they_would_be_inline(
         for sample in samples[:2]:
             for program in (_reference(sample), "def nope(:\n"):
                 reply = ReplyText(_fenced(program), None, "stop")
-                pooled = await pooled_verdicts(CODE, "code", reply, sample.gold, pool)
+                pooled = await pooled_verdicts(TASK, reply, sample.gold, pool)
                 inline = strict_verdict(CODE, reply.content, "stop", sample.gold)
-                assert pooled[0] == inline
-        jobs = [(CODE, "code", _fenced(_reference(s)), None, "stop", s.gold, None) for s in samples]
-        assert all(strict.is_correct for strict, _ in verdict_pairs(jobs, pool))
+                assert pooled["strict"] == inline
+        jobs = [(TASK, _code_reply(_reference(s)), s.gold) for s in samples]
+        assert all(v["strict"].is_correct for v in many_verdicts(jobs, pool))
     finally:
         pool.close()
 
@@ -187,15 +192,13 @@ def test_every_canonical_solution_passes_and_a_broken_variant_of_each_fails(
     assert len(samples) == 164
     pool = ScoringPool(workers=2, warm=None)
     try:
-        right = [
-            (CODE, "code", _fenced(_reference(s)), None, "stop", s.gold, None) for s in samples
-        ]
-        broken = [(CODE, "code", _fenced(_broken(s)), None, "stop", s.gold, None) for s in samples]
-        verdicts = verdict_pairs(right + broken, pool)
+        right = [(TASK, _code_reply(_reference(s)), s.gold) for s in samples]
+        broken = [(TASK, _code_reply(_broken(s)), s.gold) for s in samples]
+        verdicts = many_verdicts(right + broken, pool)
     finally:
         pool.close()
-    passed = [strict for strict, _ in verdicts[:164]]
-    failed = [strict for strict, _ in verdicts[164:]]
+    passed = [v["strict"] for v in verdicts[:164]]
+    failed = [v["strict"] for v in verdicts[164:]]
     assert [v.status for v in passed] == ["correct"] * 164, [
         (s.id, v.rule) for s, v in zip(samples, passed, strict=True) if not v.is_correct
     ]

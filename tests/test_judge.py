@@ -7,15 +7,19 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
+from thinkeval.report import build_report, render_markdown
 from thinkeval.results.judge import judge_agreement
+from thinkeval.results.summary import Summary, summarize
 from thinkeval.scoring.judge import JudgeReplyError, judge_prompt, parse_judge_reply
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.sim.judge import judge_answer
 from thinkeval.store.rundir import judge_path
+from thinkeval.ui.tables import results_table
 
 TASKS = [
     {"name": "gsm8k", "limit": 16},
@@ -66,17 +70,44 @@ def test_a_faithful_judge_agrees_with_strict_and_changes_nothing(tmp_path: Path,
         assert found.judged and not found.disagreements and not found.not_judged
         assert found.judge_correct == found.strict_correct
 
-    # The journal and strict numbers are untouched; the summary gains the judge's block.
+    # The journal and strict numbers are untouched; the summary gains the judge's numbers,
+    # beside every other scorer's (`scorers.judge`) and its own block (agreement).
     assert (run_dir / "journal" / "main.jsonl").read_bytes() == journal
     after = json.loads((run_dir / "summary.json").read_text())
     for old, new in zip(before["results"], after["results"], strict=True):
-        assert old["judge"] is None
+        assert old["judge"] is None and "judge" not in old["scorers"]
         judge_block = new.pop("judge")
+        scorer = new["scorers"].pop("judge")
         assert {k: v for k, v in new.items() if k != "written_at"} == {
             k: v for k, v in old.items() if k not in ("judge", "written_at")
         }
         assert judge_block["agreement"] == 1.0
         assert judge_block["adaptive_accuracy"] == new["adaptive"]["accuracy"]
+        assert scorer == {
+            "fixed_correct": new["fixed"]["correct"],
+            "fixed_accuracy": judge_block["fixed_accuracy"],
+            "adaptive_correct": new["adaptive"]["correct"],
+            "adaptive_accuracy": new["adaptive"]["accuracy"],
+            "version": "judge-1",
+        }
+    # The terminal's table and the report show it as one more scorer.
+    table = results_table(summarize(run_dir))
+    assert [c.header for c in table.columns][-3:] == ["lenient fixed", "judge fixed", "errors"]
+    report = build_report([run_dir])
+    shown = {(r.model, r.task): r for r in report.scorers if r.scorer == "judge"}
+    for row in summarize(run_dir).results:
+        assert shown[row.model, row.task].fixed == row.scorers["judge"].fixed_accuracy
+        assert shown[row.model, row.task].on_cut_fixed == 0  # it reads finished replies only
+    markdown = render_markdown(report)
+    assert markdown.count("Strict vs judge") == 1 and "Agreement with strict" in markdown
+    # A summary written before the judge was keyed with the scorers reads it from its block.
+    legacy = json.loads((run_dir / "summary.json").read_text())
+    for row in legacy["results"]:
+        row["scorers"].pop("judge")
+    read = msgspec.convert(legacy, Summary).results
+    for row, now in zip(read, summarize(run_dir).results, strict=True):
+        assert row.scorers["judge"].fixed_correct == now.scorers["judge"].fixed_correct
+        assert row.scorers["judge"].version is None
 
     # Judged replies are not asked again.
     assert judge(run_dir, judge_server.base_url) == 0

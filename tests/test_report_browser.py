@@ -30,7 +30,11 @@ from browsing import (
     viewing,
 )
 from thinkeval.report import build_report, render_html
-from thinkeval.report.viewer.export import CSV_COLUMNS
+from thinkeval.report._collect import collect
+from thinkeval.report._samples import Catalog
+from thinkeval.report.viewer.export import CSV_COLUMNS, csv_columns, export
+from thinkeval.scoring.first_line import FIRST_LINE
+from thinkeval.scoring.scorers import registered
 
 __all__ = ["browser"]  # the fixture, imported for pytest
 
@@ -86,12 +90,12 @@ def test_filters_select_the_expected_replies(browser: Browser, url: str) -> None
         ({"final": "unfinished"}, 2),
         ({"subject": "law"}, 8),
         ({"task": "boolq"}, 12),
-        ({"lenient": "lenient-only"}, 1),
+        ({"scorer": "only:lenient"}, 1),  # lenient correct, strict not
     ):
         choose(page, **filters)
         assert matches(page) == expected, filters
         choose(page, **dict.fromkeys(filters, ""))
-    choose(page, lenient="lenient-only")
+    choose(page, scorer="only:lenient")
     assert card_ids(page) == ["gsm8k/8 · alpha"]
 
 
@@ -262,3 +266,45 @@ def test_layout_fits_every_width(browser: Browser, url: str, width: int) -> None
     if folder:
         page.evaluate("document.getElementById('samples').scrollIntoView()")
         page.screenshot(path=f"{folder}/{mode}-{width}-samples.png")
+
+
+def test_a_link_from_before_scorers_were_keyed_opens_the_same_samples(
+    browser: Browser, url: str
+) -> None:
+    page = open_samples(browser, url + "#samples?lenient=lenient-only")
+    assert page.locator("#f-scorer").input_value() == "only:lenient"
+    assert card_ids(page) == ["gsm8k/8 · alpha"]
+
+
+def test_a_registered_scorer_has_its_filter_badges_and_export_fields(
+    browser: Browser, run: Path, tmp_path: Path
+) -> None:
+    with registered(FIRST_LINE):
+        path = tmp_path / "first_line.html"
+        path.write_text(render_html(build_report([run], resamples=200)), encoding="utf-8")
+        with collect([run]) as data:
+            catalog = Catalog(data)
+            rows = list(range(len(catalog)))
+            served = b"".join(export(catalog, rows, "jsonl")).decode()
+            table = b"".join(export(catalog, rows, "csv")).decode()
+    page = open_samples(browser, path.as_uri())
+    options = page.locator("#f-scorer option").all_inner_texts()
+    assert "first_line correct, strict not" in options and "lenient correct, strict not" in options
+    assert page.locator("#sample-list article .badge", has_text="first_line:").count() > 0
+    from_file = [json.loads(line) for line in _export(page, "jsonl").splitlines()]
+    assert from_file == [json.loads(line) for line in served.splitlines()]
+    assert all(
+        isinstance(r["first_line_adaptive_correct"], bool) and "first_line" in r["replies"][0]
+        for r in from_file
+    )
+    # Each reply with a strict verdict has first_line's, the scorer's own reading of it.
+    replies = [a for r in from_file for a in r["replies"] if a["strict"]]
+    read = [a["first_line"] for a in replies]
+    assert replies and all(
+        v["status"] in ("empty", "unfinished") or v["rule"].startswith("first line") for v in read
+    )
+    lines = list(csv.reader(io.StringIO(_export(page, "csv"))))
+    assert lines == list(csv.reader(io.StringIO(table)))
+    header = lines[0]
+    assert header == list(csv_columns(["lenient", "first_line"]))
+    assert header[8:10] == ["lenient_adaptive_correct", "first_line_adaptive_correct"]

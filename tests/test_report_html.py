@@ -183,7 +183,8 @@ def test_browser_payload_covers_every_model_and_sample(page: str) -> None:
     retried = payload["rows"][index["row_question"].index(1)]
     assert [a["ph"] for a in retried] == ["fixed", "retry"]
     assert retried[0]["s"][0] == "unfinished" and retried[1]["s"][0] == "correct"
-    assert retried[1]["n"][0] == "correct"  # lenient beside strict
+    assert index["scorers"] == ["lenient"]  # the recording scorers beside strict
+    assert retried[1]["v"]["lenient"][0] == "correct"  # lenient beside strict, by name
     assert "every sample" in page  # a small run is embedded whole, and the page says so
 
 

@@ -5,17 +5,28 @@ from __future__ import annotations
 
 import doctest
 import json
+import threading
 from pathlib import Path
 
 from conftest import write_config
 from test_run import model_entry, summary_of
 from thinkeval.cli import main
 from thinkeval.report import build_report, render_markdown
+from thinkeval.report._collect import collect
+from thinkeval.report._samples import Catalog
+from thinkeval.report.viewer.export import record
 from thinkeval.results.summary import summarize
 from thinkeval.scoring import first_line
 from thinkeval.scoring.first_line import FIRST_LINE
-from thinkeval.scoring.scorers import ReplyText, recording_scorers, registered
+from thinkeval.scoring.scorers import (
+    BUILT_IN,
+    ReplyText,
+    active_scorers,
+    recording_scorers,
+    registered,
+)
 from thinkeval.tasks import get_task
+from thinkeval.ui.tables import results_table
 
 
 def test_first_line_reads_only_the_first_line_of_the_answer() -> None:
@@ -39,12 +50,30 @@ def test_registered_for_a_block_only() -> None:
     assert [scorer.name for scorer in recording_scorers()] == names
 
 
+def test_a_registered_block_is_scoped_to_its_context_and_restored_on_error() -> None:
+    before = active_scorers()
+    seen: list[tuple[str, ...]] = []
+    try:
+        with registered(FIRST_LINE) as chosen:
+            assert chosen.names == (*before.names, "first_line")
+            # Another thread (another test, a server) does not see this block's scorers.
+            other = threading.Thread(target=lambda: seen.append(active_scorers().names))
+            other.start()
+            other.join()
+            raise RuntimeError("inside the block")
+    except RuntimeError:
+        pass
+    assert seen == [before.names]
+    assert active_scorers() is before
+
+
 def test_a_registered_scorer_is_journalled_counted_and_reported(tmp_path: Path, sim) -> None:
     server = sim(model="m", seed=5, p_long=0.3, p_wrong=0.2)
     config = write_config(tmp_path / "run.yaml", {
         "run": "first", "tasks": [{"name": "gsm8k", "limit": 40}],
         "models": [model_entry("m", server.base_url)]})  # fmt: skip
     run_dir = tmp_path / "out"
+    before = active_scorers()
     with registered(FIRST_LINE):
         assert main(["run", str(config), "--output", str(run_dir)]) == 0
         rows = [json.loads(line) for line in (run_dir / "journal" / "main.jsonl").open()]
@@ -68,5 +97,15 @@ def test_a_registered_scorer_is_journalled_counted_and_reported(tmp_path: Path, 
         (shown,) = [r for r in report.scorers if r.scorer == "first_line"]
         assert shown.fixed == block["fixed_accuracy"]
         assert "Strict vs first_line" in render_markdown(report)
+        # The terminal's end-of-run table has its column, and the sample export its fields.
+        headers = [column.header for column in results_table(summarize(run_dir)).columns]
+        assert headers[-3:] == ["lenient fixed", "first_line fixed", "errors"]
+        with collect([run_dir]) as data:
+            exported = record(Catalog(data), 0)
+        assert "first_line_adaptive_correct" in exported and "first_line" in exported["replies"][0]
+    # Leaving the block leaves the process as it was: running and reading changed nothing.
+    assert active_scorers() is before and before == BUILT_IN
     # Without it, the same journal reads as before: strict and lenient, nothing else.
     assert list(summarize(run_dir).results[0].scorers) == ["strict", "lenient"]
+    build_report([run_dir])
+    assert active_scorers() is before

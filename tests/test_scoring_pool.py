@@ -16,8 +16,8 @@ from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.kinds.base import Found
 from thinkeval.scoring.lenient import lenient_verdict
 from thinkeval.scoring.pool import ScoringPool
-from thinkeval.scoring.pooled import pooled_verdicts, verdict_pairs
-from thinkeval.scoring.scorers import ReplyText
+from thinkeval.scoring.pooled import many_verdicts, pooled_verdicts
+from thinkeval.scoring.scorers import ReplyText, TaskScoring
 from thinkeval.scoring.strict import strict_verdict
 
 MATH = make_kind("math")
@@ -61,6 +61,24 @@ def reply(text: str | None, finish_reason: str = "stop", reasoning: str | None =
     return ReplyText(text, reasoning, finish_reason)
 
 
+async def pooled_pair(
+    kind: Any, rule: str, reply: ReplyText, gold: str, pool: ScoringPool
+) -> tuple[Verdict, Verdict]:
+    """The (strict, lenient) verdicts the pool gives a reply to a task of `kind` and `rule`."""
+    verdicts = await pooled_verdicts(TaskScoring("t", kind, rule), reply, gold, pool)
+    assert list(verdicts) == ["strict", "lenient"]  # the registry's order
+    return verdicts["strict"], verdicts["lenient"]
+
+
+def verdict_pairs(jobs: list[Any], pool: ScoringPool) -> list[tuple[Verdict, Verdict]]:
+    """`many_verdicts` of (kind, rule, content, reasoning, finish_reason, gold, state) jobs."""
+    tasks = [
+        (TaskScoring("t", kind, rule), ReplyText(content, reasoning, finish, state), gold)
+        for kind, rule, content, reasoning, finish, gold, state in jobs
+    ]
+    return [(v["strict"], v["lenient"]) for v in many_verdicts(tasks, pool)]
+
+
 def inline(kind: Any, rule: str, content: str | None, reasoning: str | None, finish: str,
            gold: str) -> tuple[Verdict, Verdict]:  # fmt: skip
     return (
@@ -88,33 +106,35 @@ async def test_a_hung_check_is_no_answer_its_worker_replaced_the_others_undistur
 ) -> None:
     replaced = pool.replaced
     (hung, hung_lenient), (fine, _) = await asyncio.gather(
-        pooled_verdicts(STALLING, "gsm8k", reply("stall"), "x", pool),
-        pooled_verdicts(STALLING, "gsm8k", reply("x"), "x", pool),
+        pooled_pair(STALLING, "gsm8k", reply("stall"), "x", pool),
+        pooled_pair(STALLING, "gsm8k", reply("x"), "x", pool),
     )
     assert fine.status == "correct"
-    assert hung.status == hung_lenient.status == "no_answer"
+    assert hung.status == "no_answer"
+    # Lenient's gsm8k rule does not pool: it is scored here and not lost with the worker.
+    assert hung_lenient == lenient_verdict("gsm8k", "stall", None, "x")
     assert hung.rule == "timeout: no result within 3 s; worker stopped"
     assert pool.replaced == replaced + 1
     # The pool goes on with a fresh worker.
     pairs = await asyncio.gather(
-        *(pooled_verdicts(STALLING, "gsm8k", reply(str(i)), str(i), pool) for i in range(6))
+        *(pooled_pair(STALLING, "gsm8k", reply(str(i)), str(i), pool) for i in range(6))
     )
     assert {strict.status for strict, _ in pairs} == {"correct"}
 
 
 async def test_a_worker_that_dies_costs_one_reply(pool: ScoringPool) -> None:
     replaced = pool.replaced
-    died, _ = await pooled_verdicts(STALLING, "gsm8k", reply("die"), "x", pool)
+    died, _ = await pooled_pair(STALLING, "gsm8k", reply("die"), "x", pool)
     assert (died.status, died.rule) == ("no_answer", "timeout: the scoring worker died")
     assert pool.replaced == replaced + 1
-    again, _ = await pooled_verdicts(STALLING, "gsm8k", reply("y"), "y", pool)
+    again, _ = await pooled_pair(STALLING, "gsm8k", reply("y"), "y", pool)
     assert again.status == "correct"
 
 
 async def test_replies_that_are_not_finished_never_reach_a_worker(pool: ScoringPool) -> None:
     # "stall" would hang a worker, but a cut-off reply is judged by its state alone.
     replaced = pool.replaced
-    strict, _ = await pooled_verdicts(STALLING, "gsm8k", reply("stall", "length"), "x", pool)
+    strict, _ = await pooled_pair(STALLING, "gsm8k", reply("stall", "length"), "x", pool)
     assert strict.status == "unfinished"
     assert pool.replaced == replaced
 
@@ -135,13 +155,13 @@ async def test_answers_the_kind_decides_quickly_never_reach_a_worker() -> None:
     try:
         for content, gold in [("\\boxed{25}", "025"), ("\\boxed{\\frac{1}{2}}", "\\frac{1}{2}"),
                               ("\\boxed{7}", "8"), ("no box", "3")]:  # fmt: skip
-            pair = await pooled_verdicts(MATH, "aime", reply(content), gold, idle)
+            pair = await pooled_pair(MATH, "aime", reply(content), gold, idle)
             assert pair == inline(MATH, "aime", content, None, "stop", gold)
         assert idle.started == 0
         # MATH-500's lenient rule runs Math-Verify on every reply: those go to a worker.
-        await pooled_verdicts(MATH, "math", reply("\\boxed{25}"), "25", idle)
+        await pooled_pair(MATH, "math", reply("\\boxed{25}"), "25", idle)
         assert idle.started == 1
-        slow, _ = await pooled_verdicts(MATH, "aime", reply("\\boxed{0.5}"), "\\frac12", idle)
+        slow, _ = await pooled_pair(MATH, "aime", reply("\\boxed{0.5}"), "\\frac12", idle)
         assert slow.status == "correct"
     finally:
         idle.close()
@@ -198,3 +218,44 @@ async def test_a_call_cancelled_while_it_waits_or_while_its_worker_starts_loses_
         assert (busy.started, busy.replaced) == (1, 0)
     finally:
         busy.close()
+
+
+@dataclass(frozen=True)
+class WorkerPidScorer:
+    """A slow recording scorer: it declares `pooled_for`, and its verdict's rule names the
+    process that gave it; "stall" hangs it."""
+
+    name: str = "pid"
+    version: str = "1"
+    recording: bool = True
+    time_limit_s: float = 2.0
+
+    def score(self, spec: Any, reply: ReplyText, gold: str) -> Verdict:
+        if reply.content == "stall":
+            while True:
+                time.sleep(1)
+        status = "correct" if reply.content == gold else "wrong"
+        return Verdict(status, reply.content, f"pid {os.getpid()}")
+
+    def version_for(self, spec: Any) -> str:
+        return self.version
+
+    def pooled_for(self, task: Any) -> bool:
+        return True
+
+
+async def test_a_scorer_that_declares_pooled_for_is_scored_in_a_worker(pool: ScoringPool) -> None:
+    from thinkeval.scoring.scorers import registered
+
+    number = TaskScoring("t", make_kind("number"), "gsm8k")  # nothing else pools here
+    with registered(WorkerPidScorer()):
+        fine = await pooled_verdicts(number, reply("18"), "18", pool)
+        assert list(fine) == ["strict", "lenient", "pid"]
+        assert fine["pid"].status == "correct" and fine["pid"].rule != f"pid {os.getpid()}"
+        assert fine["strict"] == strict_verdict(make_kind("number"), "18", "stop", "18")
+        replaced = pool.replaced
+        (hung,) = many_verdicts([(number, reply("stall"), "x")], pool)
+        assert hung["pid"].rule == "timeout: no result within 2 s; worker stopped"
+        assert hung["strict"].status == "no_answer" and hung["strict"].rule != hung["pid"].rule
+        assert pool.replaced == replaced + 1
+    assert list(await pooled_verdicts(number, reply("18"), "18", pool)) == ["strict", "lenient"]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from thinkeval.records import Attempt, Verdict
 from thinkeval.results.summary import Summary, write_summary
-from thinkeval.scoring.scorers import recording_scorers
+from thinkeval.scoring.pooled import Job, many_verdicts, task_pools
+from thinkeval.scoring.scorers import ReplyText, recording_scorers
 from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.judge import attempt_state, score_attempt
 from thinkeval.store.run_record import read_run_record
@@ -83,35 +84,32 @@ def rescore_run(run_dir: Path) -> Rescore:
             refs = [ref for ref in entry.fixed if ref]
             if entry.retry is not None:
                 refs += [ref for ref in entry.retry if ref]
-            # A pooled kind (maths) is scored in the scoring workers, all replies in parallel.
-            pairs = _pooled(refs, journals, spec, golds) if spec.answer.pooled else {}
+            # A task some scorer pools (maths, code, IFEval) is scored in the scoring workers,
+            # all replies in parallel.
+            pooled = _pooled(refs, journals, spec, golds) if task_pools(spec) else {}
             for ref in refs:
                 attempt = journals.read(ref)
-                given = pairs.get(ref, (None, None))
-                _compare(attempt, spec, golds[attempt.sample_id], rows, *given)
+                _compare(attempt, spec, golds[attempt.sample_id], rows, pooled.get(ref))
             found.extend(rows.values())
     return Rescore(run_dir, found, write_summary(run_dir))
 
 
 def _pooled(
     refs: list[int], journals: Journals, spec: TaskSpec, golds: dict[str, str]
-) -> dict[int, tuple[Verdict, Verdict]]:
-    """The (strict, lenient) verdicts of the successful attempts at `refs`, scored in the
-    workers."""
-    from thinkeval.scoring.pooled import verdict_pairs
-
-    jobs, scored = [], []
+) -> dict[int, dict[str, Verdict]]:
+    """The verdicts of the successful attempts at `refs`, by scorer, scored in the workers
+    where a scorer needs one."""
+    jobs: list[Job] = []
+    scored = []
     for ref in refs:
         attempt = journals.read(ref)
         if attempt.error is None:
             gold = golds[attempt.sample_id]
             state = attempt_state(attempt, spec, gold)
-            jobs.append(
-                (spec.answer, spec.lenient, attempt.content, attempt.reasoning,
-                 attempt.finish_reason, gold, state)
-            )  # fmt: skip
+            reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason, state)
+            jobs.append((spec, reply, gold))
             scored.append(ref)
-    return dict(zip(scored, verdict_pairs(jobs), strict=True))
+    return dict(zip(scored, many_verdicts(jobs), strict=True))
 
 
 def _compare(
@@ -119,12 +117,11 @@ def _compare(
     spec: TaskSpec,
     gold: str,
     rows: dict[str, ScorerChanges],
-    strict: Verdict | None = None,
-    lenient: Verdict | None = None,
+    given: dict[str, Verdict] | None = None,
 ) -> None:
     if attempt.error is not None:
         return
-    scored = score_attempt(attempt, spec, gold, strict, lenient)
+    scored = score_attempt(attempt, spec, gold, given)
     now = scored.verdicts
     for scorer in recording_scorers():
         row = rows[scorer.name]

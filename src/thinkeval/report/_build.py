@@ -35,6 +35,8 @@ from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.counts import ScorerBlock, Tally
 from thinkeval.results.summary import Counts
 from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell
+from thinkeval.scoring.judge import NAME as JUDGE
+from thinkeval.scoring.judge import PROMPT_VERSION
 from thinkeval.scoring.scorers import STRICT, recording_scorers
 from thinkeval.version import __version__
 
@@ -65,6 +67,12 @@ def report_of(
 ) -> Report:
     """The report of an open collection (see `build_report`)."""
     counts = {(mt.model, mt.task): _count(mt) for mt in data.ordered()}
+    judged = judge_rows(data)
+    for row in judged:  # the judge's numbers beside the recording scorers', as summary.json's
+        found = counts[(row.model, row.task)]
+        found.scorers[JUDGE] = ScorerBlock.of(
+            row.judge_fixed_correct, row.judge_correct, found.total, PROMPT_VERSION
+        )
     pair_rows, pair_notes = pairs(catalog, seed, resamples)
     repeats = details(data)
     repeated_pairs, repeat_notes = repeat_pairs(data, repeats)
@@ -87,12 +95,12 @@ def report_of(
         breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts)],
         best_of=_best_of(data, counts),
         scorers=[
-            _scorer_row(scorer.name, mt, counts[(mt.model, mt.task)])
-            for scorer in recording_scorers()
-            if scorer.name != STRICT.name
+            _scorer_row(name, mt, counts[(mt.model, mt.task)])
+            for name in (*(s.name for s in recording_scorers() if s is not STRICT), JUDGE)
             for mt in data.ordered()
+            if name in counts[(mt.model, mt.task)].scorers
         ],
-        judge=judge_rows(data),
+        judge=judged,
         pairs=pair_rows,
         repeat_pairs=repeated_pairs,
         curve_budgets=tables,
@@ -258,11 +266,16 @@ def _best_of(data: Collection, counts: dict[tuple[str, str], Counts]) -> list[Be
 
 def _scorer_row(scorer: str, mt: ModelTask, counts: Counts) -> ScorerRow:
     """Strict beside `scorer`; 'on cut': `scorer` correct although strictly empty or
-    unfinished (units: with repeats, each (sample, repeat))."""
-    cut_fixed = np.isin(mt.fixed.status, RETRY_CODES)  # strictly empty or unfinished
-    adaptive = mt.adaptive_status()
-    cut_adaptive = np.isin(adaptive, RETRY_CODES)
+    unfinished (units: with repeats, each (sample, repeat)). The judge reads finished replies
+    only: it has none on cut."""
     block = counts.scorers.get(scorer, ScorerBlock())
+    if scorer not in mt.fixed.names:  # the judge: not a column of the replies
+        on_cut_fixed = on_cut_adaptive = 0
+    else:
+        cut_fixed = np.isin(mt.fixed.status, RETRY_CODES)  # strictly empty or unfinished
+        cut_adaptive = np.isin(mt.adaptive_status(), RETRY_CODES)
+        on_cut_fixed = int((cut_fixed & mt.fixed.correct_by(scorer)).sum())
+        on_cut_adaptive = int((cut_adaptive & mt.adaptive_correct(scorer)).sum())
     return ScorerRow(
         scorer=scorer,
         model=mt.model,
@@ -272,6 +285,6 @@ def _scorer_row(scorer: str, mt: ModelTask, counts: Counts) -> ScorerRow:
         fixed=block.fixed_accuracy,
         strict_adaptive=counts.adaptive.accuracy,
         adaptive=block.adaptive_accuracy,
-        on_cut_fixed=int((cut_fixed & mt.fixed.correct_by(scorer)).sum()),
-        on_cut_adaptive=int((cut_adaptive & mt.adaptive_correct(scorer)).sum()),
+        on_cut_fixed=on_cut_fixed,
+        on_cut_adaptive=on_cut_adaptive,
     )

@@ -123,9 +123,6 @@ class ModelTask:
         retry, fixed = self.retry.correct_by(scorer), self.fixed.correct_by(scorer)
         return np.where(self.candidate, retry, fixed)
 
-    def adaptive_lenient(self) -> np.ndarray:
-        return self.adaptive_correct("lenient")
-
     def status(self, phase: str) -> np.ndarray:
         """The fixed or the adaptive outcome codes."""
         return self.fixed.status if phase == "fixed" else self.adaptive_status()

@@ -81,10 +81,6 @@ class Replies:
         return row
 
     @property
-    def lenient(self) -> np.ndarray:
-        return self.correct_by("lenient")
-
-    @property
     def ok(self) -> np.ndarray:
         """Units whose counted reply arrived (a verdict, not an error or nothing)."""
         return self.status < ERROR

@@ -27,8 +27,9 @@ from thinkeval.results.summary import Counts
 # and pending), completeness in runs and headline rows, the run context, simulated models.
 # 3: budgets and repeats per task (a run's tasks may differ), repeated sampling (avg@k, pass@k,
 # maj@k, solve rates; comparisons over questions), strict vs the judge scorer.
-# 4: `scorers` (one row per recording scorer beside strict, model and task: `scorer`, `fixed`,
-# `adaptive`, `on_cut_*`) replaces `lenient` (whose rows had `lenient_fixed`, ...).
+# 4: `scorers` (one row per scorer beside strict, model and task: `scorer`, `fixed`,
+# `adaptive`, `on_cut_*`; the recording scorers', and the judge's for a judged run) replaces
+# `lenient` (whose rows had `lenient_fixed`, ...).
 REPORT_SCHEMA_VERSION = 4
 
 # The accuracy a model is compared on: its fixed-budget reply, or its adaptive outcome.
@@ -105,8 +106,9 @@ class BestOf(_Frozen, frozen=True):
 
 
 class ScorerRow(_Frozen, frozen=True):
-    """The strict verdicts beside another recording scorer's (lenient: what AISBench reports
-    by default), one row per model, task and scorer."""
+    """The strict verdicts beside another scorer's (lenient: what AISBench reports by default;
+    any registered recording scorer; the judge, once a run is judged), one row per model, task
+    and scorer."""
 
     scorer: str
     model: str

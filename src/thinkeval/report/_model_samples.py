@@ -36,7 +36,8 @@ class ReplyView(_Frozen, frozen=True, omit_defaults=True):
     ttft_s: float | None = msgspec.field(default=None, name="ttft")
     error: str | None = msgspec.field(default=None, name="e")
     strict: Judgement | None = msgspec.field(default=None, name="s")
-    lenient: Judgement | None = msgspec.field(default=None, name="n")
+    # Every other recording scorer's verdict, by name (`SampleIndex.scorers`); none for an error.
+    verdicts: dict[str, Judgement] = msgspec.field(default_factory=dict, name="v")
     content: Text | None = msgspec.field(default=None, name="c")
     reasoning: Text | None = msgspec.field(default=None, name="r")
     reasoning_chars: int = msgspec.field(default=0, name="rl")  # before shortening
@@ -76,6 +77,8 @@ class SampleIndex(_Frozen, frozen=True):
     finishes: list[str]
     task_repeats: list[int]  # k per task
     judged: bool  # some run has judge verdicts: `row_judge` means something
+    # The recording scorers beside strict, in order (lenient first): `row_scorers`' bits.
+    scorers: list[str]
     question_id: list[str]
     question_task: list[int]
     question_subject: list[int]
@@ -88,7 +91,9 @@ class SampleIndex(_Frozen, frozen=True):
     row_fixed_finish: list[int]
     row_retry_finish: list[int]  # -1: no retry reply
     row_due: list[int]  # 1: the fixed reply called for the retry at B2 (the judge's word)
-    row_lenient: list[int]  # bit 1: lenient correct at the fixed budget; bit 2: adaptive
+    # Per scorer i of `scorers`: bit 2i set when it counts the fixed reply correct, bit 2i + 1
+    # when it counts the adaptive outcome correct.
+    row_scorers: list[int]
     row_tokens: list[int]  # completion tokens of the counted replies, summed (-1: not reported)
     row_latency_ms: list[int]  # their latency, summed, in milliseconds (-1: not timed)
     # The judge scorer on the row's finished reply: -1 none (no finished reply, or not judged),

@@ -33,11 +33,24 @@ from thinkeval.report._columns import (
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
 from thinkeval.report._samples_code import code_column, is_code, shown_gold, with_code_failure
 from thinkeval.report._samples_diagnosis import DIAGNOSES, diagnosis_column, with_diagnosis
+from thinkeval.scoring.scorers import STRICT, recording_scorers
 from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
 
 # Columns of `SampleIndex` that describe rows, in its field order.
 ROW_COLUMNS = tuple(name for name in SampleIndex.__struct_fields__ if name.startswith("row_"))
+
+
+def scorer_bits(cell: ModelTask, at: np.ndarray, arrived: np.ndarray) -> np.ndarray:
+    """`SampleIndex.row_scorers` of the units `at`: per recording scorer i beside strict, bit
+    2i for correct at the fixed budget, bit 2i + 1 for a correct adaptive outcome (`arrived`:
+    the adaptive outcome is there)."""
+    bits = np.zeros(len(at), dtype=np.int32)
+    for i, name in enumerate(cell.fixed.names[1:]):
+        fixed = cell.fixed.correct_by(name)[at].astype(np.int32)
+        final = (cell.adaptive_correct(name)[at] & arrived).astype(np.int32)
+        bits |= (fixed << (2 * i)) | (final << (2 * i + 1))
+    return bits
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,8 @@ class Catalog:
         self.models = data.models
         self.tasks = data.tasks
         self.statuses = list(STATUS_CODES)
+        # The recording scorers beside strict, as the columns hold them (strict is first).
+        self.scorers = [scorer.name for scorer in recording_scorers()[1:]]
         ids: list[str] = []
         golds: list[str] = []
         subject_names: list[str | None] = []
@@ -192,8 +207,7 @@ class Catalog:
                 columns["row_retry_code"][rows] = np.where(
                     cell.candidate[at], code_column(cell, retry, at), NONE
                 )
-                lenient_final = cell.adaptive_lenient()[at] & (final != PENDING)
-                columns["row_lenient"][rows] = fixed.lenient[at] * 1 + lenient_final * 2
+                columns["row_scorers"][rows] = scorer_bits(cell, at, final != PENDING)
                 retried = cell.candidate[at]
                 # The judge reads finished replies only, so at most one of the two is judged.
                 judged = fixed.judge[at]
@@ -246,6 +260,7 @@ class Catalog:
             "finishes": self.data.finishes,
             "task_repeats": self.task_repeats,
             "judged": self.data.judged,
+            "scorers": self.scorers,
             "diagnoses": list(DIAGNOSES),
             "question_id": [self.question_id[q] for q in questions],
             "question_task": self.question_task[questions],
@@ -306,7 +321,7 @@ class Catalog:
                 spec = cell.run.record.task(cell.task).spec
                 judged = score_attempt(attempt, spec, gold)
                 view = with_diagnosis(
-                    _reply_view(attempt, judged.strict, judged.lenient, limits), attempt, gold, spec
+                    _reply_view(attempt, judged.verdicts, limits), attempt, gold, spec
                 )
                 view = with_code_failure(view)
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)
@@ -336,9 +351,7 @@ def _judge_view(
     return Judgement(strict.status, strict.answer, by)
 
 
-def _reply_view(
-    attempt: Attempt, strict: Verdict | None, lenient: Verdict | None, limits: Limits
-) -> ReplyView:
+def _reply_view(attempt: Attempt, verdicts: dict[str, Verdict], limits: Limits) -> ReplyView:
     return ReplyView(
         phase=attempt.phase,
         budget=attempt.budget,
@@ -349,8 +362,12 @@ def _reply_view(
         latency_s=attempt.latency_s,
         ttft_s=attempt.ttft_s,
         error=attempt.error,
-        strict=_judgement(strict),
-        lenient=_judgement(lenient),
+        strict=_judgement(verdicts.get(STRICT.name)),
+        verdicts={
+            name: Judgement(verdict.status, verdict.answer, verdict.rule)
+            for name, verdict in verdicts.items()
+            if name != STRICT.name
+        },
         content=None if attempt.content is None else shorten(attempt.content, limits.content),
         reasoning=None
         if attempt.reasoning is None

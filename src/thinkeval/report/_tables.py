@@ -22,7 +22,7 @@ from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_diagnosis import diagnosis_section
 from thinkeval.report._tables_pairs import pairs_section
 from thinkeval.report._tables_reasoning import reasoning_section
-from thinkeval.report._tables_repeats import judge_section, repeated_section, units_note
+from thinkeval.report._tables_repeats import repeated_section, units_note
 from thinkeval.report._tables_scorers import scorer_sections
 from thinkeval.report._tables_usage import curve_section, tokens_section, usage_section
 from thinkeval.results.summary import Counts
@@ -97,8 +97,7 @@ def sections(report: Report) -> list[Section]:
         repeated_section(report),
         _outcomes(report),
         _best_of(report),
-        *scorer_sections(report),
-        judge_section(report),
+        *scorer_sections(report),  # the judge's too, with its agreement
         pairs_section(report),
         curve_section(report),
         usage_section(report),

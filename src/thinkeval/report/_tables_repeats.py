@@ -176,10 +176,25 @@ def repeat_pair_blocks(report: Report, task: str, phase: Comparison, label: str)
     ]
 
 
-def judge_section(report: Report) -> Section | None:
-    """Strict vs the judge scorer per model and task; None for runs never judged."""
+# What the report says of the judge, in its "Strict vs judge" section (`_tables_scorers`).
+JUDGE_ABOUT = (
+    "thinkeval judge asked a judge model to extract the final answer of every finished "
+    "reply that counts (empty and cut-off replies have none, so nothing is judge-correct on "
+    "cut); its answer is compared with the gold exactly as strict compares. The judge never "
+    "changes the strict numbers: this shows where strict's reading of a reply may be wrong, "
+    "for review. Accuracies are over every (sample, repeat), as summary.json's "
+    "scorers.judge; a reply not judged yet counts as not correct for the judge. Below, a "
+    "reply is judged the same way when strict and the judge give the same verdict and the "
+    "same answer; 'disagree' opens the samples in the sample browser (filter: strict and "
+    "judge disagree), each card with both readings."
+)
+
+
+def judge_blocks(report: Report) -> list[Block]:
+    """The judge's own extras per model and task: how many replies it judged, how often it
+    reads them as strict does, and the disagreeing samples (empty for runs never judged)."""
     if not report.judge:
-        return None
+        return []
     rows, links, listed = [], {}, []
     for i, row in enumerate(report.judge):
         rows.append(
@@ -215,19 +230,8 @@ def judge_section(report: Report) -> Section | None:
         "strict adaptive",
         "judge adaptive",
     )
-    return Section(
-        "judge",
-        "Strict vs judge",
-        "thinkeval judge asked a judge model to extract the final answer of every finished "
-        "reply that counts (empty and cut-off replies have none); its answer is compared with "
-        "the gold exactly as strict compares. A reply is judged the same way when strict and "
-        "the judge give the same verdict and the same answer. The judge never changes the "
-        "strict numbers: this shows where strict's reading of a reply may be wrong, for review. "
-        "Accuracies are over every (sample, repeat), as summary.json's judge block; a reply not "
-        "judged yet counts as not correct for the judge. 'disagree' opens the samples in the "
-        "sample browser (filter: strict and judge disagree), each card with both readings.",
-        [
-            Block(table=table(columns, rows, text_columns=2, links=links)),
-            Block(bullets=tuple(listed)),
-        ],
-    )
+    return [
+        Block(heading="Agreement with strict"),
+        Block(table=table(columns, rows, text_columns=2, links=links)),
+        Block(bullets=tuple(listed)),
+    ]

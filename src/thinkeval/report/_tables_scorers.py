@@ -1,12 +1,15 @@
-"""The report's section per recording scorer beside strict ("Strict vs lenient", and one for
-any scorer registered in `scoring.scorers.SCORERS`): its accuracies beside strict's, and how many
-replies it counts correct although strict reads them as empty or cut off."""
+"""The report's section per scorer beside strict ("Strict vs lenient", one for any recording
+scorer in effect, `scoring.scorers.active_scorers`, and "Strict vs judge" for a judged run):
+its accuracies beside strict's, and how many replies it counts correct although strict reads
+them as empty or cut off; the judge's section adds its agreement with strict."""
 
 from __future__ import annotations
 
 from thinkeval.report._format import Block, Section, percent, points, table
 from thinkeval.report._model import Report
-from thinkeval.scoring.scorers import SCORERS
+from thinkeval.report._tables_repeats import JUDGE_ABOUT, judge_blocks
+from thinkeval.scoring.judge import NAME as JUDGE
+from thinkeval.scoring.scorers import active_scorers
 
 
 def _repeated(report: Report) -> bool:
@@ -45,8 +48,10 @@ def _scorer_section(report: Report, name: str) -> Section:
         for r in report.scorers
         if r.scorer == name
     ]
-    scorer = SCORERS.get(name)
-    about = _LENIENT_ABOUT if name == "lenient" else " ".join((type(scorer).__doc__ or "").split())
+    scorer = active_scorers().get(name)
+    about = {"lenient": _LENIENT_ABOUT, JUDGE: JUDGE_ABOUT}.get(name)
+    if about is None:
+        about = " ".join((type(scorer).__doc__ or "").split())
     return Section(
         name,
         f"Strict vs {name}",
@@ -71,6 +76,7 @@ def _scorer_section(report: Report, name: str) -> Section:
                     rows,
                     text_columns=2,
                 )
-            )
+            ),
+            *(judge_blocks(report) if name == JUDGE else ()),
         ],
     )

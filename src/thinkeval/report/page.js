@@ -26,6 +26,9 @@ function rowFilter(st, anyModel) {
     diagnosis: codeOf(index.diagnoses || [], st.diagnosis),
     code: codeOf(index.code_reasons || [], st.code)
   };
+  var split = st.scorer.indexOf(":");
+  var vs = split === -1 ? null :
+    { only: st.scorer.slice(0, split) === "only", name: st.scorer.slice(split + 1) };
   return function (r) {
     var q = index.row_question[r];
     if (want.model !== -1 && index.row_model[r] !== want.model) { return false; }
@@ -43,10 +46,15 @@ function rowFilter(st, anyModel) {
     // A code failure's reason matches a row whose fixed or retry program failed so (docs/code.md).
     if (want.code !== -1 && index.row_fixed_code[r] !== want.code &&
         index.row_retry_code[r] !== want.code) { return false; }
-    var strictRight = index.row_final[r] === CORRECT;
-    var lenientRight = (index.row_lenient[r] & 2) !== 0;
-    if (st.lenient === "lenient-only" && !(lenientRight && !strictRight)) { return false; }
-    if (st.lenient === "strict-only" && !(strictRight && !lenientRight)) { return false; }
+    // "only:NAME": the scorer NAME counts the adaptive outcome correct and strict does not;
+    // "strict:NAME": the other way round.
+    if (vs) {
+      var strictRight = index.row_final[r] === CORRECT;
+      var otherRight = scorerCorrect(index, r, vs.name, true);
+      if (vs.only ? !(otherRight && !strictRight) : !(strictRight && !otherRight)) {
+        return false;
+      }
+    }
     var retried = catalog.retried(r);
     if (st.retried === "yes" && !retried) { return false; }
     if (st.retried === "no" && retried) { return false; }
@@ -249,6 +257,10 @@ function fillControls(index) {
     addOption(control("final"), name, name);
   });
   index.finishes.forEach(function (name) { addOption(control("finish"), name, name); });
+  index.scorers.forEach(function (name) {
+    addOption(control("scorer"), "only:" + name, name + " correct, strict not");
+    addOption(control("scorer"), "strict:" + name, "strict correct, " + name + " not");
+  });
   (index.diagnoses || []).forEach(function (name) {
     addOption(control("diagnosis"), name, name);
   });

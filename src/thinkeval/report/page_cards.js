@@ -54,7 +54,7 @@ function judgeText(verdict) {
   return parts.join(" · ");
 }
 
-function replyBox(a) {
+function replyBox(a, scorers) {
   var box = el("div", "attempt" + (a.e != null ? " error" : ""));
   var budget = "max_tokens " + a.mt + (a.mt !== a.b ? " (budget " + a.b + ")" : "");
   box.appendChild(el("h4", null, (a.ph === "fixed" ? "Fixed reply" : "Retry") + " · " + budget));
@@ -72,7 +72,10 @@ function replyBox(a) {
     return box;
   }
   var verdicts = el("div", "verdicts");
-  [["strict", a.s], ["lenient", a.n]].forEach(function (pair) {
+  var verdictsOf = a.v || {};
+  [["strict", a.s]].concat(scorers.map(function (name) {
+    return [name, verdictsOf[name]];
+  })).forEach(function (pair) {
     var item = el("div");
     item.appendChild(el("span", "badge " + (pair[1] ? pair[1][0] : "pending"), pair[0]));
     item.appendChild(document.createTextNode(" " + verdictText(pair[1])));
@@ -123,9 +126,11 @@ function badges(catalog, r, into) {
   var final = index.statuses[index.row_final[r]];
   into.appendChild(el("span", "badge " + fixed, "fixed: " + fixed));
   into.appendChild(el("span", "badge " + final, "adaptive: " + final));
-  var lenient = (index.row_lenient[r] & 2) !== 0;
-  into.appendChild(el("span", "badge " + (lenient ? "correct" : "pending"),
-    "lenient: " + (lenient ? "correct" : "not correct")));
+  index.scorers.forEach(function (name) {
+    var right = scorerCorrect(index, r, name, true);
+    into.appendChild(el("span", "badge " + (right ? "correct" : "pending"),
+      name + ": " + (right ? "correct" : "not correct")));
+  });
   var reasons = index.code_reasons || [];
   [["fixed", index.row_fixed_code], ["retry", index.row_retry_code]].forEach(function (pair) {
     var code = pair[1] ? pair[1][r] : -1;
@@ -177,7 +182,7 @@ function sampleLink(catalog, q) {
 function replies(catalog, r, details, into) {
   var list = details.rows[r];
   if (!list.length) { into.appendChild(el("div", "empty-list", "No reply recorded yet (pending).")); }
-  list.forEach(function (a) { into.appendChild(replyBox(a)); });
+  list.forEach(function (a) { into.appendChild(replyBox(a, catalog.index.scorers)); });
 }
 
 function rowCard(catalog, r, details) {

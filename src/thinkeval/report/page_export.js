@@ -1,12 +1,21 @@
 // thinkeval report, sample browser 4/5: export the filtered samples as JSONL or CSV.
 // One record per model reply, the same fields `thinkeval view` writes (report/viewer/export.py):
-// in this file long texts are the shortened ones, marked "shortened": true.
-var CSV_COLUMNS = ["model", "task", "sample_id", "repeat", "subject", "gold", "fixed_verdict",
-  "adaptive_verdict", "lenient_adaptive_correct", "fixed_answer", "fixed_finish_reason",
+// in this file long texts are the shortened ones, marked "shortened": true. Each recording
+// scorer beside strict (index.scorers) has its fields by name: NAME_adaptive_correct per
+// record, NAME per reply.
+var CSV_HEAD = ["model", "task", "sample_id", "repeat", "subject", "gold", "fixed_verdict",
+  "adaptive_verdict"];
+var CSV_TAIL = ["fixed_answer", "fixed_finish_reason",
   "fixed_completion_tokens", "fixed_latency_s", "fixed_error", "fixed_judge_verdict",
   "fixed_judge_answer", "retry_verdict", "retry_answer", "retry_finish_reason",
   "retry_completion_tokens", "retry_latency_s", "retry_error", "retry_judge_verdict",
   "retry_judge_answer", "fixed_content", "retry_content"];
+
+function csvColumns(index) {
+  return CSV_HEAD.concat(index.scorers.map(function (name) {
+    return name + "_adaptive_correct";
+  }), CSV_TAIL);
+}
 
 function judgement(verdict) {
   return verdict ? { status: verdict[0], answer: verdict[1], rule: verdict[2] } : null;
@@ -29,29 +38,40 @@ function exportRecord(catalog, r, details) {
     return missing(value, null);
   }
   var replies = details.rows[r].map(function (a) {
-    return {
+    var reply = {
       phase: a.ph, max_tokens: a.mt, finish_reason: missing(a.f, null),
       completion_tokens: missing(a.ct, null), reasoning_tokens: missing(a.rt, null),
       latency_s: missing(a.lat, null), ttft_s: missing(a.ttft, null), error: missing(a.e, null),
-      strict: judgement(a.s), lenient: judgement(a.n), judge: judgeRecord(a.j),
-      content: text(a.c), reasoning: text(a.r)
+      strict: judgement(a.s)
     };
+    index.scorers.forEach(function (name) { reply[name] = judgement((a.v || {})[name]); });
+    reply.judge = judgeRecord(a.j);
+    reply.content = text(a.c);
+    reply.reasoning = text(a.r);
+    return reply;
   });
   var subject = index.question_subject[q];
-  return {
+  var record = {
     model: index.models[index.row_model[r]], task: index.tasks[index.question_task[q]],
     sample_id: index.question_id[q], repeat: index.row_repeat[r],
     subject: subject >= 0 ? index.subjects[subject] : null,
     gold: index.question_gold[q], fixed_verdict: index.statuses[index.row_fixed[r]],
-    adaptive_verdict: index.statuses[index.row_final[r]],
-    lenient_adaptive_correct: (index.row_lenient[r] & 2) !== 0,
-    prompt: text(details.questions[q].p), replies: replies, shortened: shortened
+    adaptive_verdict: index.statuses[index.row_final[r]]
   };
+  index.scorers.forEach(function (name) {
+    record[name + "_adaptive_correct"] = scorerCorrect(index, r, name, true);
+  });
+  record.prompt = text(details.questions[q].p);
+  record.replies = replies;
+  record.shortened = shortened;
+  return record;
 }
 
-function flatRecord(record) {
+function flatRecord(record, columns) {
   var flat = {};
-  CSV_COLUMNS.slice(0, 9).forEach(function (key) { flat[key] = record[key]; });
+  columns.slice(0, columns.indexOf(CSV_TAIL[0])).forEach(function (key) {
+    flat[key] = record[key];
+  });
   ["fixed", "retry"].forEach(function (phase) {
     var reply = record.replies.filter(function (a) { return a.phase === phase; })[0] || null;
     var verdict = reply && reply.strict;
@@ -122,9 +142,10 @@ function exportRows(source, catalog, rows, format) {
       download("thinkeval-samples.jsonl", "application/x-ndjson",
         records.map(function (record) { return JSON.stringify(record) + "\n"; }).join(""));
     } else {
-      download("thinkeval-samples.csv", "text/csv", csvLine(CSV_COLUMNS) + records.map(function (record) {
-        var flat = flatRecord(record);
-        return csvLine(CSV_COLUMNS.map(function (key) { return flat[key]; }));
+      var columns = csvColumns(catalog.index);
+      download("thinkeval-samples.csv", "text/csv", csvLine(columns) + records.map(function (record) {
+        var flat = flatRecord(record, columns);
+        return csvLine(columns.map(function (key) { return flat[key]; }));
       }).join(""));
     }
   });

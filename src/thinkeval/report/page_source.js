@@ -5,6 +5,13 @@
 // which rows a full-text search matches.
 var CORRECT = 0;
 
+// Whether the recording scorer named `name` (one of index.scorers, those beside strict) counts
+// row r correct at the fixed budget, or after the adaptive phase: two bits per scorer.
+function scorerCorrect(index, r, name, adaptive) {
+  var i = index.scorers.indexOf(name);
+  return i !== -1 && ((index.row_scorers[r] >> (2 * i + (adaptive ? 1 : 0))) & 1) === 1;
+}
+
 // Rows and questions in a shape the filters use. A task asked k times per question has k rows
 // per model and question, repeat 0 first and the others right after it: rowOf[model *
 // questions + q] is the first of them, or -1.

@@ -2,7 +2,7 @@
 // Every filter, the sort, the view and the page live in the URL after "#samples?", so a link
 // opens the same samples. Models, tasks and verdicts are named, not numbered, in the URL.
 var STATE_KEYS = ["model", "task", "subject", "repeat", "fixed", "final", "finish", "diagnosis",
-  "code", "lenient", "judge", "retried", "q", "id", "sort", "size", "page", "view", "a", "b", "phase", "disc"];
+  "code", "scorer", "judge", "retried", "q", "id", "sort", "size", "page", "view", "a", "b", "phase", "disc"];
 var DEFAULTS = { sort: "order", size: "20", page: "1", view: "list", phase: "fixed" };
 var STATE_PREFIX = "#samples?";
 
@@ -25,6 +25,11 @@ function stateFromHash(hash) {
     if (params.has(key)) { state[key] = params.get(key); }
   });
   if (state.disc && !params.has("view")) { state.view = "pair"; }
+  // A link from before scorers were keyed by name: lenient=lenient-only or strict-only.
+  var old = { "lenient-only": "only:lenient", "strict-only": "strict:lenient" };
+  if (!params.has("scorer") && old[params.get("lenient")]) {
+    state.scorer = old[params.get("lenient")];
+  }
   return state;
 }
 

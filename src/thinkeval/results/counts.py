@@ -87,14 +87,26 @@ class LenientBlock(msgspec.Struct, kw_only=True):
 
 
 class ScorerBlock(msgspec.Struct, kw_only=True):
-    """One recording scorer's numbers: replies it counts correct in the fixed phase and after
-    the adaptive one, over all (sample, repeat) pairs; `version` is the scorer's."""
+    """One scorer's numbers: replies it counts correct in the fixed phase and after the
+    adaptive one, over all (sample, repeat) pairs; `version` is the scorer's. Every recording
+    scorer has one, and the judge (`judge`, its prompt version) once the run has been judged."""
 
     fixed_correct: int = 0
     fixed_accuracy: float = 0.0
     adaptive_correct: int = 0
     adaptive_accuracy: float = 0.0
     version: str | None = None  # None: read from a summary written before scorers were keyed
+
+    @classmethod
+    def of(cls, fixed: int, adaptive: int, total: int, version: str | None) -> ScorerBlock:
+        """The block of `fixed` and `adaptive` correct replies out of `total`."""
+        return cls(
+            fixed_correct=fixed,
+            fixed_accuracy=fixed / total if total else 0.0,
+            adaptive_correct=adaptive,
+            adaptive_accuracy=adaptive / total if total else 0.0,
+            version=version,
+        )
 
 
 class JudgeBlock(msgspec.Struct, kw_only=True):
@@ -213,13 +225,7 @@ class Tally:
         fixed.accuracy = fixed.correct / total if total else 0.0
         adaptive.accuracy = adaptive.correct / total if total else 0.0
         scorers = {
-            scorer.name: ScorerBlock(
-                fixed_correct=fixed_correct,
-                fixed_accuracy=fixed_correct / total if total else 0.0,
-                adaptive_correct=adaptive_correct,
-                adaptive_accuracy=adaptive_correct / total if total else 0.0,
-                version=scorer.version,
-            )
+            scorer.name: ScorerBlock.of(fixed_correct, adaptive_correct, total, scorer.version)
             for scorer, fixed_correct, adaptive_correct in zip(
                 self.scorers, self.correct_fixed, self.correct_adaptive, strict=True
             )

@@ -10,20 +10,25 @@ it never calls a model.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt, Phase, Record, Sample, Status, describe_decode_error
-from thinkeval.scoring.judge import PROMPT_VERSION
+from thinkeval.results.counts import JudgeBlock, ScorerBlock
+from thinkeval.scoring.judge import NAME, PROMPT_VERSION
 from thinkeval.store.counted import Journals, count_journal, index_samples, recorded
 from thinkeval.store.judge import attempt_state, outcome_of
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SamplesFile, judge_path, recorded_tasks
 from thinkeval.tasks.spec import TaskSpec
+
+if TYPE_CHECKING:
+    from thinkeval.results.summary import TaskResult
 
 
 class JudgeRecord(Record, kw_only=True, forbid_unknown_fields=True):
@@ -234,3 +239,23 @@ def judge_agreement(run_dir: Path | str) -> dict[tuple[str, str], Agreement]:
             agreement.strict_correct += strict.status == "correct"
             agreement.judge_correct += judged_correct
     return out
+
+
+def add_judge(run_dir: Path, results: Iterable[TaskResult]) -> None:
+    """The judge scorer's numbers for each model and task of a judged run: `scorers["judge"]`
+    as for any scorer, and its own `judge` block (judged, not judged, agreement)."""
+    agreements = judge_agreement(run_dir)
+    for result in results:
+        found = agreements.get((result.model, result.task))
+        if found is None or not result.total:
+            continue
+        result.judge = JudgeBlock(
+            fixed_accuracy=found.judge_fixed_correct / result.total,
+            adaptive_accuracy=found.judge_correct / result.total,
+            judged=found.judged,
+            not_judged=found.not_judged,
+            agreement=found.agreed / found.judged if found.judged else 0.0,
+        )
+        result.scorers[NAME] = ScorerBlock.of(
+            found.judge_fixed_correct, found.judge_correct, result.total, PROMPT_VERSION
+        )

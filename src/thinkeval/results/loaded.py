@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from thinkeval.records import Attempt, Sample
 from thinkeval.results.summary import Summary, TaskResult, sample_result, summarize
+from thinkeval.scoring.scorers import recording_scorers
 from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.journal import iter_attempts
 from thinkeval.store.judge import outcome_of
@@ -165,7 +166,11 @@ def _attempt_row(
         "state": attempt.state,
         "status": outcome.status if outcome is not None else None,
         "answer": outcome.answer if outcome is not None else None,
-        "lenient_correct": outcome.correct_by("lenient") if outcome is not None else None,
+        # One column per recording scorer beside strict: `lenient_correct`, any registered one's.
+        **{
+            f"{scorer.name}_correct": None if outcome is None else outcome.correct_by(scorer.name)
+            for scorer in recording_scorers()[1:]
+        },
         "gold": gold,
         "error": attempt.error,
         "prompt_tokens": attempt.usage.prompt_tokens,

@@ -18,9 +18,9 @@ from thinkeval.records import (
     journal_gold,
 )
 from thinkeval.scoring.pooled import pooled_verdicts
-from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, recording_scorers
+from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import RETRY_STATES, reply_state
-from thinkeval.store.judge import recorded_verdicts
+from thinkeval.store.judge import stored_verdicts
 from thinkeval.tasks.spec import TaskSpec
 
 
@@ -35,23 +35,11 @@ class Unit:
 
 
 async def verdicts_for(spec: TaskSpec, reply: Reply, gold: str) -> dict[str, StoredVerdict]:
-    """The recording scorers' verdicts on `reply`, as an attempt stores them."""
+    """The recording scorers' verdicts on `reply`, as an attempt stores them. A scorer whose
+    checks can take long or hang (`pooled_for`) is scored in a worker process with a time
+    limit, never on the event loop (`scoring.pooled`)."""
     text = ReplyText(reply.content, reply.reasoning, reply.finish_reason)
-    verdicts = recorded_verdicts(spec, text, gold, skip_pooled=True)
-    if spec.answer.pooled:
-        # Symbolic checks can take long or hang: a worker process with a time limit does
-        # strict's and lenient's, never the event loop; any other scorer is scored here.
-        pair = await pooled_verdicts(spec.answer, spec.lenient, text, gold)
-        given = dict(zip((STRICT.name, LENIENT.name), pair, strict=True))
-        for scorer in recording_scorers():
-            verdict = given.get(scorer.name) or scorer.score(spec, text, gold)
-            verdicts[scorer.name] = StoredVerdict(
-                status=verdict.status,
-                answer=verdict.answer,
-                rule=verdict.rule,
-                version=scorer.version_for(spec),
-            )
-    return verdicts
+    return stored_verdicts(spec, await pooled_verdicts(spec, text, gold))
 
 
 async def attempt_from(

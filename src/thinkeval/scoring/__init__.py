@@ -2,7 +2,8 @@
 
 Named scorers read the same replies: `strict` (only a finished reply's explicit final answer
 counts, judged by the task's answer kind) and `lenient` (what AISBench/OpenCompass report by
-default), and any recording scorer registered beside them (`register_scorer`). See
+default), and any recording scorer registered beside them (`registered` for a block,
+`register_scorer` for the process: the `ScorerSet` in effect). See
 `scoring.scorers` for the plug-in interface and `scoring.kinds` for answer kinds;
 `thinkeval.score` scores one reply to a named task.
 """
@@ -11,9 +12,14 @@ from __future__ import annotations
 
 from thinkeval.records import ReplyState
 from thinkeval.scoring.scorers import (
+    BUILT_IN,
     SCORERS,
     ReplyText,
+    ScoredTask,
     Scorer,
+    ScorerSet,
+    TaskScoring,
+    active_scorers,
     get_scorer,
     recording_scorers,
     register_scorer,
@@ -23,11 +29,16 @@ from thinkeval.scoring.scorers import (
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 
 __all__ = [
+    "BUILT_IN",
     "RETRY_STATES",
     "SCORERS",
     "ReplyState",
     "ReplyText",
+    "ScoredTask",
     "Scorer",
+    "ScorerSet",
+    "TaskScoring",
+    "active_scorers",
     "get_scorer",
     "recording_scorers",
     "register_scorer",

@@ -23,8 +23,7 @@ from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.strict import strict_verdict
 
 if TYPE_CHECKING:
-    from thinkeval.scoring.scorers import ReplyText
-    from thinkeval.tasks.spec import TaskSpec
+    from thinkeval.scoring.scorers import ReplyText, ScoredTask
 
 
 def first_line(text: str) -> str:
@@ -48,7 +47,7 @@ class FirstLineScorer:
     version: str = "1"
     recording: bool = True
 
-    def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict:
+    def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
         read = reply_state(reply.content, reply.finish_reason)
         state = reply.state or read.state
         if state != "finished":
@@ -59,7 +58,7 @@ class FirstLineScorer:
         rule = f"first line: {verdict.rule}" if verdict.rule else "first line"
         return Verdict(verdict.status, verdict.answer, rule)
 
-    def version_for(self, spec: TaskSpec) -> str:
+    def version_for(self, spec: ScoredTask) -> str:
         return f"{self.version}/{spec.scoring_version}"
 
 

@@ -20,6 +20,9 @@ from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.scoring.text import fold_width
 
 PROMPT_VERSION = "judge-1"
+# The judge's name among the scorers: its numbers are `Counts.scorers[NAME]` once a run has
+# been judged (summary.json, the report's "Strict vs judge", the terminal's `judge fixed`).
+NAME = "judge"
 # The first line of every judge prompt; the simulator recognises judge requests by it.
 PROMPT_TAG = f"[thinkeval {PROMPT_VERSION}]"
 QUESTION_LIMIT = 6000  # characters of the question shown to the judge

@@ -195,6 +195,10 @@ RULES: dict[str, Callable[[str, str], Verdict]] = {
     "ifeval-loose": _ifeval,  # IFEvaluator's loose prompt-level accuracy
     "code": _code,  # the final Python block of the text, run against the tests (HumanEval)
 }
+# Rules too slow for the event loop: Math-Verify on the whole reply (MATH-500's, as AISBench
+# scores it), IFEval's checkers on it, and the code rule, which runs the program. The lenient
+# scorer says so (`pooled_for`), and the scoring pool runs it in a worker.
+SLOW_RULES = frozenset({"math", "ifeval-loose", "code"})
 
 
 def _last_oc_number(text: str) -> str | None:

@@ -1,125 +1,140 @@
-"""Which replies are judged in the scoring pool (`scoring.pool`), and their verdicts: a pooled
-kind's finished reply the kind cannot decide at once, and every reply of a task whose lenient
-rule runs Math-Verify. Everything else is judged where it is, in microseconds."""
+"""Which verdicts are given in the scoring pool (`scoring.pool`), and the verdicts.
+
+A scorer says by its own hooks (`scorers.pooled_for`, `scorers.needs_worker`) whether its verdict
+on a reply needs a worker process: the strict scorer for a pooled answer kind's finished reply
+that the kind cannot decide at once, the lenient one for a rule that runs Math-Verify, IFEval's
+checkers or the program. The scorers that need one for a reply are scored there together, in
+one call within the time limit, from what each ships (`scorers.shipped`); every other verdict is
+given where it is, in microseconds. No scorer is named here: a recording scorer that declares
+`pooled_for` is pooled like strict and lenient.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from thinkeval.records import ReplyState, Verdict
-from thinkeval.scoring.kinds import AnswerKind
-from thinkeval.scoring.lenient import lenient_text, lenient_text_verdict, lenient_verdict
-from thinkeval.scoring.scorers import ReplyText
-from thinkeval.scoring.state import reply_state
-from thinkeval.scoring.strict import strict_verdict
-from thinkeval.scoring.text import fold_width
+from thinkeval.records import Verdict
+from thinkeval.scoring.scorers import (
+    ReplyText,
+    ScoredTask,
+    Scorer,
+    TaskScoring,
+    needs_worker,
+    pooled_for,
+    recording_scorers,
+    score_shipped,
+    shipped,
+)
 
 if TYPE_CHECKING:
     # Imported where a reply needs a worker: a run that never does (GSM8K's number kind, say)
     # loads no multiprocessing machinery.
     from thinkeval.scoring.pool import ScoringPool
 
-# Lenient rules too slow for the event loop: Math-Verify on the whole reply (MATH-500's, as
-# AISBench scores it), IFEval's checkers on it, and the code rule, which runs the program.
-SLOW_LENIENT_RULES = frozenset({"math", "ifeval-loose", "code"})
-# (answer kind, lenient rule, content, reasoning, finish_reason, gold, recorded reply state)
-VerdictsJob = tuple[AnswerKind, str, str | None, str | None, str | None, str, ReplyState | None]
-Verdicts = tuple[Verdict, Verdict]  # (strict, lenient)
+# One reply to score: its task, the reply, the gold.
+Job = tuple[ScoredTask, ReplyText, str]
+# What a worker call gets: the task, each scorer with what it shipped, the gold.
+_Shipment = tuple[TaskScoring, tuple[tuple[Scorer, Any], ...], str]
 
 
-def both_verdicts(
-    kind: AnswerKind,
-    rule: str,
-    content: str | None,
-    reasoning: str | None,
-    finish_reason: str | None,
-    gold: str,
-    state: ReplyState | None,
-) -> Verdicts:
-    """The strict and the lenient verdict of one reply."""
-    return (
-        strict_verdict(kind, content, finish_reason, gold, state),
-        lenient_verdict(rule, content, reasoning, gold),
-    )
+def task_pools(task: ScoredTask, scorers: Sequence[Scorer] | None = None) -> bool:
+    """Whether some reply to `task` may need a worker (some scorer's `pooled_for`): readers of
+    many replies score those together beforehand."""
+    return any(pooled_for(scorer, task) for scorer in scorers or recording_scorers())
 
 
 def _worker_verdicts(
-    kind: AnswerKind,
-    rule: str,
-    content: str | None,
-    text: str,
-    finish_reason: str | None,
-    gold: str,
-    state: ReplyState | None,
-) -> Verdicts:
-    """`both_verdicts` in a worker, from the text the lenient scorer reads (`lenient_text`)
-    instead of the reasoning: a long reasoning is not pickled unless that text is it."""
-    return (
-        strict_verdict(kind, content, finish_reason, gold, state),
-        lenient_text_verdict(rule, text, gold),
-    )
+    task: TaskScoring, shipment: tuple[tuple[Scorer, Any], ...], gold: str
+) -> dict[str, Verdict]:
+    """In a worker: each scorer's verdict from what it shipped."""
+    return {scorer.name: score_shipped(scorer, task, what, gold) for scorer, what in shipment}
 
 
-def _for_worker(job: VerdictsJob) -> tuple[Any, ...]:
-    kind, rule, content, reasoning, finish_reason, gold, state = job
-    return (kind, rule, content, lenient_text(content, reasoning), finish_reason, gold, state)
+def _split(
+    scorers: Sequence[Scorer], task: ScoredTask, reply: ReplyText, gold: str
+) -> tuple[dict[str, Verdict], _Shipment | None]:
+    """The verdicts given here, and what goes to a worker (None: nothing)."""
+    here: dict[str, Verdict] = {}
+    away: list[tuple[Scorer, Any]] = []
+    for scorer in scorers:
+        # `scorers.needs_worker`, its first test inlined: this runs for every reply recorded.
+        pools = getattr(scorer, "pooled_for", None)
+        if pools is not None and pools(task) and needs_worker(scorer, task, reply, gold):
+            away.append((scorer, shipped(scorer, task, reply)))
+        else:
+            here[scorer.name] = scorer.score(task, reply, gold)
+    return here, ((TaskScoring.of(task), tuple(away), gold) if away else None)
 
 
-def _timed_out(why: str) -> Verdicts:
-    verdict = Verdict("no_answer", rule=f"timeout: {why}")
-    return verdict, verdict
+def _limit(task: ScoredTask, shipment: _Shipment) -> float | None:
+    """The time limit of a worker call: the longest the kind or a shipped scorer asks for."""
+    asked = [getattr(task.answer, "time_limit_s", None)]
+    asked += [getattr(scorer, "time_limit_s", None) for scorer, _ in shipment[1]]
+    return max((limit for limit in asked if limit), default=None)
 
 
-def _needs_pool(job: VerdictsJob) -> bool:
-    """Whether the reply's verdicts need a worker: a pooled kind's finished reply, unless the
-    kind's `quick_matches` decides its answer (then it is judged here, in microseconds), and
-    any reply of a task whose lenient rule runs Math-Verify. Empty and cut-off replies are never
-    parsed by the strict scorer: their verdict is the reply state's."""
-    kind, rule, content, _, finish_reason, gold, _ = job
-    if not kind.pooled:
-        return False
-    if rule in SLOW_LENIENT_RULES:
-        return True
-    read = reply_state(content, finish_reason)
-    if read.state != "finished":
-        return False
-    quick = getattr(kind, "quick_matches", None)
-    if quick is None:
-        return True
-    found = kind.find(fold_width(read.visible))
-    return found is not None and quick(found.answer, gold) is None
+def _merged(
+    scorers: Sequence[Scorer], here: dict[str, Verdict], away: dict[str, Verdict] | str
+) -> dict[str, Verdict]:
+    """Every scorer's verdict in `scorers`' order; `away` is the worker's, or why it gave none
+    (each verdict it owed is then `no_answer`, its rule saying why)."""
+    out = {}
+    for scorer in scorers:
+        verdict = here.get(scorer.name)
+        if verdict is None:
+            found = away.get(scorer.name) if isinstance(away, dict) else None
+            verdict = found or Verdict("no_answer", rule=f"timeout: {away}")
+        out[scorer.name] = verdict
+    return out
 
 
 async def pooled_verdicts(
-    kind: AnswerKind, rule: str, reply: ReplyText, gold: str, pool: ScoringPool | None = None
-) -> Verdicts:
-    """The strict and lenient verdicts of `reply`, computed in a worker process within the time
-    limit when they need one (`_needs_pool`)."""
-    job: VerdictsJob = (
-        kind, rule, reply.content, reply.reasoning, reply.finish_reason, gold, reply.state
-    )  # fmt: skip
-    if not _needs_pool(job):
-        return both_verdicts(*job)
+    task: ScoredTask,
+    reply: ReplyText,
+    gold: str,
+    pool: ScoringPool | None = None,
+    scorers: Sequence[Scorer] | None = None,
+) -> dict[str, Verdict]:
+    """The verdicts of `scorers` (the recording scorers in effect) on `reply`, by name, those
+    that need one computed in a worker process within the time limit."""
+    scorers = scorers or recording_scorers()
+    here, shipment = _split(scorers, task, reply, gold)
+    if shipment is None:
+        return here
     from thinkeval.scoring.pool import missing, shared_pool
 
-    limit = getattr(kind, "time_limit_s", None)
-    result = await (pool or shared_pool()).acall(_worker_verdicts, *_for_worker(job), limit_s=limit)
+    limit = _limit(task, shipment)
+    result = await (pool or shared_pool()).acall(_worker_verdicts, *shipment, limit_s=limit)
     why = missing(result)
-    return _timed_out(why) if why is not None else result
+    return _merged(scorers, here, why if why is not None else result)
 
 
-def verdict_pairs(jobs: Sequence[VerdictsJob], pool: ScoringPool | None = None) -> list[Verdicts]:
-    """The verdicts of many replies, scored in parallel (in the workers where they need one)."""
-    pooled = [i for i, job in enumerate(jobs) if _needs_pool(job)]
-    pairs: dict[int, Verdicts] = {}
-    if pooled:
+def many_verdicts(
+    jobs: Sequence[Job], pool: ScoringPool | None = None, scorers: Sequence[Scorer] | None = None
+) -> list[dict[str, Verdict]]:
+    """The verdicts of many replies, in order, scored in parallel (in the workers where they
+    need one)."""
+    scorers = scorers or recording_scorers()
+    split = [_split(scorers, *job) for job in jobs]
+    away = [i for i, (_, shipment) in enumerate(split) if shipment is not None]
+    results: dict[int, dict[str, Verdict] | str] = {}
+    if away:
         from thinkeval.scoring.pool import missing, shared_pool
 
-        shipped = [_for_worker(jobs[i]) for i in pooled]
-        limit = max((getattr(jobs[i][0], "time_limit_s", 0.0) for i in pooled), default=0.0)
-        results = (pool or shared_pool()).map(_worker_verdicts, shipped, limit_s=limit or None)
-        for i, result in zip(pooled, results, strict=True):
-            why = missing(result)
-            pairs[i] = _timed_out(why) if why is not None else result
-    return [pairs[i] if i in pairs else both_verdicts(*job) for i, job in enumerate(jobs)]
+        shipments: list[_Shipment] = []
+        limits: list[float] = []
+        for i in away:
+            shipment = split[i][1]
+            assert shipment is not None
+            shipments.append(shipment)
+            limits.append(_limit(jobs[i][0], shipment) or 0.0)
+        limit = max(limits) or None
+        answers = (pool or shared_pool()).map(_worker_verdicts, shipments, limit_s=limit)
+        for i, answer in zip(away, answers, strict=True):
+            why = missing(answer)
+            results[i] = why if why is not None else answer
+    return [
+        _merged(scorers, here, results[i]) if i in results else here
+        for i, (here, _) in enumerate(split)
+    ]

@@ -4,21 +4,36 @@ A scorer turns one reply to one sample of a task into a `Verdict`. `strict` (the
 only a finished reply's explicit final answer counts) and `lenient` (what AISBench reports by
 default) run whenever a reply is recorded; scorers that need more (an LLM judge) run after the
 fact and store their verdicts beside the journal. Verdicts are summarised per scorer name.
+
+The scorers in effect are a `ScorerSet`: the built-in one, unless a `with registered(...)` block
+(scoped to the block and its context: nothing else sees it) or `register_scorer` (for the whole
+process, a script's choice) says otherwise. Reading a run never changes it.
+
+A scorer whose checks are slow or may hang (symbolic maths, IFEval's checkers, running code) says
+so with `pooled_for(task)`; the scoring pool (`scoring.pooled`) then scores it in a worker process
+with a time limit, by that hook alone (see `docs/scoring.md`, "Adding a scorer").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from thinkeval.records import ReplyState, Verdict
-from thinkeval.scoring.lenient import lenient_verdict
+from thinkeval.scoring.kinds import AnswerKind
+from thinkeval.scoring.lenient import (
+    SLOW_RULES,
+    lenient_text,
+    lenient_text_verdict,
+    lenient_verdict,
+)
+from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.strict import strict_verdict
-
-if TYPE_CHECKING:
-    from thinkeval.tasks.spec import TaskSpec
+from thinkeval.scoring.text import fold_width
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +47,48 @@ class ReplyText:
     state: ReplyState | None = None
 
 
+class ScoredTask(Protocol):
+    """What a scorer may read of a task (a `TaskSpec` is one; the scoring pool ships a
+    `TaskScoring` to its workers)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def answer(self) -> AnswerKind: ...
+
+    @property
+    def lenient(self) -> str: ...
+
+    @property
+    def scoring_version(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TaskScoring:
+    """A task reduced to what scorers read, small and picklable (a worker process gets it)."""
+
+    name: str
+    answer: AnswerKind
+    lenient: str
+
+    @property
+    def scoring_version(self) -> str:
+        return f"{self.answer.name}-{self.answer.version}"
+
+    @classmethod
+    def of(cls, task: ScoredTask) -> TaskScoring:
+        return task if isinstance(task, TaskScoring) else cls(task.name, task.answer, task.lenient)
+
+
 class Scorer(Protocol):
     """A named, versioned way of judging a reply. `version` changes whenever some reply would
-    get another verdict: recorded verdicts of another version are scored again."""
+    get another verdict: recorded verdicts of another version are scored again.
+
+    Optional, for slow scorers: `pooled_for(task) -> bool` (its verdicts on the task may need a
+    worker process), `needs_worker(task, reply, gold) -> bool` (this reply's does; default: the
+    task's answer), and `shipped(task, reply)` / `score_shipped(task, shipped, gold)` (what of
+    the reply goes to the worker, and the verdict from it; default: the reply and `score`)."""
 
     @property
     def name(self) -> str: ...
@@ -48,9 +102,9 @@ class Scorer(Protocol):
         into `summary.json` and shown as a report column); False for after-the-fact scorers."""
         ...
 
-    def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict: ...
+    def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict: ...
 
-    def version_for(self, spec: TaskSpec) -> str:
+    def version_for(self, spec: ScoredTask) -> str:
         """The version its verdicts on `spec` carry (the scorer's and the task's scoring)."""
         ...
 
@@ -61,11 +115,37 @@ class StrictScorer:
     version: str = "2"
     recording: bool = True
 
-    def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict:
+    def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
         return strict_verdict(spec.answer, reply.content, reply.finish_reason, gold, reply.state)
 
-    def version_for(self, spec: TaskSpec) -> str:
+    def version_for(self, spec: ScoredTask) -> str:
         return f"{self.version}/{spec.scoring_version}"
+
+    def pooled_for(self, task: ScoredTask) -> bool:
+        """A pooled answer kind (symbolic maths, IFEval's instructions, code)."""
+        return task.answer.pooled
+
+    def needs_worker(self, task: ScoredTask, reply: ReplyText, gold: str) -> bool:
+        """A pooled kind's finished reply, unless the kind's `quick_matches` decides its answer
+        at once. Empty and cut-off replies are never parsed: their verdict is the state's."""
+        kind = task.answer
+        if not kind.pooled:
+            return False
+        read = reply_state(reply.content, reply.finish_reason)
+        if read.state != "finished":
+            return False
+        quick = getattr(kind, "quick_matches", None)
+        if quick is None:
+            return True
+        found = kind.find(fold_width(read.visible))
+        return found is not None and quick(found.answer, gold) is None
+
+    def shipped(self, task: ScoredTask, reply: ReplyText) -> ReplyText:
+        """Strict never reads the reasoning: a long one is not pickled."""
+        return ReplyText(reply.content, None, reply.finish_reason, reply.state)
+
+    def score_shipped(self, task: ScoredTask, shipped: ReplyText, gold: str) -> Verdict:
+        return self.score(task, shipped, gold)
 
 
 @dataclass(frozen=True)
@@ -74,61 +154,151 @@ class LenientScorer:
     version: str = "3"
     recording: bool = True
 
-    def score(self, spec: TaskSpec, reply: ReplyText, gold: str) -> Verdict:
+    def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
         return lenient_verdict(spec.lenient, reply.content, reply.reasoning, gold)
 
-    def version_for(self, spec: TaskSpec) -> str:
+    def version_for(self, spec: ScoredTask) -> str:
         return f"{self.version}/{spec.lenient}"
+
+    def pooled_for(self, task: ScoredTask) -> bool:
+        """A rule that runs Math-Verify, IFEval's checkers or the program on the whole reply."""
+        return task.lenient in SLOW_RULES
+
+    def shipped(self, task: ScoredTask, reply: ReplyText) -> str:
+        """Only the text AISBench scores (`lenient_text`), not the whole reasoning."""
+        return lenient_text(reply.content, reply.reasoning)
+
+    def score_shipped(self, task: ScoredTask, shipped: str, gold: str) -> Verdict:
+        return lenient_text_verdict(task.lenient, shipped, gold)
 
 
 STRICT = StrictScorer()
 LENIENT = LenientScorer()
-# The registry, in order: strict first (the protocol's), then the others as registered. Every
-# reader of verdicts, counts, summaries and reports goes through it by name.
-SCORERS: dict[str, Scorer] = {STRICT.name: STRICT, LENIENT.name: LENIENT}
-# Scorers that run whenever a reply is recorded, in registry order (kept as a tuple: it is read
-# per reply). `Outcome.correct` and the counts are aligned with it.
-RECORDING_SCORERS: tuple[Scorer, ...] = (STRICT, LENIENT)
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+MAX_RECORDING = 16  # the sample browser keeps two bits per recording scorer in an int32
+
+
+@dataclass(frozen=True)
+class ScorerSet:
+    """The scorers in effect, in order: strict first (the protocol's), then the others."""
+
+    scorers: tuple[Scorer, ...]
+
+    def __post_init__(self) -> None:
+        names = [scorer.name for scorer in self.scorers]
+        if not names or names[0] != STRICT.name:
+            raise ValueError("a scorer set starts with the strict scorer")
+        if len(set(names)) != len(names):
+            raise ValueError(f"scorer names repeat: {', '.join(names)}")
+        for name in names:
+            if not _NAME.fullmatch(name) or name == "judge":
+                raise ValueError(
+                    f"scorer name {name!r}: lower-case letters, digits and _, starting with a "
+                    "letter (it names JSON keys and CSV columns), and not 'judge' (the judge "
+                    "model's, `thinkeval judge`)"
+                )
+        if sum(scorer.recording for scorer in self.scorers) > MAX_RECORDING:
+            raise ValueError(f"at most {MAX_RECORDING} recording scorers (the report's columns)")
+        # Read per reply: kept, not recomputed.
+        object.__setattr__(self, "recording", tuple(s for s in self.scorers if s.recording))
+
+    # The recording scorers, in order (set from `scorers`).
+    recording: tuple[Scorer, ...] = field(init=False, repr=False, compare=False, default=())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(scorer.name for scorer in self.scorers)
+
+    def get(self, name: str) -> Scorer | None:
+        for scorer in self.scorers:
+            if scorer.name == name:
+                return scorer
+        return None
+
+    def adding(self, scorer: Scorer) -> ScorerSet:
+        """This set with `scorer` after the others."""
+        if self.get(scorer.name) is not None:
+            raise ValueError(f"a scorer named {scorer.name!r} is registered already")
+        return ScorerSet((*self.scorers, scorer))
+
+
+BUILT_IN = ScorerSet((STRICT, LENIENT))
+# The built-in scorers by name, in order (what `thinkeval.score` offers without registering).
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in BUILT_IN.scorers}
+_process = BUILT_IN  # `register_scorer`'s, for the whole process
+_scoped: ContextVar[ScorerSet | None] = ContextVar("thinkeval_scorers", default=None)
+
+
+def active_scorers() -> ScorerSet:
+    """The scorers in effect here: a `registered` block's, else the process's."""
+    return _scoped.get() or _process
 
 
 def recording_scorers() -> tuple[Scorer, ...]:
-    """The recording scorers now, in registry order (strict first)."""
-    return RECORDING_SCORERS
-
-
-def _refresh() -> None:
-    global RECORDING_SCORERS
-    RECORDING_SCORERS = tuple(scorer for scorer in SCORERS.values() if scorer.recording)
+    """The recording scorers in effect, in order (strict first). `Outcome.correct` and the
+    counts are aligned with it."""
+    return (_scoped.get() or _process).recording
 
 
 def register_scorer(scorer: Scorer) -> None:
-    """Add `scorer` to the registry (after the ones there): a recording one is then scored,
-    journalled, counted and reported with strict and lenient."""
-    if scorer.name in SCORERS:
-        raise ValueError(f"a scorer named {scorer.name!r} is registered already")
-    SCORERS[scorer.name] = scorer
-    _refresh()
+    """Add `scorer` for the rest of the process (a script's choice; tests use `registered`):
+    a recording one is then scored, journalled, counted and reported with strict and lenient."""
+    global _process
+    _process = _process.adding(scorer)
 
 
 def unregister_scorer(name: str) -> None:
-    if name in (STRICT.name, LENIENT.name):
+    """Take a scorer `register_scorer` added out of the process's set again."""
+    global _process
+    if name in SCORERS:
         raise ValueError(f"{name!r} is built in")
-    SCORERS.pop(name, None)
-    _refresh()
+    _process = ScorerSet(tuple(s for s in _process.scorers if s.name != name))
 
 
 @contextmanager
-def registered(scorer: Scorer) -> Iterator[Scorer]:
-    """`scorer` registered for the `with` block only (tests, one-off runs)."""
-    register_scorer(scorer)
+def registered(*scorers: Scorer) -> Iterator[ScorerSet]:
+    """`scorers` in effect for the `with` block only, in this context (its thread, and the
+    asyncio tasks it starts): the set before it is back on leaving, whatever happened inside."""
+    chosen = active_scorers()
+    for scorer in scorers:
+        chosen = chosen.adding(scorer)
+    token = _scoped.set(chosen)
     try:
-        yield scorer
+        yield chosen
     finally:
-        unregister_scorer(scorer.name)
+        _scoped.reset(token)
 
 
 def get_scorer(name: str) -> Scorer:
-    scorer = SCORERS.get(name)
+    scorer = active_scorers().get(name)
     if scorer is None:
-        raise ValueError(f"unknown scorer {name!r}: expected one of {', '.join(SCORERS)}")
+        names = ", ".join(active_scorers().names)
+        raise ValueError(f"unknown scorer {name!r}: expected one of {names}")
     return scorer
+
+
+def pooled_for(scorer: Scorer, task: ScoredTask) -> bool:
+    """Whether `scorer`'s verdicts on `task` may need a scoring worker (its `pooled_for`)."""
+    hook = getattr(scorer, "pooled_for", None)
+    return bool(hook(task)) if callable(hook) else False
+
+
+def needs_worker(scorer: Scorer, task: ScoredTask, reply: ReplyText, gold: str) -> bool:
+    """Whether `scorer`'s verdict on this reply needs a scoring worker."""
+    if not pooled_for(scorer, task):
+        return False
+    hook = getattr(scorer, "needs_worker", None)
+    return bool(hook(task, reply, gold)) if callable(hook) else True
+
+
+def shipped(scorer: Scorer, task: ScoredTask, reply: ReplyText) -> Any:
+    """What of `reply` the worker gets for `scorer` (its `shipped`, else the reply)."""
+    hook = getattr(scorer, "shipped", None)
+    return hook(task, reply) if callable(hook) else reply
+
+
+def score_shipped(scorer: Scorer, task: ScoredTask, what: Any, gold: str) -> Verdict:
+    """`scorer`'s verdict from what `shipped` gave (in a worker)."""
+    hook = getattr(scorer, "score_shipped", None)
+    verdict: Verdict = hook(task, what, gold) if callable(hook) else scorer.score(task, what, gold)
+    return verdict

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from thinkeval.records import Attempt, Phase, ReplyState, StoredVerdict, Verdict
-from thinkeval.scoring.scorers import LENIENT, STRICT, ReplyText, recording_scorers
+from thinkeval.scoring.scorers import STRICT, ReplyText, recording_scorers
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.tasks.spec import TaskSpec
 
@@ -188,23 +188,14 @@ class Scored:
     def strict(self) -> Verdict | None:
         return self.verdicts.get(STRICT.name)
 
-    @property
-    def lenient(self) -> Verdict | None:
-        return self.verdicts.get(LENIENT.name)
-
 
 def score_attempt(
-    attempt: Attempt,
-    spec: TaskSpec,
-    gold: str,
-    strict: Verdict | None = None,
-    lenient: Verdict | None = None,
-    given: dict[str, Verdict] | None = None,
+    attempt: Attempt, spec: TaskSpec, gold: str, given: dict[str, Verdict] | None = None
 ) -> Scored:
     """Score one attempt with every recording scorer, applying the run-level rules once.
 
-    `strict` and `lenient` are its verdicts when already computed (pooled kinds, scored in a
-    batch by `scoring.pooled.verdict_pairs`); `given` holds any other scorer's."""
+    `given` holds verdicts already computed, by scorer name (those of scorers that need a
+    worker, scored in a batch by `scoring.pooled.many_verdicts`, or recorded and current)."""
     tokens = attempt.usage.completion_tokens
     if attempt.refused is not None:  # a permanent refusal: neither an answer nor an error
         return Scored(Outcome("refused", (), tokens), {})
@@ -212,11 +203,7 @@ def score_attempt(
         return Scored(Outcome("error", (), tokens), {})
     state = attempt_state(attempt, spec, gold)
     reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason, state)
-    known = dict(given) if given else {}
-    if strict is not None:
-        known[STRICT.name] = strict
-    if lenient is not None:
-        known[LENIENT.name] = lenient
+    known = given or {}
     verdicts: dict[str, Verdict] = {}
     for scorer in recording_scorers():
         verdict = known.get(scorer.name)
@@ -227,15 +214,11 @@ def score_attempt(
 
 
 def outcome_of(
-    attempt: Attempt,
-    spec: TaskSpec,
-    gold: str,
-    strict: Verdict | None = None,
-    lenient: Verdict | None = None,
+    attempt: Attempt, spec: TaskSpec, gold: str, given: dict[str, Verdict] | None = None
 ) -> Outcome:
     """The attempt's outcome; the recorded verdicts are reused when the current scorer versions
     gave them against this gold (scoring again would give the same), else it is scored again
-    (with `strict` and `lenient` as its verdicts when given: see `recorded_is_current`)."""
+    (with `given` as the verdicts of the scorers named there: see `recorded_is_current`)."""
     if attempt.error is None and attempt.judged_against(gold):
         # Per reply: one pass over the recorded verdicts, no dict built unless one is stale.
         recorded = attempt.verdicts
@@ -251,23 +234,19 @@ def outcome_of(
             first = recorded[STRICT.name]
             tokens = attempt.usage.completion_tokens
             return Outcome(first.status, tuple(correct), tokens, first.answer)
-        given: dict[str, Verdict] = {}
+        current: dict[str, Verdict] = {}
         for scorer in recording_scorers():
             each = _current(attempt, scorer.name, scorer.version_for(spec))
             if each is not None:
-                given[scorer.name] = Verdict(each.status, each.answer, each.rule)
-        if strict is not None:
-            given[STRICT.name] = strict
-        if lenient is not None:
-            given[LENIENT.name] = lenient
-        return score_attempt(attempt, spec, gold, given=given).outcome
-    return score_attempt(attempt, spec, gold, strict, lenient).outcome
+                current[scorer.name] = Verdict(each.status, each.answer, each.rule)
+        return score_attempt(attempt, spec, gold, {**current, **(given or {})}).outcome
+    return score_attempt(attempt, spec, gold, given).outcome
 
 
 def recorded_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
     """Whether `outcome_of` can reuse the attempt's recorded verdicts. Readers of many attempts
-    of a pooled kind score the others together first (`scoring.pooled.verdict_pairs`) and pass
-    each result to `outcome_of`."""
+    of a task some scorer pools (`scoring.pooled.task_pools`) score the others together first
+    (`scoring.pooled.many_verdicts`) and pass each result to `outcome_of`."""
     if attempt.error is not None:
         return True
     return attempt.judged_against(gold) and all(
@@ -281,26 +260,26 @@ def _current(attempt: Attempt, scorer: str, version: str) -> StoredVerdict | Non
     return stored if stored is not None and stored.version == version else None
 
 
-def recorded_verdicts(
-    spec: TaskSpec, reply: ReplyText, gold: str, skip_pooled: bool = False
-) -> dict[str, StoredVerdict]:
-    """The verdicts of every recording scorer, as an attempt stores them.
+def recorded_verdicts(spec: TaskSpec, reply: ReplyText, gold: str) -> dict[str, StoredVerdict]:
+    """The verdicts of every recording scorer, scored here, as an attempt stores them (a run
+    scores in the pool where a scorer needs a worker: `stored_verdicts` of its verdicts)."""
+    return stored_verdicts(
+        spec, {scorer.name: scorer.score(spec, reply, gold) for scorer in recording_scorers()}
+    )
 
-    With `skip_pooled`, a pooled answer kind's task gets none: the caller gets them from the
-    scoring pool (`scoring.pooled.pooled_verdicts`) instead of blocking here.
-    """
-    verdicts: dict[str, StoredVerdict] = {}
-    if skip_pooled and spec.answer.pooled:
-        return verdicts
+
+def stored_verdicts(spec: TaskSpec, verdicts: dict[str, Verdict]) -> dict[str, StoredVerdict]:
+    """`verdicts` (by recording scorer) as an attempt stores them, each with its version."""
+    out: dict[str, StoredVerdict] = {}
     for scorer in recording_scorers():
-        verdict = scorer.score(spec, reply, gold)
-        verdicts[scorer.name] = StoredVerdict(
+        verdict = verdicts[scorer.name]
+        out[scorer.name] = StoredVerdict(
             status=verdict.status,
             answer=verdict.answer,
             rule=verdict.rule,
             version=scorer.version_for(spec),
         )
-    return verdicts
+    return out
 
 
 def adaptive_outcome(

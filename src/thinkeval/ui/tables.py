@@ -25,7 +25,7 @@ from thinkeval.results.wording import (
     fixed_cell,
     gain_cell,
 )
-from thinkeval.scoring.scorers import SCORERS
+from thinkeval.scoring.scorers import active_scorers
 
 
 def stdout_console() -> Console:
@@ -47,7 +47,7 @@ def results_table(summary: Summary, title: str | None = None) -> Table:
     # One column per recording scorer beside strict, as the summary names them.
     # (summary.json's keys are sorted: the registry's order first).
     found = {name for row in summary.results for name in row.scorers if name != "strict"}
-    order = list(SCORERS)
+    order = list(active_scorers().names)
     others = sorted(found, key=lambda n: (order.index(n) if n in order else len(order), n))
     for name in others:
         table.add_column(f"{name} fixed", justify="right")

@@ -2,14 +2,16 @@
 
 The fields are those the report page's own export writes (report/page_export.js), so a file from
 `thinkeval view` and one from a report.html differ only where the HTML file shortened long texts
-(and says so with `"shortened": true`).
+(and says so with `"shortened": true`). Every recording scorer beside strict has its fields, by
+name: `NAME_adaptive_correct` per record and `NAME` (its verdict) per reply, so the built-in
+scorers' are `lenient_adaptive_correct` and `lenient`, as before scorers were keyed by name.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -18,7 +20,7 @@ from thinkeval.report._model_samples import Judgement, ReplyView, Text
 from thinkeval.report._samples import Catalog, Limits
 
 WHOLE = Limits(reasoning=None, content=None, prompt=None)
-CSV_COLUMNS = (
+_HEAD = (
     "model",
     "task",
     "sample_id",
@@ -27,7 +29,8 @@ CSV_COLUMNS = (
     "gold",
     "fixed_verdict",
     "adaptive_verdict",
-    "lenient_adaptive_correct",
+)
+_TAIL = (
     "fixed_answer",
     "fixed_finish_reason",
     "fixed_completion_tokens",
@@ -46,6 +49,14 @@ CSV_COLUMNS = (
     "fixed_content",
     "retry_content",
 )
+
+
+def csv_columns(scorers: Sequence[str]) -> tuple[str, ...]:
+    """The CSV header with `scorers` (the recording scorers beside strict) in effect."""
+    return (*_HEAD, *(f"{name}_adaptive_correct" for name in scorers), *_TAIL)
+
+
+CSV_COLUMNS = csv_columns(("lenient",))  # with the built-in scorers
 BATCH = 200  # rows read and written at a time
 
 
@@ -68,7 +79,7 @@ def _judge(verdict: Judgement | None) -> dict[str, Any] | None:
     return {"status": verdict.status, "answer": verdict.answer, "model": verdict.rule}
 
 
-def _reply(view: ReplyView) -> dict[str, Any]:
+def _reply(view: ReplyView, scorers: Sequence[str]) -> dict[str, Any]:
     return {
         "phase": view.phase,
         "max_tokens": view.max_tokens,
@@ -79,7 +90,7 @@ def _reply(view: ReplyView) -> dict[str, Any]:
         "ttft_s": view.ttft_s,
         "error": view.error,
         "strict": _judgement(view.strict),
-        "lenient": _judgement(view.lenient),
+        **{name: _judgement(view.verdicts.get(name)) for name in scorers},
         "judge": _judge(view.judge),
         "content": _text(view.content),
         "reasoning": _text(view.reasoning),
@@ -92,6 +103,7 @@ def record(catalog: Catalog, row: int) -> dict[str, Any]:
     question = int(catalog.row_question[row])
     subject = int(catalog.question_subject[question])
     view, _ = catalog.question_view(question, WHOLE)
+    bits = int(columns["row_scorers"][row])
     return {
         "model": catalog.models[int(catalog.row_model[row])],
         "task": catalog.tasks[int(catalog.question_task[question])],
@@ -101,16 +113,19 @@ def record(catalog: Catalog, row: int) -> dict[str, Any]:
         "gold": catalog.question_gold[question],
         "fixed_verdict": catalog.statuses[int(columns["row_fixed"][row])],
         "adaptive_verdict": catalog.statuses[int(columns["row_final"][row])],
-        "lenient_adaptive_correct": bool(int(columns["row_lenient"][row]) & 2),
+        **{
+            f"{name}_adaptive_correct": bool(bits >> (2 * i + 1) & 1)
+            for i, name in enumerate(catalog.scorers)
+        },
         "prompt": _text(view.prompt),
-        "replies": [_reply(reply) for reply in catalog.reply_views(row, WHOLE)],
+        "replies": [_reply(reply, catalog.scorers) for reply in catalog.reply_views(row, WHOLE)],
         "shortened": False,
     }
 
 
-def flat(entry: dict[str, Any]) -> dict[str, Any]:
+def flat(entry: dict[str, Any], columns: Sequence[str] = CSV_COLUMNS) -> dict[str, Any]:
     """A record as one CSV line's values (the reasoning and the prompt stay out)."""
-    out = {key: entry[key] for key in CSV_COLUMNS[:9]}
+    out = {key: entry[key] for key in columns[: columns.index(_TAIL[0])]}
     for phase in ("fixed", "retry"):
         reply = next((r for r in entry["replies"] if r["phase"] == phase), None)
         verdict = reply["strict"] if reply else None
@@ -144,11 +159,12 @@ def _csv_lines(rows: list[list[Any]]) -> bytes:
 def export(catalog: Catalog, rows: list[int], fmt: str) -> Iterator[bytes]:
     """The rows as JSONL or CSV, in chunks of `BATCH` records."""
     encoder = msgspec.json.Encoder()
+    columns = csv_columns(catalog.scorers)
     if fmt == "csv":
-        yield _csv_lines([list(CSV_COLUMNS)])
+        yield _csv_lines([list(columns)])
     for start in range(0, len(rows), BATCH):
         records = [record(catalog, row) for row in rows[start : start + BATCH]]
         if fmt == "jsonl":
             yield b"".join(encoder.encode(entry) + b"\n" for entry in records)
         else:
-            yield _csv_lines([[flat(entry)[key] for key in CSV_COLUMNS] for entry in records])
+            yield _csv_lines([[flat(entry, columns)[key] for key in columns] for entry in records])

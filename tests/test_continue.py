@@ -206,6 +206,18 @@ def test_a_task_asking_continue_of_an_sglang_model_is_refused(tmp_path, sim, cap
     assert stats(server.base_url)["requests"] == 0
 
 
+def test_continue_with_a_thinking_budget_is_refused_before_any_request(
+    tmp_path, sim, capsys
+) -> None:
+    server = sim(model="m")
+    entry = {**model_entry(server.base_url, retry="continue"), "reasoning": {"budget": 512}}
+    config = write_config(tmp_path / "run.yaml", {"run": "r", "tasks": TASKS, "models": [entry]})
+    assert main(["run", str(config), "--output", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "models[0].retry" in err[0] and "reasoning.budget" in err[0]
+    assert stats(server.base_url)["requests"] == 0
+
+
 def test_the_probe_refuses_a_server_that_returns_no_token_ids(tmp_path, sim, capsys) -> None:
     # An SGLang server behind `api: vllm`: the config cannot tell, the probe does.
     server = sim(model="m", profile="sglang")

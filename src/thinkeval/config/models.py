@@ -119,6 +119,14 @@ def continue_problem(model: ModelConfig, retry: Retry) -> str | None:
         )
     if model.stream:
         return "retry: continue needs non-streamed replies (the token ids); set stream: false"
+    if model.reasoning is not None and model.reasoning.budget is not None:
+        # The continuation is a plain completion of the generated tokens: no request field
+        # tells the server how much of the thinking budget the fixed reply already spent.
+        return (
+            "retry: continue cannot keep reasoning.budget (the continuation, a completion of the "
+            "tokens already generated, carries no thinking budget, so a reply cut while "
+            "thinking would reason past it); use retry: reask"
+        )
     return None
 
 

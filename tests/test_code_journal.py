@@ -64,7 +64,7 @@ def _journal(run_dir: Path) -> Path:
     return journal
 
 
-def _rewrite(run_dir: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+def rewrite_journal(run_dir: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     journal = _journal(run_dir)
     rows = [orjson.loads(line) for line in journal.read_bytes().splitlines()]
     journal.write_bytes(b"".join(orjson.dumps(change(row)) + b"\n" for row in rows))
@@ -75,9 +75,9 @@ def _accuracy(run_dir: Path) -> list[Any]:
     return [(r["task"], r["fixed"], r["total"]) for r in data["results"]]
 
 
-def test_large_tests_are_journalled_by_digest_and_rescore_from_the_run_dir(
-    large_hub: FakeHub, tmp_path: Path
-) -> None:
+def lcb_run(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """Run the made-up release (`large_hub`) with the simulator, 4 replies per problem, half of
+    the programs right; the run directory and each sample's gold (its tests, ~200 KB)."""
     samples = load_samples("livecodebench_v1", None)
     golds = {s.id: s.gold for s in samples}
     assert all(len(g) > 100 * GOLD_INLINE_MAX for g in golds.values())  # ~200 KB each
@@ -96,7 +96,13 @@ def test_large_tests_are_journalled_by_digest_and_rescore_from_the_run_dir(
         assert main(["run", str(config), "--output", str(run_dir)]) == 0
     finally:
         server.stop()
+    return run_dir, golds
 
+
+def test_large_tests_are_journalled_by_digest_and_rescore_from_the_run_dir(
+    large_hub: FakeHub, tmp_path: Path
+) -> None:
+    run_dir, golds = lcb_run(tmp_path)
     attempts = [a for a in iter_attempts(run_dir) if a.error is None]
     assert len(attempts) >= 8
     statuses = {a.verdicts["strict"].status for a in attempts}
@@ -131,18 +137,19 @@ def test_large_tests_are_journalled_by_digest_and_rescore_from_the_run_dir(
         return {**row, "verdicts": verdicts}
 
     journal_bytes = _journal(run_dir).read_bytes()
-    _rewrite(run_dir, lie)
+    rewrite_journal(run_dir, lie)
     write_summary(run_dir)
     assert all(fixed["correct"] == total for _, fixed, total in _accuracy(run_dir))
     # ...a digest of other tests is stale: the programs run again, and the lie is undone.
-    _rewrite(run_dir, lambda row: {**lie(row), "gold_digest": gold_digest("other tests")})
+    rewrite_journal(run_dir, lambda row: {**lie(row), "gold_digest": gold_digest("other tests")})
     done = rescore_run(run_dir)
     assert all(row.stale == row.replies for row in done.scorers)
     assert _accuracy(run_dir) == first
 
     # An older journal, with each attempt's gold inline, rescores to the same verdicts.
     _journal(run_dir).write_bytes(journal_bytes)
-    _rewrite(run_dir, lambda row: {**row, "gold": golds[row["sample_id"]], "gold_digest": None})
+    inline = {"gold_digest": None}
+    rewrite_journal(run_dir, lambda row: {**row, **inline, "gold": golds[row["sample_id"]]})
     assert _journal(run_dir).stat().st_size > 20 * compact
     done = rescore_run(run_dir)
     assert all(row.stale == 0 and row.changed == 0 for row in done.scorers)

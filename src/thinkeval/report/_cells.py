@@ -21,6 +21,7 @@ import numpy as np
 
 from thinkeval.records import PHASES, Attempt, Phase
 from thinkeval.report._columns import Replies, Timing
+from thinkeval.report._golds import Golds
 from thinkeval.results.summary import SampleResult
 from thinkeval.store.counted import Journals
 from thinkeval.store.run_record import RunRecord
@@ -28,10 +29,11 @@ from thinkeval.store.run_record import RunRecord
 
 @dataclass
 class TaskSamples:
-    """One task's samples as a run recorded them (no prompts: those are read back by offset)."""
+    """One task's samples as a run recorded them (no prompts: those are read back by offset;
+    nor a long gold, a code task's tests: `Golds` keeps a reference and reads it back)."""
 
+    golds: Golds
     ids: list[str] = field(default_factory=list)
-    golds: list[str] = field(default_factory=list)
     subsets: list[str | None] = field(default_factory=list)
     offsets: array[int] = field(default_factory=lambda: array("Q"))
 

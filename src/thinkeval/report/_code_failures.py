@@ -2,7 +2,8 @@
 failed, per model, task and phase: a failed test, a crash, a time-out or a memory-out.
 
 The reason is the start of the strict verdict's rule (`scoring.kinds.code`), read from the
-journal as the sample browser reads it; a verdict recorded by an older scorer is scored again.
+journal as the sample browser reads it; a verdict recorded by an older scorer is scored again
+(a long gold's recorded verdicts count where they are current: `_golds`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import numpy as np
 from thinkeval.report._cells import Collection, ModelTask
 from thinkeval.report._columns import CODE
 from thinkeval.report._frozen import Frozen
-from thinkeval.store.judge import score_attempt
 
 REASONS = ("failed_test", "crash", "timeout", "memory")
 HEADERS = ("model", "phase", "wrong", *REASONS)
@@ -52,8 +52,7 @@ def _row(cell: ModelTask, phase: str) -> CodeFailuresRow:
         ref = int(replies.ref[unit])
         if not ref:
             continue
-        gold = cell.samples.golds[int(unit) // cell.k]
-        strict = score_attempt(cell.run.read(ref), spec, gold).strict
+        strict = cell.samples.golds.scored(int(unit) // cell.k, cell.run.read(ref), spec).strict
         reason = (strict.rule or "").partition(":")[0] if strict is not None else ""
         if reason in counts:
             counts[reason] += 1

@@ -13,6 +13,7 @@ from pathlib import Path
 from thinkeval.errors import JournalError, ThinkevalError
 from thinkeval.report._cells import Collection, ModelTask, RunData, TaskSamples
 from thinkeval.report._columns import Replies
+from thinkeval.report._golds import Golds
 from thinkeval.report._reader import read_journal
 from thinkeval.store.counted import Journals
 from thinkeval.store.run_record import read_run_record
@@ -20,11 +21,11 @@ from thinkeval.store.rundir import CONFIG_FILE, SamplesFile
 
 
 def _read_samples(run_dir: Path, task: str) -> TaskSamples:
-    found = TaskSamples()
     with SamplesFile(run_dir, task, messages=False) as samples:
+        found = TaskSamples(Golds(samples.path, task))
         for offset, sample in samples:
             found.ids.append(sample.id)
-            found.golds.append(sample.gold)
+            found.golds.append(sample.gold, offset)
             found.subsets.append(sample.subset)
             found.offsets.append(offset)
     return found
@@ -96,7 +97,7 @@ def _check_combinable(runs: Sequence[RunData], like_for_like: bool = True) -> No
         gold: dict[str, tuple[str, Path]] = {}
         for run in runs:
             items = run.samples[task]
-            for sample_id, sample_gold in zip(items.ids, items.golds, strict=True):
+            for sample_id, sample_gold in zip(items.ids, items.golds.keys(), strict=True):
                 seen = gold.setdefault(sample_id, (sample_gold, run.path))
                 if seen[0] != sample_gold:
                     raise ThinkevalError(

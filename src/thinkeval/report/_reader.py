@@ -14,8 +14,9 @@ from thinkeval.records import Attempt
 from thinkeval.report._cells import ModelTask, RunData
 from thinkeval.report._columns import JUDGE_AGREES, JUDGE_DIFFERS, JUDGE_MISSING, NONE, Replies
 from thinkeval.results.judge import Key, content_sha, read_verdicts, verdict_for
+from thinkeval.scoring.state import RETRY_STATES
 from thinkeval.store.counted import IdIndex, Journals, count_journal
-from thinkeval.store.judge import Outcome, attempt_state, outcome_of, retry_due
+from thinkeval.store.judge import Outcome
 from thinkeval.store.rundir import judge_path
 
 
@@ -74,30 +75,32 @@ class _Reader:
             entry = counted.get((model, task))
             if entry is None:
                 continue
-            golds, k = cell.samples.golds, cell.k
+            k = cell.k
             for position, slot in enumerate(slots[task]):
                 assert slot is not None  # indexed from this very list
                 for repeat in range(k):
                     counted_unit, unit = slot * k + repeat, position * k + repeat
                     if not entry.fixed[counted_unit]:
                         continue
-                    gold = golds[position]
-                    self._fill(cell, cell.fixed, unit, entry.fixed[counted_unit], gold, journals)
+                    ref = entry.fixed[counted_unit]
+                    self._fill(cell, cell.fixed, unit, ref, position, journals)
                     retry = entry.retry_ref(counted_unit)
                     if cell.fixed.due[unit] and retry:
-                        self._fill(cell, cell.retry, unit, retry, gold, journals)
+                        self._fill(cell, cell.retry, unit, retry, position, journals)
         self.run.judged = self.verdicts is not None
         self.run.judge_models = list(self._judges)
 
     def _fill(
-        self, cell: ModelTask, replies: Replies, unit: int, ref: int, gold: str, journals: Journals
-    ) -> None:
+        self, cell: ModelTask, replies: Replies, unit: int, ref: int, position: int,
+        journals: Journals,
+    ) -> None:  # fmt: skip
         attempt = journals.read(ref)
         spec = self.run.record.task(cell.task).spec
-        outcome = outcome_of(attempt, spec, gold)
-        due = attempt.phase == "fixed" and attempt.ok and retry_due(attempt, spec, gold)
+        # A long gold (a code task's tests) is read back only if the recorded verdicts are stale.
+        outcome, state = cell.samples.golds.outcome(position, attempt, spec)
+        due = attempt.phase == "fixed" and attempt.ok and state in RETRY_STATES
         replies.set(unit, attempt, outcome, due, self.finish_code(attempt.finish_reason), ref)
-        if self.verdicts is not None and attempt_state(attempt, spec, gold) == "finished":
+        if self.verdicts is not None and state == "finished":
             self._judged(cell, replies, unit, attempt, outcome)
 
     def _judged(

@@ -31,10 +31,9 @@ from thinkeval.report._columns import (
     STATUS_CODES,
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
-from thinkeval.report._samples_code import code_column, is_code, shown_gold, with_code_failure
+from thinkeval.report._samples_code import code_column, is_code, with_code_failure
 from thinkeval.report._samples_diagnosis import DIAGNOSES, diagnosis_column, with_diagnosis
 from thinkeval.scoring.scorers import STRICT, recording_scorers
-from thinkeval.store.judge import score_attempt
 from thinkeval.store.rundir import SamplesFile
 
 # Columns of `SampleIndex` that describe rows, in its field order.
@@ -112,7 +111,7 @@ class Catalog:
             first = runs[0].samples[task]
             task_ids, task_golds, task_subsets = (
                 list(first.ids),
-                list(first.golds),
+                list(first.golds.kept),  # a long gold as the index shows it
                 list(first.subsets),
             )
             for run in runs[1:]:  # samples only later runs asked come after the first run's
@@ -120,7 +119,7 @@ class Catalog:
                 for i, sample_id in enumerate(items.ids):
                     if sample_id not in known:
                         task_ids.append(sample_id)
-                        task_golds.append(items.golds[i])
+                        task_golds.append(items.golds.shown(i))
                         task_subsets.append(items.subsets[i])
             positions = np.full((len(data.models), len(task_ids)), -1, dtype=np.int32)
             for m, model in enumerate(data.models):
@@ -265,7 +264,7 @@ class Catalog:
             "question_id": [self.question_id[q] for q in questions],
             "question_task": self.question_task[questions],
             "question_subject": self.question_subject[questions],
-            "question_gold": [shown_gold(self.question_gold[q]) for q in questions],
+            "question_gold": [self.question_gold[q] for q in questions],
             "code_reasons": list(REASONS) if any(map(is_code, self.data.cells.values())) else [],
         }
         for name in ROW_COLUMNS:
@@ -282,16 +281,25 @@ class Catalog:
             self._samples_files[key] = found
         return found
 
+    def _asked(self, question: int) -> tuple[ModelTask, int]:
+        """The first model's cell that asked the question, and the question's position there."""
+        models = np.nonzero(self.position[:, question] >= 0)[0]
+        task = self.tasks[int(self.question_task[question])]
+        cell = self.data.cells[(self.models[int(models[0])], task)]
+        return cell, int(self.position[models[0], question])
+
+    def whole_gold(self, question: int) -> str:
+        """The question's gold whole (`question_gold` holds a long one as the index shows it)."""
+        cell, position = self._asked(question)
+        return cell.samples.golds[position]
+
     def question_view(
         self, question: int, limits: Limits
     ) -> tuple[QuestionView, tuple[str, list[dict[str, str]]] | None]:
         """The question's prompt (the last user message) and its exemplars with their key."""
-        models = np.nonzero(self.position[:, question] >= 0)[0]
-        model = self.models[int(models[0])]
-        task = self.tasks[int(self.question_task[question])]
-        cell = self.data.cells[(model, task)]
-        offset = cell.samples.offsets[int(self.position[models[0], question])]
-        messages = list(self.samples_file(cell.run, task).at(offset).messages)
+        cell, position = self._asked(question)
+        offset = cell.samples.offsets[position]
+        messages = list(self.samples_file(cell.run, cell.task).at(offset).messages)
         last_user = max(
             (i for i, m in enumerate(messages) if m.get("role") == "user"), default=None
         )
@@ -312,17 +320,18 @@ class Catalog:
     def reply_views(self, row: int, limits: Limits) -> list[ReplyView]:
         """The row's counted replies (fixed, and the retry of a candidate) with their texts."""
         cell, unit = self.cell(row)
-        gold = cell.samples.golds[unit // cell.k]
+        golds, position = cell.samples.golds, unit // cell.k
         views = []
         for replies in (cell.fixed, cell.retry):
             ref = int(replies.ref[unit])
             if ref:
                 attempt = cell.run.read(ref)
                 spec = cell.run.record.task(cell.task).spec
-                judged = score_attempt(attempt, spec, gold)
+                judged = golds.scored(position, attempt, spec)
                 view = with_diagnosis(
-                    _reply_view(attempt, judged.verdicts, limits), attempt, gold, spec
-                )
+                    _reply_view(attempt, judged.verdicts, limits), attempt,
+                    golds.for_diagnosis(position), spec,
+                )  # fmt: skip
                 view = with_code_failure(view)
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)
                 views.append(view if judge is None else msgspec.structs.replace(view, judge=judge))

@@ -5,8 +5,8 @@ stderr or stdout the verdict quotes.
 The reason is the start of the strict verdict's rule (`scoring.kinds.code`), as the report's
 code table reads it (`_code_failures`): only wrong replies of code tasks are read back from the
 journal, and a verdict recorded by an older scorer is scored again. Long golds (a
-LiveCodeBench problem's tests) are shortened in the index; the whole gold stays in the run's
-samples file.
+LiveCodeBench problem's tests) are shortened in the index (`_golds.shown_gold`); the whole gold
+stays in the run's samples file.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 
-from thinkeval.records import GOLD_INLINE_MAX, Verdict
+from thinkeval.records import Verdict
 from thinkeval.report._cells import ModelTask
 from thinkeval.report._code_failures import REASONS
 from thinkeval.report._columns import CODE, Replies
+from thinkeval.report._golds import shown_gold
 from thinkeval.report._model_samples import ReplyView
-from thinkeval.store.judge import score_attempt
 
 NO_REASON = -1
-GOLD_SHOWN = 300  # characters of a long gold the index keeps
+__all__ = ["shown_gold"]  # kept here too, where the browser's code columns are
 
 
 def is_code(cell: ModelTask) -> bool:
@@ -50,8 +50,8 @@ def code_column(cell: ModelTask, replies: Replies, units: np.ndarray) -> np.ndar
         ref = int(replies.ref[unit])
         if not ref:
             continue
-        gold = cell.samples.golds[unit // cell.k]
-        found = split_reason(score_attempt(cell.run.read(ref), spec, gold).strict)
+        scored = cell.samples.golds.scored(unit // cell.k, cell.run.read(ref), spec)
+        found = split_reason(scored.strict)
         if found is not None:
             codes[i] = REASONS.index(found[0])
     return codes
@@ -70,11 +70,3 @@ def _verdict(view: ReplyView) -> Verdict | None:
     if strict is None:
         return None
     return Verdict(strict.status, strict.answer, strict.rule)  # type: ignore[arg-type]
-
-
-def shown_gold(gold: str) -> str:
-    """The gold as the index holds it: whole, or the start of a long one and its length."""
-    if len(gold) <= GOLD_INLINE_MAX:
-        return gold
-    whole = f"{len(gold):,} characters; the whole gold is in the run's samples file"
-    return f"{gold[:GOLD_SHOWN]} … ({whole})"

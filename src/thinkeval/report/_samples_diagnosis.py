@@ -15,7 +15,6 @@ from thinkeval.records import Attempt
 from thinkeval.report._cells import ModelTask
 from thinkeval.report._columns import RETRY_CODES, Replies
 from thinkeval.report._model_samples import ReplyView
-from thinkeval.store.judge import attempt_state
 from thinkeval.tasks.spec import TaskSpec
 
 # The sample index's diagnosis codes: positions in this tuple.
@@ -23,7 +22,7 @@ DIAGNOSES: tuple[str, ...] = LABELS
 NO_DIAGNOSIS = -1
 
 
-def diagnosis_code(attempt: Attempt, state: str | None, spec: TaskSpec, gold: str) -> int:
+def diagnosis_code(attempt: Attempt, state: str | None, spec: TaskSpec, gold: str | None) -> int:
     """The index column's code of a reply's diagnosis (-1: it finished, or is an error).
 
     Only replies that did not finish (`state`) are diagnosed.
@@ -44,12 +43,16 @@ def diagnosis_column(cell: ModelTask, replies: Replies, units: np.ndarray) -> np
     spec = cell.run.record.task(cell.task).spec
     for i in np.nonzero(np.isin(replies.status[units], RETRY_CODES))[0].tolist():
         unit = int(units[i])
-        attempt, gold = cell.run.read(int(replies.ref[unit])), cell.samples.golds[unit // cell.k]
-        codes[i] = diagnosis_code(attempt, attempt_state(attempt, spec, gold), spec, gold)
+        attempt, position = cell.run.read(int(replies.ref[unit])), unit // cell.k
+        golds = cell.samples.golds
+        state = golds.state(position, attempt, spec)
+        codes[i] = diagnosis_code(attempt, state, spec, golds.for_diagnosis(position))
     return codes
 
 
-def with_diagnosis(view: ReplyView, attempt: Attempt, gold: str, spec: TaskSpec) -> ReplyView:
+def with_diagnosis(
+    view: ReplyView, attempt: Attempt, gold: str | None, spec: TaskSpec
+) -> ReplyView:
     """`view` with the diagnosis of a reply that did not finish (a finished one unchanged)."""
     if attempt.error is not None or attempt.state == "finished":
         return view

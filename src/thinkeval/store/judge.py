@@ -255,6 +255,29 @@ def recorded_is_current(attempt: Attempt, spec: TaskSpec, gold: str) -> bool:
     )
 
 
+def recorded_scored(attempt: Attempt, spec: TaskSpec) -> Scored | None:
+    """The attempt's outcome and verdicts without its gold: a transport error or a refusal, or a
+    reply with a recorded state whose every recording scorer's verdict is current; None where
+    the gold is needed. The caller knows the verdicts were judged against the gold (a long
+    one's digest: `Attempt.gold_digest`), so a reader need not hold a code task's tests."""
+    tokens = attempt.usage.completion_tokens
+    if attempt.refused is not None:
+        return Scored(Outcome("refused", (), tokens), {})
+    if attempt.error is not None:
+        return Scored(Outcome("error", (), tokens), {})
+    if attempt.state is None:
+        return None
+    verdicts: dict[str, Verdict] = {}
+    for scorer in recording_scorers():
+        each = _current(attempt, scorer.name, scorer.version_for(spec))
+        if each is None:
+            return None
+        verdicts[scorer.name] = Verdict(each.status, each.answer, each.rule)
+    first = verdicts[STRICT.name]
+    correct = tuple(verdict.status == "correct" for verdict in verdicts.values())
+    return Scored(Outcome(first.status, correct, tokens, first.answer), verdicts)
+
+
 def _current(attempt: Attempt, scorer: str, version: str) -> StoredVerdict | None:
     stored = attempt.verdicts.get(scorer)
     return stored if stored is not None and stored.version == version else None

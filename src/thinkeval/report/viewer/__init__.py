@@ -147,6 +147,11 @@ def application(viewer: Viewer, allowed_hosts: Callable[[], set[str]]) -> web.Ap
         fmt = str(form.get("format", ""))
         if fmt not in EXPORT_FORMATS:
             raise web.HTTPBadRequest(text="format must be jsonl or csv\n")
+        golds = str(form.get("golds", ""))
+        if golds not in ("", "full"):
+            raise web.HTTPBadRequest(
+                text="golds must be full, or left out (long golds by reference)\n"
+            )
         chosen = rows_of(str(form.get("rows", "")), None)
         response = web.StreamResponse(
             headers={
@@ -156,7 +161,7 @@ def application(viewer: Viewer, allowed_hosts: Callable[[], set[str]]) -> web.Ap
             }
         )
         await response.prepare(request)
-        for chunk in export(viewer.catalog, chosen, fmt):
+        for chunk in export(viewer.catalog, chosen, fmt, full_golds=golds == "full"):
             await response.write(chunk)  # lets other requests in between batches
         await response.write_eof()
         return response

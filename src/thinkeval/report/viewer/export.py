@@ -5,6 +5,10 @@ The fields are those the report page's own export writes (report/page_export.js)
 (and says so with `"shortened": true`). Every recording scorer beside strict has its fields, by
 name: `NAME_adaptive_correct` per record and `NAME` (its verdict) per reply, so the built-in
 scorers' are `lenient_adaptive_correct` and `lenient`, as before scorers were keyed by name.
+
+A gold over 1,024 characters (a code task's tests: megabytes for a LiveCodeBench problem) is
+written as a reference, as the sample index holds it (`report._golds.shown_gold`): its start,
+length and digest, and the run's samples file that has it whole; `full_golds` writes it whole.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ def csv_columns(scorers: Sequence[str]) -> tuple[str, ...]:
 
 CSV_COLUMNS = csv_columns(("lenient",))  # with the built-in scorers
 BATCH = 200  # rows read and written at a time
+CHUNK_CHARS = 8_000_000  # ... or fewer, once their golds hold this many characters
 
 
 def _text(value: Text | None) -> str | None:
@@ -97,8 +102,9 @@ def _reply(view: ReplyView, scorers: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def record(catalog: Catalog, row: int) -> dict[str, Any]:
-    """One model reply to one sample, with every counted reply's texts whole."""
+def record(catalog: Catalog, row: int, full_golds: bool = False) -> dict[str, Any]:
+    """One model reply to one sample, with every counted reply's texts whole (and a long gold
+    by reference unless `full_golds`)."""
     columns = catalog.columns
     question = int(catalog.row_question[row])
     subject = int(catalog.question_subject[question])
@@ -110,7 +116,7 @@ def record(catalog: Catalog, row: int) -> dict[str, Any]:
         "sample_id": catalog.question_id[question],
         "repeat": int(catalog.row_repeat[row]),
         "subject": catalog.subjects[subject] if subject >= 0 else None,
-        "gold": catalog.question_gold[question],
+        "gold": catalog.whole_gold(question) if full_golds else catalog.question_gold[question],
         "fixed_verdict": catalog.statuses[int(columns["row_fixed"][row])],
         "adaptive_verdict": catalog.statuses[int(columns["row_final"][row])],
         **{
@@ -156,14 +162,32 @@ def _csv_lines(rows: list[list[Any]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def export(catalog: Catalog, rows: list[int], fmt: str) -> Iterator[bytes]:
-    """The rows as JSONL or CSV, in chunks of `BATCH` records."""
+def _batches(catalog: Catalog, rows: list[int], full_golds: bool) -> Iterator[list[dict[str, Any]]]:
+    """The records of `rows`, `BATCH` at a time, or fewer once their golds pass `CHUNK_CHARS`
+    (whole code tests are megabytes each)."""
+    batch: list[dict[str, Any]] = []
+    chars = 0
+    for row in rows:
+        entry = record(catalog, row, full_golds)
+        batch.append(entry)
+        chars += len(entry["gold"])
+        if len(batch) >= BATCH or chars >= CHUNK_CHARS:
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        yield batch
+
+
+def export(
+    catalog: Catalog, rows: list[int], fmt: str, full_golds: bool = False
+) -> Iterator[bytes]:
+    """The rows as JSONL or CSV, in chunks of `BATCH` records; a long gold by reference unless
+    `full_golds`."""
     encoder = msgspec.json.Encoder()
     columns = csv_columns(catalog.scorers)
     if fmt == "csv":
         yield _csv_lines([list(columns)])
-    for start in range(0, len(rows), BATCH):
-        records = [record(catalog, row) for row in rows[start : start + BATCH]]
+    for records in _batches(catalog, rows, full_golds):
         if fmt == "jsonl":
             yield b"".join(encoder.encode(entry) + b"\n" for entry in records)
         else:

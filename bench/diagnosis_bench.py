@@ -33,11 +33,15 @@ def _reply(kind: str, tokens: int, rng: random.Random) -> str:
         parts.append(template.format(**numbers))
         size += 14
     text = " ".join(parts)
-    if kind == "loop":
-        text = text[: len(text) * 3 // 4] + " So the total is 42." * (tokens // 7)
+    if kind == "loop":  # the last quarter of its pieces loops
+        text = _first_pieces(text, tokens * 3 // 4) + " So the total is 42." * (tokens // 7)
     # Exactly `tokens` pieces (the detector's tokens when a reply has no token ids).
+    return _first_pieces(text, tokens)
+
+
+def _first_pieces(text: str, pieces: int) -> str:
     starts = cut(text).starts
-    return text[: starts[tokens]] if len(starts) > tokens else text
+    return text[: starts[pieces]] if len(starts) > pieces else text
 
 
 def main() -> int:

@@ -175,6 +175,37 @@ def test_the_sample_browser_gets_each_reply_s_diagnosis_and_loop_block(tmp_path:
         assert shown.count(view.loop_block) >= 2, (view.loop_block, shown)
 
 
+def test_a_reply_s_view_shows_the_diagnosis_the_index_made_for_it(tmp_path: Path, sim) -> None:
+    from thinkeval.diagnosis import diagnose
+    from thinkeval.report._collect import collect
+    from thinkeval.report._embed import EMBED_LIMITS
+    from thinkeval.report._samples import Catalog
+    from thinkeval.report._samples_diagnosis import DIAGNOSES, NO_DIAGNOSIS
+
+    _run(tmp_path, sim, "mixed", p_never=0.7, p_loop=0.4, p_hesitate=0.4)
+    with collect([tmp_path / "mixed"]) as data:
+        catalog = Catalog(data)
+        assert catalog.diagnosed.kept  # what the index found, kept for the views
+        cell = data.cells[("m", "gsm8k")]
+        spec = cell.run.record.task("gsm8k").spec
+        labels = set()
+        for row in range(len(catalog.row_question)):
+            code = int(catalog.columns["row_fixed_diagnosis"][row])
+            view = catalog.reply_views(row, EMBED_LIMITS)[0]
+            assert view.diagnosis == (None if code == NO_DIAGNOSIS else DIAGNOSES[code])
+            _, unit = catalog.cell(row)
+            attempt = cell.run.read(int(cell.fixed.ref[unit]))
+            if attempt.state != "finished":
+                found = diagnose(
+                    attempt.reasoning, attempt.content, attempt.finish_reason, attempt.state,
+                    spec.answer, cell.samples.golds[unit // cell.k],
+                )  # fmt: skip
+                block = found.loop.block_text if found.loop is not None else None
+                assert (view.diagnosis, view.loop_block) == (found.label, block)
+                labels.add(found.label)
+    assert {"loop", "progressing"} <= labels
+
+
 def test_compare_says_how_many_more_samples_the_candidate_loops_on(
     tmp_path: Path, sim, capsys
 ) -> None:

@@ -4,6 +4,8 @@ end to end against the simulator, and agreement with the published reference res
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -294,3 +296,16 @@ def test_the_simulator_replies_in_every_real_language(real_data_dir: Path) -> No
     verdicts = _language_verdicts(load_samples("ifeval", real_data_dir))
     assert len(verdicts) == 22 and sum(map(len, verdicts.values())) == 31
     assert {code: all(v) for code, v in verdicts.items()} == dict.fromkeys(verdicts, True)
+
+
+def test_summaries_load_no_sentence_splitter_or_language_detector_until_a_reply_is_read() -> None:
+    code = (
+        "import sys; import thinkeval.results.summary; "
+        "from thinkeval.scoring.ifeval import content; "
+        "before = sorted(m for m in ('pysbd', 'langdetect') if m in sys.modules); "
+        "content.count_sentences('One. Two.'); content.response_language('Hello there, my friend"
+        " and neighbour.', {'language': 'en'}); "
+        "print(before, sorted(m for m in ('pysbd', 'langdetect') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] ['langdetect', 'pysbd']"

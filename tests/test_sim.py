@@ -678,3 +678,17 @@ def test_cli_serves_until_sigint(tmp_path: Any) -> None:
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
+
+
+def test_cli_tasks_builds_the_answer_key_from_the_named_tasks_only(
+    data_dir: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from thinkeval.sim.cli import _load_answer_key
+
+    every = _load_answer_key(str(data_dir))
+    named = _load_answer_key(str(data_dir), {"gsm8k", "boolq", "no_such_task"})
+    assert {entry[2] for entry in named.values()} == {"gsm8k", "boolq"}
+    assert len({entry[2] for entry in every.values()}) > 2
+    # The same entries as the whole key's for those tasks' prompts.
+    assert all(every[key] == entry for key, entry in named.items())
+    assert "no task called no_such_task" in capsys.readouterr().err

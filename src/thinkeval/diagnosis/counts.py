@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 
 from thinkeval.diagnosis.checks import Finding, FindingCounter
-from thinkeval.diagnosis.pieces import cut
+from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION, Diagnosis, diagnose, reply_label
 from thinkeval.records import PHASES, Attempt
 from thinkeval.scoring.kinds.base import AnswerKind
@@ -59,7 +59,7 @@ def reasoning_length(attempt: Attempt, diagnosis: Diagnosis | None) -> int:
         return attempt.usage.reasoning_tokens
     if diagnosis is not None:
         return diagnosis.reasoning_pieces
-    return len(cut(attempt.reasoning or "").ids)
+    return count_pieces(attempt.reasoning or "")
 
 
 def _key(attempt: Attempt) -> bytes:

@@ -10,9 +10,10 @@ on, every 16 tokens, a block of 4-128 tokens three times in a row (so within 384
 of the check point). With `every=1, start=0` the detector is vLLM's exactly.
 
 It runs on token ids when a reply has them, otherwise on `pieces` (a tokenizer-free
-approximation, see `diagnosis.pieces`). The work is vectorised with numpy: a cheap probe of
-the last few tokens before each check point against the same tokens one and two blocks back
-leaves few candidates to compare in full.
+approximation, see `diagnosis.pieces`). The work is vectorised with numpy over every (check
+point, block length) pair at once: a cheap probe of the last few tokens before each check
+point against the same tokens one and two blocks back leaves few candidates to compare in
+full.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from typing import NamedTuple
 
 # Tokens before a check point compared one and two blocks back before a full comparison.
 _PROBES = 4
+# Check points probed together: a (points x blocks) array of 1024 x 125 indices is 1 MiB.
+_POINTS_AT_ONCE = 1024
 
 
 @dataclass(frozen=True)
@@ -75,38 +78,40 @@ def find_loop(
     points = np.arange(begin, n + 1, step, dtype=np.int64)
     if at_end and (points.size == 0 or points[-1] != n):
         points = np.append(points, np.int64(n))
-    if points.size == 0:
+    blocks = np.arange(max(params.min_block, 1), params.max_block + 1, dtype=np.int64)
+    blocks = blocks[blocks * params.repeats <= n]
+    if points.size == 0 or blocks.size == 0:
         return None
     tokens = np.asarray(ids, dtype=np.int64)
-    # A cheap necessary test first: the last few tokens before each check point equal the
-    # tokens one and two blocks back, each probe narrowing the candidates of the one before;
-    # only the (point, block) pairs passing them all are compared in full. Check points are
-    # sorted, so the usable ones for a block are a slice.
-    last = tokens[points - 1]
-    best_point = n + 1
-    best_block = 0
-    for block in range(max(params.min_block, 1), params.max_block + 1):
-        span = block * params.repeats
-        if span > n:
-            break
-        low = int(np.searchsorted(points, span))
-        high = int(np.searchsorted(points, best_point))
-        if low >= high:
-            continue
-        here = points[low:high]
-        here = here[(tokens[here - 1 - block] == last[low:high])]
-        for depth in range(min(block, _PROBES)):
-            for back in range(1, params.repeats):
-                if here.size:
-                    here = here[tokens[here - 1 - depth - back * block] == tokens[here - 1 - depth]]
-        for point in here.tolist():
-            if _repeated(ids, point, block, params.repeats):
-                best_point, best_block = point, block
-                break
-    if best_block == 0:
-        return None
-    repeats = _repeats(ids, best_point, best_block)
-    return Loop(best_point, best_block, repeats, best_point - repeats * best_block)
+    # The detector fires first at the earliest check point, with the smallest block there.
+    # Every (point, block) pair is probed at once, a slice of check points at a time (the
+    # first slice with a loop ends the search): the token before the point against the one a
+    # block back, then the few (`_PROBES`) before it one and two blocks back; only the pairs
+    # passing every probe, in (point, block) order, are compared in full.
+    first, last = int(blocks[0]), int(blocks[-1])
+    spans = blocks * params.repeats
+    # Row i: the tokens a block of `last` down to `first` back from token i + last (a view).
+    windows = np.lib.stride_tricks.sliding_window_view(tokens, last - first + 1)[:, ::-1]
+    for low in range(0, points.size, _POINTS_AT_ONCE):
+        here = points[low : low + _POINTS_AT_ONCE]
+        if here[0] > last * params.repeats:  # every block fits before every point here
+            hit = windows[here - 1 - last] == tokens[here - 1][:, None]
+        else:
+            back = np.maximum(here[:, None] - 1 - blocks[None, :], 0)
+            hit = (tokens[back] == tokens[here - 1][:, None]) & (here[:, None] >= spans)
+        at, block = np.nonzero(hit)  # row-major: by point, then by block
+        at, block = here[at], blocks[block]
+        for depth in range(_PROBES):
+            for times in range(1, params.repeats):
+                if at.size:
+                    keep = tokens[np.maximum(at - 1 - depth - times * block, 0)]
+                    keep = (keep == tokens[at - 1 - depth]) | (block <= depth)
+                    at, block = at[keep], block[keep]
+        for point, size in zip(at.tolist(), block.tolist(), strict=True):
+            if _repeated(ids, point, size, params.repeats):
+                repeats = _repeats(ids, point, size)
+                return Loop(point, size, repeats, point - repeats * size)
+    return None
 
 
 def _repeated(ids: list[int], point: int, block: int, repeats: int) -> bool:

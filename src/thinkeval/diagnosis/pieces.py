@@ -40,5 +40,15 @@ def cut(text: str, unit: Unit = "pieces") -> Pieces:
     # faster than numbering them; a 64-bit collision inside one reply is not a concern).
     found = _PIECE.findall(text)
     ids = list(map(hash, found))
-    starts = list(accumulate(map(len, found), initial=0))[:-1] if found else []
+    starts = list(accumulate(map(len, found[:-1]), initial=0)) if found else []
     return Pieces(ids, starts)
+
+
+def count(text: str) -> int:
+    """How many pieces `text` has: `len(cut(text).ids)` without the ids and offsets (a
+    finished reply's reasoning length, when the server did not count its tokens).
+
+    >>> count("Wait, 12 12"), count("")
+    (8, 0)
+    """
+    return len(_PIECE.findall(text))

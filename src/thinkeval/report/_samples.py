@@ -32,7 +32,12 @@ from thinkeval.report._columns import (
 )
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
 from thinkeval.report._samples_code import code_column, is_code, with_code_failure
-from thinkeval.report._samples_diagnosis import DIAGNOSES, diagnosis_column, with_diagnosis
+from thinkeval.report._samples_diagnosis import (
+    DIAGNOSES,
+    Diagnosed,
+    diagnosis_column,
+    with_diagnosis,
+)
 from thinkeval.scoring.scorers import STRICT, recording_scorers
 from thinkeval.store.rundir import SamplesFile
 
@@ -158,6 +163,7 @@ class Catalog:
         # other repeats follow it
         self.first_row = np.full(self.position.shape, -1, dtype=np.int32)
         self.first_row[asked_m, asked_q] = starts
+        self.diagnosed = Diagnosed()  # the index's diagnoses, for the replies' views
         self.columns = self._columns()
         self._samples_files: dict[tuple[int, str], SamplesFile] = {}
 
@@ -198,9 +204,11 @@ class Catalog:
                 columns["row_fixed_finish"][rows] = fixed.finish[at]
                 columns["row_retry_finish"][rows] = retry.finish[at]
                 columns["row_due"][rows] = fixed.due[at]
-                columns["row_fixed_diagnosis"][rows] = diagnosis_column(cell, fixed, at)
+                columns["row_fixed_diagnosis"][rows] = diagnosis_column(
+                    cell, fixed, at, self.diagnosed
+                )
                 columns["row_retry_diagnosis"][rows] = np.where(
-                    cell.candidate[at], diagnosis_column(cell, retry, at), NONE
+                    cell.candidate[at], diagnosis_column(cell, retry, at, self.diagnosed), NONE
                 )
                 columns["row_fixed_code"][rows] = code_column(cell, fixed, at)
                 columns["row_retry_code"][rows] = np.where(
@@ -330,7 +338,7 @@ class Catalog:
                 judged = golds.scored(position, attempt, spec)
                 view = with_diagnosis(
                     _reply_view(attempt, judged.verdicts, limits), attempt,
-                    golds.for_diagnosis(position), spec,
+                    golds.for_diagnosis(position), spec, self.diagnosed, (cell.run, ref),
                 )  # fmt: skip
                 view = with_code_failure(view)
                 judge = _judge_view(cell, attempt.phase, unit, judged.strict)

@@ -2,7 +2,9 @@
 
 The sample index's diagnosis columns are computed when the index is built (`Catalog`), for
 the replies that did not finish only: those are read back from the journal and diagnosed
-(milliseconds each, docs/diagnosis.md#cost); a finished reply costs nothing.
+(milliseconds each, docs/diagnosis.md#cost); a finished reply costs nothing. What the index
+found is kept (`Diagnosed`: a label and a loop's block per reply), so a reply's view in the
+HTML file or the viewer shows it without diagnosing the reply again.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 
-from thinkeval.diagnosis import LABELS, diagnose
+from thinkeval.diagnosis import LABELS, Diagnosis, diagnose
 from thinkeval.records import Attempt
-from thinkeval.report._cells import ModelTask
+from thinkeval.report._cells import ModelTask, RunData
 from thinkeval.report._columns import RETRY_CODES, Replies
 from thinkeval.report._model_samples import ReplyView
 from thinkeval.tasks.spec import TaskSpec
@@ -22,43 +24,73 @@ DIAGNOSES: tuple[str, ...] = LABELS
 NO_DIAGNOSIS = -1
 
 
-def diagnosis_code(attempt: Attempt, state: str | None, spec: TaskSpec, gold: str | None) -> int:
-    """The index column's code of a reply's diagnosis (-1: it finished, or is an error).
+# At most this many replies' diagnoses are kept for their views (a few hundred bytes each);
+# past it a view diagnoses its reply again.
+KEPT_DIAGNOSES = 65_536
+# A reply in the index: its run, journal reference and state as the index read it.
+_Key = tuple[RunData, int, str | None]
 
-    Only replies that did not finish (`state`) are diagnosed.
-    """
-    if attempt.error is not None or state in (None, "finished"):
-        return NO_DIAGNOSIS
-    found = diagnose(
+
+class Diagnosed:
+    """The diagnoses the index made, by reply: (label, the loop's block or None)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[_Key, tuple[str | None, str | None]] = {}
+
+    def keep(self, key: _Key, found: Diagnosis) -> None:
+        if len(self.kept) < KEPT_DIAGNOSES:
+            self.kept[key] = (found.label, found.loop.block_text if found.loop else None)
+
+
+def _diagnose(attempt: Attempt, state: str | None, spec: TaskSpec, gold: str | None) -> Diagnosis:
+    return diagnose(
         attempt.reasoning, attempt.content, attempt.finish_reason, state,
         spec.answer, gold,
     )  # fmt: skip
+
+
+def _code(found: Diagnosis) -> int:
     return DIAGNOSES.index(found.label) if found.label in DIAGNOSES else NO_DIAGNOSIS
 
 
-def diagnosis_column(cell: ModelTask, replies: Replies, units: np.ndarray) -> np.ndarray:
+def diagnosis_column(
+    cell: ModelTask, replies: Replies, units: np.ndarray, diagnosed: Diagnosed | None = None
+) -> np.ndarray:
     """The diagnosis codes of `replies` at `units`: only the replies that did not finish
-    (empty or unfinished, a few of a run's) are read back from the journal and diagnosed."""
+    (empty or unfinished, a few of a run's) are read back from the journal and diagnosed,
+    and kept in `diagnosed`."""
     codes = np.full(len(units), NO_DIAGNOSIS, dtype=np.int32)
     spec = cell.run.record.task(cell.task).spec
     for i in np.nonzero(np.isin(replies.status[units], RETRY_CODES))[0].tolist():
-        unit = int(units[i])
-        attempt, position = cell.run.read(int(replies.ref[unit])), unit // cell.k
-        golds = cell.samples.golds
+        unit, ref = int(units[i]), int(replies.ref[units[i]])
+        attempt, position, golds = cell.run.read(ref), unit // cell.k, cell.samples.golds
         state = golds.state(position, attempt, spec)
-        codes[i] = diagnosis_code(attempt, state, spec, golds.for_diagnosis(position))
+        if attempt.error is not None or state in (None, "finished"):
+            continue
+        found = _diagnose(attempt, state, spec, golds.for_diagnosis(position))
+        codes[i] = _code(found)
+        if diagnosed is not None:
+            diagnosed.keep((cell.run, ref, state), found)
     return codes
 
 
 def with_diagnosis(
-    view: ReplyView, attempt: Attempt, gold: str | None, spec: TaskSpec
+    view: ReplyView,
+    attempt: Attempt,
+    gold: str | None,
+    spec: TaskSpec,
+    diagnosed: Diagnosed | None = None,
+    where: tuple[RunData, int] | None = None,
 ) -> ReplyView:
-    """`view` with the diagnosis of a reply that did not finish (a finished one unchanged)."""
+    """`view` with the diagnosis of a reply that did not finish (a finished one unchanged):
+    the index's, kept in `diagnosed` for the reply at `where` (its run and journal reference)
+    when it read the same state, else diagnosed here."""
     if attempt.error is not None or attempt.state == "finished":
         return view
-    found = diagnose(
-        attempt.reasoning, attempt.content, attempt.finish_reason, attempt.state,
-        spec.answer, gold,
-    )  # fmt: skip
-    block = found.loop.block_text if found.loop is not None else None
-    return msgspec.structs.replace(view, diagnosis=found.label, loop_block=block)
+    kept = None
+    if diagnosed is not None and where is not None:
+        kept = diagnosed.kept.get((*where, attempt.state))
+    if kept is None:
+        found = _diagnose(attempt, attempt.state, spec, gold)
+        kept = found.label, found.loop.block_text if found.loop is not None else None
+    return msgspec.structs.replace(view, diagnosis=kept[0], loop_block=kept[1])

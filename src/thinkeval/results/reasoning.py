@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import msgspec
 
 from thinkeval.client.reasoning import FIELDS, SLACK_TOKENS
-from thinkeval.diagnosis.pieces import cut
+from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.records import Attempt
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class ReasoningFold:
         if attempt.usage.reasoning_tokens is not None:
             cell.counted.append(attempt.usage.reasoning_tokens)
         else:
-            cell.estimated.append(len(cut(attempt.reasoning or "").ids))
+            cell.estimated.append(count_pieces(attempt.reasoning or ""))
 
     def discard(self, task: str) -> None:
         for where in [where for where in self.cells if where[1] == task]:

@@ -12,13 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pysbd
-from langdetect import DetectorFactory, LangDetectException, detect
-
-# langdetect is random by default; a fixed seed makes a verdict the same on every run.
-DetectorFactory.seed = 0
+if TYPE_CHECKING:
+    import pysbd
 
 Args = Mapping[str, Any]
 _WORD = re.compile(r"\w+")
@@ -38,6 +35,12 @@ def _compare(count: int, relation: str, bound: int) -> bool:
 # Loose scoring reads up to eight variants of a reply, often equal: detect and split once each.
 @lru_cache(maxsize=64)
 def _language(text: str) -> str | None:
+    # langdetect and pysbd load on first use: summaries and runs of other tasks import this
+    # package (IFEval's metrics) and should not pay for them.
+    from langdetect import DetectorFactory, LangDetectException, detect
+
+    # langdetect is random by default; a fixed seed makes a verdict the same on every run.
+    DetectorFactory.seed = 0
     try:
         return str(detect(text))
     except LangDetectException:  # no letters at all: the authors count the reply as following
@@ -77,6 +80,8 @@ def response_language(text: str, args: Args) -> bool:
 
 @cache
 def _segmenter() -> pysbd.Segmenter:
+    import pysbd
+
     return pysbd.Segmenter(language="en", clean=False)
 
 

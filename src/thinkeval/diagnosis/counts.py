@@ -10,7 +10,6 @@ of replies still thinking at each token count.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION, Diagnosis, diagnose, reply_label
 from thinkeval.records import PHASES, Attempt
 from thinkeval.scoring.kinds.base import AnswerKind
+from thinkeval.store.judge import first_successes
 
 BIN = 256  # tokens per bin of the reasoning-length histogram
 
@@ -62,11 +62,6 @@ def reasoning_length(attempt: Attempt, diagnosis: Diagnosis | None) -> int:
     return count_pieces(attempt.reasoning or "")
 
 
-def _key(attempt: Attempt) -> bytes:
-    text = f"{attempt.model}\x1f{attempt.task}\x1f{attempt.sample_id}\x1f{attempt.repeat}"
-    return hashlib.blake2b(f"{text}\x1f{attempt.phase}".encode(), digest_size=8).digest()
-
-
 class DiagnosisFold:
     """The diagnosis blocks folded one reply at a time: `add` each reply that counts (the
     summary's counting pass hands them over, so nothing is kept per sample), `discard` a task
@@ -103,14 +98,8 @@ def fold(
     per sample, repeat and phase counts (`store.judge.takes_over`). A summary folds in its
     counting pass instead (`DiagnosisFold`); this is for journals read without one."""
     folded = DiagnosisFold(kinds)
-    seen: set[bytes] = set()
-    for attempt in attempts:
-        if attempt.error is not None:
-            continue
-        key = _key(attempt)
-        if key not in seen:
-            seen.add(key)
-            folded.add(attempt)
+    for attempt in first_successes(attempts):
+        folded.add(attempt)
     return folded.blocks()
 
 

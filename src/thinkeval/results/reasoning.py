@@ -17,7 +17,6 @@ reply measured yet). An effort names no length: it is recorded and shown, never 
 
 from __future__ import annotations
 
-import hashlib
 import math
 import statistics
 from collections.abc import Iterable
@@ -28,6 +27,7 @@ import msgspec
 from thinkeval.client.reasoning import FIELDS, SLACK_TOKENS
 from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.records import Attempt
+from thinkeval.store.judge import first_successes
 
 if TYPE_CHECKING:
     from thinkeval.config import ModelConfig
@@ -63,11 +63,6 @@ def limits(budget: int) -> tuple[int, int]:
     (1032, 1288)
     """
     return budget + SLACK_TOKENS, math.ceil(budget * (1 + ESTIMATE_SLACK)) + SLACK_TOKENS
-
-
-def _key(attempt: Attempt) -> bytes:
-    text = f"{attempt.model}\x1f{attempt.task}\x1f{attempt.sample_id}\x1f{attempt.repeat}"
-    return hashlib.blake2b(f"{text}\x1f{attempt.phase}".encode(), digest_size=8).digest()
 
 
 class _Lengths:
@@ -116,14 +111,8 @@ def reasoning_blocks(
     folded = ReasoningFold(models)
     if not folded.controlled:
         return {}
-    seen: set[bytes] = set()
-    for attempt in attempts:
-        if attempt.model not in folded.controlled or attempt.error is not None:
-            continue
-        key = _key(attempt)
-        if key not in seen:
-            seen.add(key)
-            folded.add(attempt)
+    for attempt in first_successes(a for a in attempts if a.model in folded.controlled):
+        folded.add(attempt)
     return folded.blocks()
 
 

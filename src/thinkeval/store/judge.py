@@ -18,7 +18,8 @@ Every reader of a run asks this module, so resuming, `summary.json`, `thinkeval 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
@@ -29,6 +30,21 @@ from thinkeval.tasks.spec import TaskSpec
 
 Where = TypeVar("Where")
 PhaseState = Literal["recorded", "error", "missing"]
+
+
+def first_successes(attempts: Iterable[Attempt]) -> Iterator[Attempt]:
+    """The attempts that count, from a whole journal read in order: per (model, task, sample,
+    repeat, phase) its first success (`takes_over`). It keeps 8 bytes per unit; a summary
+    takes them in its counting pass instead (`results.folds`)."""
+    seen: set[bytes] = set()
+    for attempt in attempts:
+        if attempt.error is not None:
+            continue
+        unit = f"{attempt.model}\x1f{attempt.task}\x1f{attempt.sample_id}\x1f{attempt.repeat}"
+        key = hashlib.blake2b(f"{unit}\x1f{attempt.phase}".encode(), digest_size=8).digest()
+        if key not in seen:
+            seen.add(key)
+            yield attempt
 
 
 def takes_over(current_ok: bool | None, new_ok: bool) -> bool:

@@ -204,3 +204,30 @@ def test_every_canonical_solution_passes_and_a_broken_variant_of_each_fails(
     ]
     assert [v.status for v in failed] == ["wrong"] * 164
     assert {(v.rule or "").split(":")[0] for v in failed} <= {"failed_test", "crash"}
+
+
+@pytest.mark.real_data
+def test_a_simulated_right_answer_passes_its_tests_as_the_canonical_solution_does(
+    tmp_path: Path, real_data_dir: Path
+) -> None:
+    # The simulator's tokens once dropped indentation: 6 of 20 canonical solutions passed.
+    samples = load_samples("humaneval", real_data_dir)[:20]
+    key = answer_key_from_samples(samples)
+    config = SimConfig(port=0, model="coder", seed=5, p_wrong=0.0, p_malformed=0.0, p_long=0.0,
+                       p_never=0.0, p_empty=0.0)  # fmt: skip
+    server = ThreadedSim(config, key).start()
+    try:
+        model = {"name": "coder", "base_url": server.base_url, "concurrency": 8}
+        tasks = [{"name": "humaneval", "limit": 20}]
+        document = {
+            "run": "code",
+            "tasks": tasks,
+            "models": [model],
+            "data_dir": str(real_data_dir),
+        }
+        run = write_config(tmp_path / "run.yaml", document)
+        assert main(["run", str(run), "--output", str(tmp_path / "run")]) == 0
+    finally:
+        server.stop()
+    verdicts = [a.verdicts["strict"] for a in iter_attempts(tmp_path / "run")]
+    assert [v.status for v in verdicts] == ["correct"] * 20, [v.rule for v in verdicts]

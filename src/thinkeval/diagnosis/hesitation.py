@@ -5,6 +5,10 @@ budget without converging; quantised reasoning models do it more. The density is
 1000 pieces (`diagnosis.pieces`) in the last `TAIL_PIECES` pieces of the reasoning; a reply is
 hesitating at `HESITATION_DENSITY` or more (one marker every 25 pieces) without an exact loop.
 Ordinary reasoning of Qwen3 and DeepSeek-R1 has a few per 1000.
+
+Chinese text is measured in tokens, not characters: a piece is one CJK character, but Qwen's and
+DeepSeek's tokenizers merge common words (about 1.4 characters a token), so the same turning
+back written in Chinese would otherwise read a third less dense than in English.
 """
 
 from __future__ import annotations
@@ -37,25 +41,56 @@ ENGLISH_MARKERS: tuple[str, ...] = (
     "that doesn't seem right",
     "no, that's wrong",
     "i'm not sure",
+    "let me think again",
+    "let me redo",
+    "let me recompute",
+    "let me recalculate",
+    "i made a mistake",
+    "i made an error",
+    "something is off",
+    "something seems off",
+    "that can't be right",
 )
+# Ordinary connectives ("不过" however, "或者" or) are no markers: progressing Chinese
+# reasoning uses them as often as English uses "but" and "or".
 CHINESE_MARKERS: tuple[str, ...] = (
     "等等",
     "等一下",
+    "等一等",
+    "慢着",
+    "且慢",
     "不对",
-    "不过",
-    "或者",
     "也许",
+    "或许",
     "再检查",
     "再确认",
+    "重新检查",
     "重新考虑",
     "重新计算",
+    "重新算",
+    "再算一遍",
+    "再算一下",
+    "再验证",
+    "再看看",
     "让我再想想",
+    "让我想想",
     "再想想",
     "我错了",
+    "算错",
+    "弄错",
+    "搞错",
     "好像不对",
+    "好像有问题",
+    "哪里有问题",
     "换个思路",
+    "是不是",
     "嗯",
+    "哦",
+    "咦",
 )
+# CJK characters per token for Qwen's and DeepSeek's tokenizers on Chinese reasoning.
+CJK_CHARS_PER_TOKEN = 1.4
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _ENGLISH = "|".join(re.escape(m) for m in sorted(ENGLISH_MARKERS, key=len, reverse=True))
 _CHINESE = "|".join(re.escape(m) for m in sorted(CHINESE_MARKERS, key=len, reverse=True))
 # Every marker's first character, so the scan skips at once where none can start: the
@@ -74,6 +109,17 @@ def count_markers(text: str) -> int:
     return len(_MARKERS.findall(text))
 
 
+def token_length(text: str, pieces: int) -> float:
+    """`pieces` of `text` with its CJK characters counted as tokens (`CJK_CHARS_PER_TOKEN`).
+
+    >>> token_length("等等，不对", 5)
+    3.857142857142857
+    """
+    cjk = len(_CJK.findall(text))
+    return pieces - cjk + cjk / CJK_CHARS_PER_TOKEN
+
+
 def density(text: str, pieces: int) -> float:
-    """Markers per 1000 pieces of `text` (0 for no pieces)."""
-    return 1000.0 * count_markers(text) / pieces if pieces else 0.0
+    """Markers per 1000 tokens of `text`, `pieces` long (0 for no pieces)."""
+    length = token_length(text, pieces)
+    return 1000.0 * count_markers(text) / length if length > 0 else 0.0

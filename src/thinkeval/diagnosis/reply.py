@@ -33,7 +33,7 @@ from thinkeval.scoring.kinds.base import AnswerKind
 from thinkeval.scoring.text import CLOSE_THINK, OPEN_THINK, fold_width
 
 # 1: loop (vLLM's detector on pieces), hesitation, found_then_lost, progressing, empty causes.
-DIAGNOSIS_VERSION = "1"
+DIAGNOSIS_VERSION = "2"
 
 Label = Literal["loop", "hesitation", "found_then_lost", "progressing", "no_reasoning", "swallowed"]
 LABELS: tuple[Label, ...] = (

@@ -25,19 +25,24 @@ EOS_TOKEN_ID = 151645  # Qwen3's <|im_end|>, reported by SGLang as `matched_stop
 
 POOL_TOKENS = 1 << 16
 
-# One token is one short word, number, punctuation mark, newline run or one/two Han characters:
-# close enough to Qwen's tokenizer for budgets and lengths to behave realistically.
+# One token is one short word, number, punctuation mark, newline run, indentation run or one/two
+# Han characters: close enough to Qwen's tokenizer for budgets and lengths to behave
+# realistically. Spaces before a space or tab are a token of their own, so code keeps its
+# indentation (a lone space still rides on the word after it).
 _TOKEN_RE = re.compile(
-    r"\n+| ?\{[a-z]\}|\{[a-z]\}| ?[A-Za-z']+| ?\d+|[\u4e00-\u9fff]{1,2}"
+    r"\n+|[ \t]+(?=[ \t])|\t+| ?\{[a-z]\}|\{[a-z]\}| ?[A-Za-z']+| ?\d+|[\u4e00-\u9fff]{1,2}"
     r"| ?[^\sA-Za-z\d\u4e00-\u9fff]"
 )
 
 
 def tokenize(text: str) -> list[str]:
-    """Split text into the simulator's tokens; `"".join(tokenize(t)) == t` up to lone spaces.
+    """Split text into the simulator's tokens; `"".join(tokenize(t)) == t` up to lone spaces
+    before a newline or Han characters.
 
     >>> tokenize("So 12 plus 3.\\n\\nDone")
     ['So', ' 12', ' plus', ' 3', '.', '\\n\\n', 'Done']
+    >>> "".join(tokenize("def f():\\n    return 1\\n"))
+    'def f():\\n    return 1\\n'
     """
     return _TOKEN_RE.findall(text)
 

@@ -137,8 +137,8 @@ def test_empty_or_cut_off_reply_is_never_a_failed_instruction() -> None:
 def test_metrics_count_every_reply() -> None:
     counts = count([("strict=11 loose=11", 2), ("strict=01 loose=11", 2), (None, 1)])
     assert counts.accuracies() == {
-        "prompt_strict": 1 / 3, "instruction_strict": 3 / 5,
-        "prompt_loose": 2 / 3, "instruction_loose": 4 / 5,
+        "prompt_level_strict": 1 / 3, "inst_level_strict": 3 / 5,
+        "prompt_level_loose": 2 / 3, "inst_level_loose": 4 / 5,
     }  # fmt: skip
 
 
@@ -166,16 +166,16 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
     block = result["instructions"]
     assert block["prompts"] == 12
     assert block["instructions"] == sum(s.meta["instructions"] for s in samples) == 19
-    assert block["fixed"]["prompt_strict"] == result["fixed"]["correct"] / 12
+    assert block["fixed"]["prompt_level_strict"] == result["fixed"]["correct"] / 12
     # The simulator's replies follow the instructions when its plan says correct.
-    assert result["adaptive"]["correct"] >= 4 and block["adaptive"]["instruction_loose"] > 0.5
+    assert result["adaptive"]["correct"] >= 4 and block["adaptive"]["inst_level_loose"] > 0.5
     for phase in ("fixed", "adaptive"):
         numbers = block[phase]
-        assert numbers["prompt_strict"] <= numbers["prompt_loose"]
-        assert numbers["instruction_strict"] <= numbers["instruction_loose"]
+        assert numbers["prompt_level_strict"] <= numbers["prompt_level_loose"]
+        assert numbers["inst_level_strict"] <= numbers["inst_level_loose"]
         # A prompt followed is at least one instruction followed (as counts: a prompt-level
         # rate may well exceed the instruction-level one).
-        assert round(numbers["prompt_strict"] * 12) <= round(numbers["instruction_strict"] * 19)
+        assert round(numbers["prompt_level_strict"] * 12) <= round(numbers["inst_level_strict"] * 19)
     report = tmp_path / "report.md"
     assert main(["report", str(tmp_path / "out"), "--format", "md", "--out", str(report)]) == 0
     text = report.read_text()
@@ -183,7 +183,7 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
     fixed = block["fixed"]
     cells = [
         f"{100 * fixed[name]:.2f}%"
-        for name in ("prompt_strict", "instruction_strict", "prompt_loose", "instruction_loose")
+        for name in ("prompt_level_strict", "inst_level_strict", "prompt_level_loose", "inst_level_loose")
     ]
     assert f"| m | fixed | {' | '.join(cells)} | 12 | 19 |" in text
 

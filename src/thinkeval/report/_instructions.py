@@ -53,8 +53,8 @@ def table_rows(rows: list[InstructionsRow], task: str) -> list[tuple[str, ...]]:
         if row.task != task:
             continue
         for phase, numbers in (("fixed", row.fixed), ("adaptive", row.adaptive)):
-            out.append((row.model, phase, percent(numbers.prompt_strict),
-                        percent(numbers.instruction_strict), percent(numbers.prompt_loose),
-                        percent(numbers.instruction_loose), str(row.prompts),
+            out.append((row.model, phase, percent(numbers.prompt_level_strict),
+                        percent(numbers.inst_level_strict), percent(numbers.prompt_level_loose),
+                        percent(numbers.inst_level_loose), str(row.prompts),
                         str(row.instructions)))  # fmt: skip
     return out

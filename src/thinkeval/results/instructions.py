@@ -20,10 +20,10 @@ from thinkeval.scoring.ifeval.metrics import count
 class InstructionsPhase(msgspec.Struct, kw_only=True):
     """The IFEval paper's four numbers for one phase."""
 
-    prompt_strict: float
-    instruction_strict: float
-    prompt_loose: float
-    instruction_loose: float
+    prompt_level_strict: float
+    inst_level_strict: float
+    prompt_level_loose: float
+    inst_level_loose: float
 
 
 class InstructionsBlock(msgspec.Struct, kw_only=True):

@@ -14,26 +14,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 # The names of the four numbers, as the IFEval paper reports them (and summary.json keys them).
-METRICS = ("prompt_strict", "instruction_strict", "prompt_loose", "instruction_loose")
+METRICS = ("prompt_level_strict", "inst_level_strict", "prompt_level_loose", "inst_level_loose")
 
 
 @dataclass(frozen=True)
 class IFEvalCounts:
     prompts: int
     instructions: int
-    prompt_strict: int
-    instruction_strict: int
-    prompt_loose: int
-    instruction_loose: int
+    prompt_level_strict: int
+    inst_level_strict: int
+    prompt_level_loose: int
+    inst_level_loose: int
 
     def accuracies(self) -> dict[str, float]:
         """The four accuracies by name (0.0 when there is nothing to count)."""
         prompts, instructions = max(self.prompts, 1), max(self.instructions, 1)
         return {
-            "prompt_strict": self.prompt_strict / prompts,
-            "instruction_strict": self.instruction_strict / instructions,
-            "prompt_loose": self.prompt_loose / prompts,
-            "instruction_loose": self.instruction_loose / instructions,
+            "prompt_level_strict": self.prompt_level_strict / prompts,
+            "inst_level_strict": self.inst_level_strict / instructions,
+            "prompt_level_loose": self.prompt_level_loose / prompts,
+            "inst_level_loose": self.inst_level_loose / instructions,
         }
 
 

@@ -175,7 +175,9 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
         assert numbers["inst_level_strict"] <= numbers["inst_level_loose"]
         # A prompt followed is at least one instruction followed (as counts: a prompt-level
         # rate may well exceed the instruction-level one).
-        assert round(numbers["prompt_level_strict"] * 12) <= round(numbers["inst_level_strict"] * 19)
+        assert round(numbers["prompt_level_strict"] * 12) <= round(
+            numbers["inst_level_strict"] * 19
+        )
     report = tmp_path / "report.md"
     assert main(["report", str(tmp_path / "out"), "--format", "md", "--out", str(report)]) == 0
     text = report.read_text()
@@ -183,7 +185,12 @@ def test_ifeval_end_to_end_against_the_simulator(tmp_path: Path, data_dir: Path)
     fixed = block["fixed"]
     cells = [
         f"{100 * fixed[name]:.2f}%"
-        for name in ("prompt_level_strict", "inst_level_strict", "prompt_level_loose", "inst_level_loose")
+        for name in (
+            "prompt_level_strict",
+            "inst_level_strict",
+            "prompt_level_loose",
+            "inst_level_loose",
+        )
     ]
     assert f"| m | fixed | {' | '.join(cells)} | 12 | 19 |" in text
 

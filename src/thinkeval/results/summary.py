@@ -83,7 +83,7 @@ class TaskResult(Counts, kw_only=True):
 # 3: `diagnosis` per model and task. 4: `scorers`, the numbers per recording scorer by name
 # (`lenient` stays, the same as `scorers["lenient"]`; older summaries are read into `scorers`).
 # 5: `reasoning`, the reasoning controls asked and the budget check, per model and task.
-# 6: IFEval's `instructions` numbers under the paper's names (`prompt_level_strict`, `inst_level_*`).
+# 6: IFEval's `instructions` numbers under the paper's names (`prompt_level_strict`, ...).
 # Attempts stay at `records.SCHEMA_VERSION`.
 SUMMARY_SCHEMA_VERSION = 6
 

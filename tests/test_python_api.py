@@ -75,7 +75,7 @@ def test_the_api_and_the_command_line_give_the_same_numbers(
 
 
 def test_a_config_and_run_flags_do_not_mix(tmp_path: Path) -> None:
-    with pytest.raises(thinkeval.ThinkevalError, match="limit describe a run on their own"):
+    with pytest.raises(thinkeval.ThinkevalError, match="limit describe a run from flags"):
         thinkeval.evaluate({"run": "r", "models": []}, limit=3)
 
 

@@ -3,7 +3,6 @@ the refusals of the config key, its own run name, and the detached command line.
 
 from __future__ import annotations
 
-import argparse
 import json
 import urllib.request
 from pathlib import Path
@@ -15,8 +14,10 @@ import yaml
 import thinkeval
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.cli.run_argv import run_argv
 from thinkeval.config import parse_config
+from thinkeval.ops.run_request import ResolvedRun, RunRequest, detached_argv
+from thinkeval.run.from_flags import RunFlags
+from thinkeval.run.runner import RunOptions
 from thinkeval.store.journal import iter_attempts
 
 
@@ -104,16 +105,12 @@ def test_the_detached_command_line_keeps_the_retry(tmp_path: Path) -> None:
                                  "retry": "continue"}]},
         "flags",
     )  # fmt: skip
-    args = argparse.Namespace(
-        config=None, base_url="http://127.0.0.1:9/v1", limit=None, budgets=None,
-        concurrency=None, api_key_env=None, tasks=None, gen=None, retry="continue",
-        data_dir=None, allow_model_mismatch=False, keep_recorded_samples=False,
-        unsafe_local_exec=False,
-    )  # fmt: skip
-    argv = run_argv(args, tmp_path / "out", config, None)
+    flags = RunFlags(base_url="http://127.0.0.1:9/v1", retry="continue")
+    resolved = ResolvedRun(config, tmp_path / "out", RunOptions(), "")
+    argv = detached_argv(RunRequest(flags=flags), resolved)
     assert argv[argv.index("--retry") + 1] == "continue"
-    args.retry = None
-    assert "--retry" not in run_argv(args, tmp_path / "out", config, None)
+    plain = RunRequest(flags=RunFlags(base_url="http://127.0.0.1:9/v1"))
+    assert "--retry" not in detached_argv(plain, resolved)
 
 
 def test_the_python_api_takes_retry(tmp_path: Path, sim) -> None:

@@ -88,8 +88,10 @@ class RunSettings(TypedDict, total=False):
     retry: Literal["reask", "continue"]
     output: str | Path
     data_dir: str | Path
-    shard: str
+    shard: str  # "I/N", or "auto" (from Slurm's or Kubernetes' environment)
     allow_model_mismatch: bool
+    keep_recorded_samples: bool
+    unsafe_local_exec: bool  # run model code without the sandbox: only when you mean it
     console: Console
 
 
@@ -99,7 +101,9 @@ def evaluate(config: ConfigLike | None = None, **settings: Unpack[RunSettings]) 
     Give either `config` (a `RunConfig`, a mapping in the YAML layout, or a YAML file's path)
     or the keywords that mirror the flags (`base_url` defaults to `OPENAI_BASE_URL`, `model`
     to the only model the server lists, `tasks` to the default suite); `output`, `data_dir`,
-    `shard`, `allow_model_mismatch` and `console` go with either. Errors are
+    `shard`, `allow_model_mismatch`, `keep_recorded_samples`, `unsafe_local_exec` and `console`
+    go with either. It resolves the run as `thinkeval run` does (`ops.run_request`): a config
+    file inside a run directory resumes that run. Errors are
     `thinkeval.ThinkevalError`s with one-line messages. In a notebook, whose event loop is
     already running, `await evaluate_async(...)` instead.
     """
@@ -119,18 +123,12 @@ async def evaluate_async(
     config: ConfigLike | None = None, **settings: Unpack[RunSettings]
 ) -> RunResults:
     """`evaluate`, as a coroutine: `results = await thinkeval.evaluate_async(...)`."""
-    import msgspec
-
-    from thinkeval.config import RunConfig, load_config, parse_config
-    from thinkeval.errors import ConfigError
+    from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import evaluate
+    from thinkeval.ops.run_request import RunRequest, resolve
     from thinkeval.results.loaded import load_run
-    from thinkeval.run.from_flags import RunFlags, config_from_flags
-    from thinkeval.run.identity import served_ids
-    from thinkeval.run.runner import RunOptions
+    from thinkeval.run.from_flags import RunFlags
     from thinkeval.run.selection import split_list
-    from thinkeval.store.rundir import run_dir_for
-    from thinkeval.store.shard import Shard
     from thinkeval.ui.progress import RunProgress
 
     tasks = settings.get("tasks")
@@ -149,31 +147,20 @@ async def evaluate_async(
         data_dir=str(data_dir) if data_dir is not None else None,
         retry=settings.get("retry"),
     )
-    if config is None:
-        resolved = await config_from_flags(flags, served_ids, source="thinkeval.evaluate()")
-    else:
-        given = [
-            key
-            for key, value in vars(flags).items()
-            if value not in (None, (), {}) and key != "data_dir"
-        ]
-        if given:
-            raise ConfigError(
-                f"{', '.join(given)} describe a run on their own; with a config, set them in it"
-            )
-        if isinstance(config, RunConfig):
-            resolved = config
-        elif isinstance(config, Mapping):
-            resolved = parse_config(dict(config), "config")
-        else:
-            resolved = load_config(config)
-        if data_dir is not None:
-            resolved = msgspec.structs.replace(resolved, data_dir=str(Path(data_dir).resolve()))
-    run_dir = run_dir_for(resolved, settings.get("output"))
-    shard = settings.get("shard")
-    options = RunOptions(
-        shard=Shard.parse(shard) if shard else None,
+    request = RunRequest(
+        config=config,
+        flags=flags,
+        output=settings.get("output"),
+        shard=settings.get("shard"),
         allow_model_mismatch=settings.get("allow_model_mismatch", False),
+        keep_recorded_samples=settings.get("keep_recorded_samples", False),
+        unsafe_local_exec=settings.get("unsafe_local_exec", False),
+        origin="thinkeval.evaluate()",
     )
-    await evaluate(resolved, run_dir, options, RunProgress(settings.get("console")))
-    return load_run(run_dir)
+    if request.unsafe_local_exec:
+        allow_unsafe_exec()
+    resolved = await resolve(request)
+    await evaluate(
+        resolved.config, resolved.run_dir, resolved.options, RunProgress(settings.get("console"))
+    )
+    return load_run(resolved.run_dir)

@@ -1,21 +1,22 @@
 """`thinkeval run CONFIG` or `thinkeval run --base-url URL ...`: argument parsing and the
-end-of-run lines (logic in `run/runner.py`, flags turned into a config in `run/from_flags.py`)."""
+end-of-run lines. The arguments become a `RunRequest`, resolved by the one front door that
+`thinkeval.evaluate()` uses too (`ops/run_request.py`); the protocol runs in `run/runner.py`."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import gc
-import os
 import textwrap
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from thinkeval.config import RunConfig
 from thinkeval.errors import ConfigError, ThinkevalError
-from thinkeval.store.shard import Shard
 from thinkeval.version import __version__
+
+if TYPE_CHECKING:
+    from thinkeval.ops.run_request import RunRequest
 
 EXIT_OK = 0
 EXIT_ERRORS_LEFT = 1  # the run finished but some requests failed: run again to retry them
@@ -52,18 +53,6 @@ $OPENAI_API_KEY when set (the key is never written anywhere, only the variable's
 exit status: 0 all recorded; 1 finished but some requests failed (run again to retry
 only those); 2 bad input (config, dataset, server) or a model whose server failed (the
 others finished; run again to resume); 130 stopped (run again to resume)."""
-
-# Flags that describe a run on their own; with a config file, its keys say the same.
-FLAGS_ONLY = {
-    "base_url": "--base-url",
-    "limit": "--limit",
-    "budgets": "--budgets",
-    "concurrency": "--concurrency",
-    "gen": "--gen",
-    "api_key_env": "--api-key-env",
-    "name": "--name",
-    "retry": "--retry",
-}
 
 
 def _positive(text: str) -> int:
@@ -184,32 +173,24 @@ def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
     from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import ModelsFailed, evaluate
+    from thinkeval.ops.run_request import detached_argv, resolve
     from thinkeval.run.cleanup import discard_unstarted, missing_dirs
-    from thinkeval.run.runner import RunOptions
-    from thinkeval.run.selection import split_list
     from thinkeval.ui.progress import RunProgress
     from thinkeval.ui.tables import repeats_table, results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
     # collector from walking them again during the run and at exit (about 0.15 s at exit).
     gc.freeze()
-    if args.unsafe_local_exec:
+    request = run_request(args)
+    if request.unsafe_local_exec:
         allow_unsafe_exec()
-    shard, shard_origin = _shard(args.shard)
-    config, run_dir = resolve_run(args)
+    resolved = asyncio.run(resolve(request))
+    config, run_dir, options, shard_origin = resolved
     if args.detach:
-        from thinkeval.cli.run_argv import run_argv
         from thinkeval.ops.background import detach
 
-        return detach(run_argv(args, run_dir, config, shard), run_dir)
-    from_config = args.config is not None
-    options = RunOptions(
-        only_models=split_list(args.model, "--model") if from_config else (),
-        only_tasks=split_list(args.tasks, "--tasks") if from_config else (),
-        shard=shard,
-        allow_model_mismatch=args.allow_model_mismatch,
-        keep_recorded_samples=args.keep_recorded_samples,
-    )
+        return detach(detached_argv(request, resolved), run_dir)
+    shard = options.shard
     console = _console()
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
@@ -251,62 +232,26 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def resolve_run(args: argparse.Namespace) -> tuple[RunConfig, Path]:
-    """The config and run directory the arguments describe: a config file, or flags."""
-    import msgspec
-
-    from thinkeval.config import load_config
-    from thinkeval.store.rundir import run_dir_for
-
-    if args.config is None:
-        config = _config_from_flags(args)
-        return config, run_dir_for(config, args.output)
-    given = [flag for name, flag in FLAGS_ONLY.items() if getattr(args, name, None)]
-    if given:
-        raise ConfigError(
-            f"{', '.join(given)} describe a run from flags; with a config file ({args.config}) "
-            "set them in the config (docs/configuration.md), or leave the config out"
-        )
-    config = load_config(args.config)
-    if args.data_dir:
-        config = msgspec.structs.replace(config, data_dir=os.path.abspath(args.data_dir))
-    if args.output is not None:
-        return config, Path(args.output)
-    return config, _beside_run(Path(args.config), config) or run_dir_for(config, None)
-
-
-def _beside_run(config_path: Path, config: RunConfig) -> Path | None:
-    """The run directory a config file sits in (RUN_DIR/run.yaml), so it resumes that run."""
-    from thinkeval.store.run_record import existing_record
-
-    folder = config_path.parent
-    try:
-        record = existing_record(folder)
-    except ThinkevalError:
-        return None
-    return folder if record is not None and record.run == config.run else None
-
-
-def _config_from_flags(args: argparse.Namespace) -> RunConfig:
-    from thinkeval.run.from_flags import (
-        RunFlags,
-        config_from_flags,
-        parse_generation,
-    )
-    from thinkeval.run.identity import served_ids
+def run_request(args: argparse.Namespace) -> RunRequest:
+    """The run the arguments ask for: a config file (`--model`/`--tasks` then narrow it), or
+    flags that describe one."""
+    from thinkeval.ops.run_request import CLI_SPELLING, RunRequest
+    from thinkeval.run.from_flags import RunFlags, parse_generation
     from thinkeval.run.selection import split_list
     from thinkeval.settings import parse_budgets
 
     models = split_list(args.model, "--model")
-    if len(models) > 1:
+    tasks = split_list(args.tasks, "--tasks")
+    from_config = args.config is not None
+    if not from_config and len(models) > 1:
         raise ConfigError(
             "a run from flags asks one model; for several, write a config file "
             "(docs/configuration.md) or run once per model"
         )
     flags = RunFlags(
         base_url=args.base_url,
-        model=models[0] if models else None,
-        tasks=split_list(args.tasks, "--tasks"),
+        model=None if from_config or not models else models[0],
+        tasks=() if from_config else tasks,
         limit=args.limit,
         budgets=parse_budgets(args.budgets) if args.budgets else None,
         concurrency=args.concurrency,
@@ -316,17 +261,15 @@ def _config_from_flags(args: argparse.Namespace) -> RunConfig:
         data_dir=args.data_dir,
         retry=args.retry,
     )
-    return asyncio.run(config_from_flags(flags, served_ids))
-
-
-def _shard(text: str | None) -> tuple[Shard | None, str]:
-    from thinkeval.store.shard import shard_from_environment
-
-    if not text:
-        return None, ""
-    try:
-        if text == "auto":
-            return shard_from_environment(os.environ)
-        return Shard.parse(text), "--shard"
-    except ValueError as exc:
-        raise ThinkevalError(str(exc)) from None
+    return RunRequest(
+        config=args.config,
+        flags=flags,
+        output=args.output,
+        shard=args.shard,
+        only_models=models if from_config else (),
+        only_tasks=tasks if from_config else (),
+        allow_model_mismatch=args.allow_model_mismatch,
+        keep_recorded_samples=args.keep_recorded_samples,
+        unsafe_local_exec=args.unsafe_local_exec,
+        spelling=CLI_SPELLING,
+    )

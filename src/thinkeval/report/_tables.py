@@ -17,6 +17,7 @@ from thinkeval.report._format import Block, Section, percent, table
 from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
 from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._tables_censoring import censoring_section
 from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_diagnosis import diagnosis_section
@@ -96,6 +97,7 @@ def sections(report: Report) -> list[Section]:
         None if report.comparison is None else compare_section(report.comparison),
         repeated_section(report),
         _outcomes(report),
+        censoring_section(report.censoring, report.tasks),
         _best_of(report),
         *scorer_sections(report),  # the judge's too, with its agreement
         pairs_section(report),

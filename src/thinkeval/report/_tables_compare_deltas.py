@@ -145,8 +145,10 @@ def deltas_blocks(result: CompareResult, candidate: Candidate) -> list[Block]:
                 f"it excludes 0; {rule}."
             )
         )
-        columns: tuple[str, ...] = ("task", "phase", "unfinished B", "unfinished C", f"gap [{level} CI]",
-                   "B bounds", "B finished", "C bounds", "C finished", "parity")  # fmt: skip
+        columns: tuple[str, ...] = (
+            "task", "phase", "unfinished B", "unfinished C", f"gap [{level} CI]", "B bounds",
+            "B finished", "C bounds", "C finished", "parity",
+        )  # fmt: skip
         blocks.append(Block(table=table(columns, parity, text_columns=2)))
     floor = _floor_rows(candidate)
     if floor:

@@ -316,11 +316,11 @@ def with_holm(rows: list[PhaseComparison]) -> list[PhaseComparison]:
 
 def family(rows: list[PhaseComparison], phase: str, alpha: float = ALPHA) -> Overall:
     """The decision over all tasks of a phase. "Inferior somewhere" is a union of claims, so
-        its per-task p-values are Holm-adjusted (family-wise error <= alpha); "non-inferior (or
-        equivalent) everywhere" is an intersection of claims, each made at alpha: the family-wise
-        error of that claim is already <= alpha (intersection-union test, Berger 1982). A task refused
-    for truncation parity (`compare_parity`) has no verdict: inferiority elsewhere still stands,
-    any other overall claim is refused."""
+    its per-task p-values are Holm-adjusted (family-wise error <= alpha); "non-inferior (or
+    equivalent) everywhere" is an intersection of claims, each made at alpha: the family-wise
+    error of that claim is already <= alpha (intersection-union test, Berger 1982). A
+    task refused for truncation parity (`compare_parity`) has no verdict: inferiority
+    elsewhere still stands, any other overall claim is refused."""
     inferior = [
         r.task
         for r in rows

@@ -234,3 +234,61 @@ def test_behaviour_deltas_show_where_the_candidate_thinks_longer_and_loops(
     assert sum(s["questions"] for s in aime[1:]) == aime[0]["questions"]
     text = _thinkeval("compare", str(run)).stdout
     assert f"Where {CAND} reasons longer than {BASE} with confidence:" in text
+
+
+def _fixed_correct(run: Path, model: str, task: str) -> dict[tuple[str, int], bool]:
+    """Fixed-phase strict correctness per (sample, repeat), read from the journal."""
+    found: dict[tuple[str, int], bool] = {}
+    for line in (run / "journal" / "main.jsonl").read_text().splitlines():
+        attempt = json.loads(line)
+        where = (attempt["model"], attempt["task"], attempt["phase"])
+        if where == (model, task, "fixed") and attempt.get("error") is None:
+            status = attempt["verdicts"]["strict"]["status"]
+            found.setdefault((attempt["sample_id"], attempt["repeat"]), status == "correct")
+    return found
+
+
+def _edited(run: Path, folder: Path, change: Any) -> Path:
+    copy = folder / "edited"
+    shutil.copytree(run, copy)
+    config = json.loads((copy / "config.json").read_text())
+    change(config)
+    (copy / "config.json").write_text(json.dumps(config))
+    return copy
+
+
+def test_without_a_copy_the_floor_is_the_baseline_s_pairs_of_repeats(
+    aa_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    run, _ = aa_run
+    plain = _edited(run, tmp_path, lambda c: c["baseline"].pop("noise_floor"))
+    result = _compare(plain)
+    assert result["noise_floor"] is None
+    assert {c["model"] for c in result["candidates"]} == {COPY, CAND}
+    assert _row(result, "gsm8k", "fixed")["floor"] is None  # one reply per question: none
+    floor = _row(result, "aime25", "fixed")["floor"]
+    correct = _fixed_correct(run, BASE, "aime25")
+    questions = sorted({sample for sample, _ in correct})
+    pairs = [(r, s) for r in range(4) for s in range(r + 1, 4)]
+    flips = [correct[(q, r)] != correct[(q, s)] for q in questions for r, s in pairs]
+    assert floor["source"] == "repeats" and floor["units"] == len(questions) * 6
+    assert floor["flip_rate"] == pytest.approx(sum(flips) / len(flips))
+    assert floor["aa_difference"] is None and floor["mde_with_floor"] is None
+
+
+def test_an_aa_copy_asked_differently_is_refused_unless_allowed(
+    aa_run: tuple[Path, str], tmp_path: Path
+) -> None:
+    run, _ = aa_run
+
+    def hotter(config: dict[str, Any]) -> None:
+        copy = next(m for m in config["models"] if m["name"] == COPY)
+        copy["generation"]["temperature"] = 1.0
+
+    edited = _edited(run, tmp_path, hotter)
+    done = _thinkeval("compare", str(edited))
+    assert done.returncode == 2
+    assert f"the noise floor {COPY} was not asked like for like with {BASE}" in done.stderr
+    assert "temperature" in done.stderr and "Traceback" not in done.stderr
+    allowed = _compare(edited, "--allow-mismatch")
+    assert _row(allowed, "gsm8k", "fixed")["floor"]["source"] == f"A/A copy {COPY}"

@@ -78,7 +78,7 @@ def sentence(row: PhaseComparison, result: CompareResult, candidate: Candidate) 
         f"({level} {signed(row.low)} to {signed(row.high)} pp) → {_decision(row, candidate)} "
         f"at {margin_text(row)}."
     )
-    if row.settle:
+    if row.settle and row.decision != "refused":  # a refusal is settled by the budget
         head += f" To settle it: {row.settle}."
     head += parity_phrase(row)
     if row.significant:

@@ -41,7 +41,8 @@ def parity_phrase(row: PhaseComparison) -> str:
     if parity.refused:
         return (
             f" No verdict: {rates} exceeds the declared ±{points(parity.max_gap).lstrip('+')}"
-            f" (the interval alone said {parity.set_aside})."
+            f" (the interval alone said {parity.set_aside}); a larger retry budget, or both"
+            " models cut alike, settles it."
         )
     return f" Truncation differs ({rates}): part of Δ is the budget, not the answers."
 

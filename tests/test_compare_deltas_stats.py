@@ -182,3 +182,23 @@ def test_a_refused_task_refuses_every_claim_but_inferiority_elsewhere() -> None:
     # A refused row's own small p does not make the family inferior; another task's does.
     inferior = family([_row("gsm8k", "refused", 0.5), _row("boolq", "inferior", 0.01)], "x")
     assert inferior.decision == "inferior" and "boolq" in inferior.reason
+
+
+def test_the_clustered_floor_interval_covers_where_treating_pairs_as_independent_does_not() -> None:
+    # Questions of Beta(2, 5) difficulty, four repeats each: the pairs of one question's repeats
+    # are correlated, so a plain Wilson interval over the 6 n pairs is too narrow.
+    rng = np.random.default_rng(0)
+    a, b, n, k, sims = 2.0, 5.0, 150, 4, 400
+    mean, square = a / (a + b), a * (a + 1) / ((a + b) * (a + b + 1))
+    truth = 2 * (mean - square)  # E[2 p (1 - p)]: the expected share of differing pairs
+    clustered = plain = 0
+    for _ in range(sims):
+        p = rng.beta(a, b, n)
+        shares = repeat_flips(rng.random((n, k)) < p[:, None])
+        low, high, _ = clustered_wilson(shares, 6, 0.90)
+        clustered += low <= truth <= high
+        pairs = 6 * n
+        low, high = proportion_confint(round(shares.mean() * pairs), pairs, 0.10, "wilson")
+        plain += low <= truth <= high
+    assert clustered / sims >= 0.85  # nominal 0.90
+    assert plain / sims < clustered / sims - 0.08

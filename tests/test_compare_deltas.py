@@ -140,6 +140,8 @@ def test_truncation_parity_is_flagged_and_refused_past_a_declared_gap(
     assert got["decision"] == "refused" and got["truncation"]["refused"]
     assert got["truncation"]["set_aside"] == row["decision"]
     assert refused["max_unfinished_gap"] == pytest.approx(declared / 100)
+    mean = next(c for c in refused["candidates"] if c["model"] == CAND)["aggregate"]
+    assert next(a for a in mean if a["phase"] == "adaptive")["decision"] == "refused"
     overall = next(c for c in refused["candidates"] if c["model"] == CAND)["overall"]
     adaptive = next(o for o in overall if o["phase"] == "adaptive")
     assert adaptive["decision"] in ("refused", "inferior")

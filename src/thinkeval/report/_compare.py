@@ -206,7 +206,10 @@ def _candidate(data: Collection, settings: Settings, name: str) -> Candidate:
         found = with_holm(rows_by_phase[phase]) if rows_by_phase[phase] else []
         rows += found
         if found:
-            aggregates.append(aggregate(found, settings.margin))
+            mean = aggregate(found, settings.margin)
+            if any(r.decision == "refused" for r in found):  # a mean over a refused task
+                mean = msgspec.structs.replace(mean, decision="refused")
+            aggregates.append(mean)
             overall.append(family(found, phase))
     return Candidate(
         model=name,

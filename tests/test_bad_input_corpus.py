@@ -222,6 +222,12 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
      ("nope.csv",)),
     ("cfg-tasks-not-list", "run: x\ntasks: gsm8k\n" + _model(), ("tasks",)),
     ("cfg-task-twice", "run: x\ntasks: [gsm8k, gsm8k]\n" + _model(), ("gsm8k",)),
+    ("cfg-noise-floor-unknown", "run: x\n" + _model()
+     + "baseline: {model: m, noise_floor: zz}\n", ("baseline.noise_floor", "'zz'")),
+    ("cfg-noise-floor-is-baseline", "run: x\n" + _model()
+     + "baseline: {model: m, noise_floor: m}\n", ("baseline.noise_floor",)),
+    ("cfg-unfinished-gap-0", "run: x\n" + _model()
+     + "baseline: {model: m, max_unfinished_gap: 0}\n", ("max_unfinished_gap",)),
 ]  # fmt: skip
 
 
@@ -310,6 +316,12 @@ OTHER_CASES = [
     Case("compare-margin-word", ("compare", "{run}", "--margin", "x"), 2, ("--margin", "'x'")),
     Case("compare-baseline-unknown", ("compare", "{run}", "--baseline", "zz"), 2,
          ("--baseline 'zz' is not a model of these runs",)),
+    Case("compare-noise-floor-unknown", ("compare", "{run}", "--baseline", "m",
+         "--noise-floor", "zz"), 2, ("--noise-floor 'zz' is not a model of these runs",)),
+    Case("compare-unfinished-gap-word", ("compare", "{run}", "--max-unfinished-gap", "x"), 2,
+         ("--max-unfinished-gap", "'x'")),
+    Case("compare-unfinished-gap-task", ("compare", "{run}", "--max-unfinished-gap",
+         "gsm8k=2"), 2, ("--max-unfinished-gap", "not TASK=points")),
     Case("plan-task-unknown", ("plan", "--task", "gsm9k", "--margin", "1"), 2, ("gsm9k",)),
     Case("plan-margin-word", ("plan", "--task", "gsm8k", "--margin", "lots"), 2, ("--margin",)),
     Case("plan-margin-negative", ("plan", "--task", "gsm8k", "--margin", "-1"), 2,

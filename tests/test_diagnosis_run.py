@@ -31,7 +31,7 @@ def _run(tmp_path: Path, sim: Any, name: str, **knobs: Any) -> dict[str, Any]:
     run_dir = tmp_path / name
     assert main(["run", str(config), "--output", str(run_dir)]) == 0
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["schema_version"] == 5
+    assert summary["schema_version"] == 6
     (result,) = summary["results"]
     block: dict[str, Any] = result["diagnosis"]
     return block

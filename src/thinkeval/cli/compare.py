@@ -16,8 +16,11 @@ DESCRIPTION = textwrap.dedent(
     at a margin declared up front: equivalent, non-inferior, inferior or inconclusive (and
     what would settle it). The paired test of "no difference" is reported beside, with the
     smallest difference the run could detect at 80% power. Then flips between outcome classes,
-    cost deltas (reasoning and completion tokens, budget hits, retries, latency) and, with
-    repeats, the baseline's noise floor. Models asked differently (samples, budgets, repeats,
+    cost deltas (reasoning and completion tokens, budget hits, retries, latency), truncation
+    parity (both sides' unfinished rates, accuracy bounds, and a refusal past a declared gap),
+    the noise floor (an A/A copy of the baseline, or its repeats) against the candidate's
+    flips, and paired behaviour deltas (reasoning length, loops, hesitation, found-then-lost)
+    by the baseline's difficulty. Models asked differently (samples, budgets, repeats,
     generation, scorers, server flavour) are refused unless --allow-mismatch."""
 )
 EPILOG = """\
@@ -25,6 +28,7 @@ examples:
   thinkeval compare runs/demo --baseline sim-qwen3-8b-bf16
   thinkeval compare runs/bf16 runs/w8a8 --baseline qwen-bf16 --margin 2 --margin aime25=5
   thinkeval compare runs/demo --baseline sim-qwen3-8b-bf16 --recovery 0.99 --json
+  thinkeval compare runs/aa --baseline bf16 --noise-floor bf16-again --max-unfinished-gap 2
 
 See docs/comparing.md for how to read and set each number."""
 
@@ -38,6 +42,13 @@ def _margin(text: str) -> tuple[str | None, float]:
     if not 0 < points <= 100:
         raise argparse.ArgumentTypeError(f"a margin lies in (0, 100] points, got {text!r}")
     return (task or None), points
+
+
+def _points(text: str) -> float:
+    task, points = _margin(text)
+    if task is not None:
+        raise argparse.ArgumentTypeError(f"points, not TASK=points: {text!r}")
+    return points
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +71,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-mismatch", action="store_true",
         help="compare models asked differently; the verdict is marked 'not like for like'",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-unfinished-gap", type=_points, metavar="PP",
+        help="refuse a verdict where the two models' unfinished rates differ by more than PP "
+        "points (default: the config's; without one, a gap is only flagged)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--noise-floor", metavar="MODEL",
+        help="the baseline served again under this model name (an A/A copy): its flips "
+        "against the baseline are the deployment's noise floor (default: the config's; "
+        "else the baseline's repeats)",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="the comparison as JSON")
 
@@ -84,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         recovery=args.recovery,
         task_margins={task: points for task, points in args.margin if task is not None},
         allow_mismatch=args.allow_mismatch,
+        max_unfinished_gap=args.max_unfinished_gap,
+        noise_floor=args.noise_floor,
     )
     if args.json:
         sys.stdout.write(msgspec.json.format(msgspec.json.encode(result), indent=2).decode())

@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     from thinkeval.ops.run_request import detached_argv, resolve
     from thinkeval.run.cleanup import discard_unstarted, missing_dirs
     from thinkeval.ui.progress import RunProgress
-    from thinkeval.ui.tables import repeats_table, results_table, stdout_console
+    from thinkeval.ui.tables import results_table, show_summary, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
     # collector from walking them again during the run and at exit (about 0.15 s at exit).
@@ -207,10 +207,7 @@ def run(args: argparse.Namespace) -> int:
     except ThinkevalError:
         discard_unstarted(run_dir, existed)
         raise
-    stdout_console().print(results_table(summary))
-    repeated = repeats_table(summary)
-    if repeated is not None:
-        stdout_console().print(repeated)
+    show_summary(summary)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
     if any(r.fixed.refused or r.retry.refused for r in summary.results):

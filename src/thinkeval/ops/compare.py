@@ -20,10 +20,14 @@ def compare_runs(
     recovery: float | None = None,
     task_margins: dict[str, float] | None = None,
     allow_mismatch: bool = False,
+    max_unfinished_gap: float | None = None,
+    noise_floor: str | None = None,
 ) -> CompareResult:
     """Compare `candidates` (default: every other model) with `baseline` (default: the runs'
     `baseline:`). Margins are in points (1 = 1 point); `recovery` is a threshold such as 0.99.
-    Reads only the run directories."""
+    `max_unfinished_gap` (points) refuses a verdict where the unfinished rates differ by more;
+    `noise_floor` names the baseline's A/A copy (default: the config's). Reads only the run
+    directories."""
     import dataclasses
 
     from thinkeval.report._collect import collect
@@ -54,6 +58,10 @@ def compare_runs(
             task_margins=per_task,
             allow_mismatch=allow_mismatch,
         )
+        if max_unfinished_gap is not None:
+            settings = dataclasses.replace(settings, max_unfinished_gap=max_unfinished_gap / 100)
+        if noise_floor is not None:
+            settings = dataclasses.replace(settings, noise_floor=noise_floor)
         return compare_collection(data, settings)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from thinkeval.report._cells import Collection, ModelTask, RunData
+from thinkeval.report._censoring import censoring_rows
 from thinkeval.report._code_failures import code_failure_rows
 from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
@@ -115,6 +116,7 @@ def report_of(
         code_failures=code_failure_rows(data),
         reasoning=reasoning_rows(data),
         comparison=baseline_comparison(data),
+        censoring=censoring_rows(counts),
     )
 
 

@@ -17,7 +17,9 @@ import numpy as np
 
 from thinkeval.errors import ThinkevalError
 from thinkeval.report._cells import Collection, ModelTask
+from thinkeval.report._columns import PENDING, Replies
 from thinkeval.report._diagnosis import loop_counts
+from thinkeval.report._samples_diagnosis import diagnosis_column
 from thinkeval.results.compare import (
     PhaseData,
     SideData,
@@ -27,6 +29,7 @@ from thinkeval.results.compare import (
     with_holm,
 )
 from thinkeval.results.compare_check import Setup, differences
+from thinkeval.results.compare_deltas import Copy, with_deltas
 from thinkeval.results.compare_model import Candidate, CompareResult, Margin, PhaseComparison
 from thinkeval.results.compare_stats import ALPHA, POWER
 from thinkeval.store.rundir import CONFIG_FILE
@@ -44,6 +47,8 @@ class Settings:
     margin: Margin = field(default_factory=lambda: Margin(points=DEFAULT_POINTS))
     task_margins: dict[str, float] = field(default_factory=dict)  # per task, proportions
     allow_mismatch: bool = False
+    max_unfinished_gap: float | None = None  # proportions; None: flag only, never refuse
+    noise_floor: str | None = None  # the baseline's A/A copy (a model of the runs)
 
 
 class _Recorded(msgspec.Struct):
@@ -64,11 +69,14 @@ def configured(data: Collection) -> Settings | None:
             margin = Margin(points=chosen.margin / 100, source="config")
         if chosen.recovery is not None:
             margin = Margin(recovery=chosen.recovery, source="config")
+        gap = chosen.max_unfinished_gap
         return Settings(
             baseline=chosen.model,
             candidates=tuple(chosen.candidates),
             margin=margin,
             task_margins={task: points / 100 for task, points in chosen.margins.items()},
+            max_unfinished_gap=None if gap is None else gap / 100,
+            noise_floor=chosen.noise_floor,
         )
     return None
 
@@ -105,7 +113,11 @@ def _phase(mt: ModelTask, phase: str, rows: np.ndarray, k: int, length: int) -> 
         completion = np.where(due, retry.completion, fixed.completion)
         finish = np.where(due, retry.finish, fixed.finish)
         latency = np.where(due, retry.latency, fixed.latency)
+    labels = _labels(mt, mt.fixed)
+    if phase != "fixed":
+        labels = np.where(due, _labels(mt, retry), labels)
     return PhaseData(
+        labels=shaped(labels),
         codes=shaped(mt.status(phase)),
         reasoning=shaped(reasoning),
         completion=shaped(completion),
@@ -115,9 +127,41 @@ def _phase(mt: ModelTask, phase: str, rows: np.ndarray, k: int, length: int) -> 
     )
 
 
+def _labels(mt: ModelTask, replies: Replies) -> np.ndarray:
+    """Per unit, the diagnosis label code of the reply (only unfinished ones have one)."""
+    return diagnosis_column(mt, replies, np.arange(mt.units))
+
+
 def _side(mt: ModelTask, rows: np.ndarray, k: int, length: int) -> SideData:
     phases = {phase: _phase(mt, phase, rows, k, length) for phase in PHASES}
     return SideData(model=mt.model, run=str(mt.run.path), phases=phases, extra=loop_counts(mt))
+
+
+def _copy(data: Collection, settings: Settings, task: str, ids: list[str], k: int) -> Copy | None:
+    """The A/A copy's outcome codes on the baseline's questions `ids` (its first `k` repeats;
+    pending where it was not asked); refused when it was not asked like the baseline."""
+    name = settings.noise_floor
+    if name is None or (name, task) not in data.cells:
+        return None
+    mt, base = data.cells[(name, task)], data.cells[(settings.baseline, task)]
+    lines = differences(task, _setup(base), _setup(mt))
+    if lines and not settings.allow_mismatch:
+        raise ThinkevalError(
+            f"the noise floor {name} was not asked like for like with {settings.baseline}: "
+            + "; ".join(lines)
+            + ". An A/A copy must be asked exactly as the baseline (--allow-mismatch to use it)"
+        )
+    where = mt.samples.position
+    present = np.array([i in where for i in ids], dtype=bool)
+    rows = np.array([where.get(i, 0) for i in ids], dtype=np.int64)
+    shared = min(k, mt.k)
+    codes: dict[str, np.ndarray] = {}
+    for phase in PHASES:
+        found = np.full((len(ids), k), PENDING, dtype=np.int8)
+        status = mt.status(phase).reshape(len(mt.samples), mt.k)
+        found[present, :shared] = status[rows[present], :shared]
+        codes[phase] = found
+    return Copy(model=name, codes=codes)
 
 
 def _margin(settings: Settings, task: str) -> Margin:
@@ -144,9 +188,11 @@ def _candidate(data: Collection, settings: Settings, name: str) -> Candidate:
         k = min(base.k, cand.k)
         ids = [base.samples.ids[i] for i in b_rows]
         sides = (_side(base, b_rows, k, length), _side(cand, c_rows, k, length))
+        copy = _copy(data, settings, task, ids, k)
         for phase in PHASES:
             row = compare_phase(task, phase, ids, *sides, margin=_margin(settings, task))
             if row is not None:
+                row = with_deltas(row, *sides, copy, settings.max_unfinished_gap)
                 rows_by_phase[phase].append(row)
     if lines and not settings.allow_mismatch:
         raise ThinkevalError(
@@ -160,7 +206,10 @@ def _candidate(data: Collection, settings: Settings, name: str) -> Candidate:
         found = with_holm(rows_by_phase[phase]) if rows_by_phase[phase] else []
         rows += found
         if found:
-            aggregates.append(aggregate(found, settings.margin))
+            mean = aggregate(found, settings.margin)
+            if any(r.decision == "refused" for r in found):  # a mean over a refused task
+                mean = msgspec.structs.replace(mean, decision="refused")
+            aggregates.append(mean)
             overall.append(family(found, phase))
     return Candidate(
         model=name,
@@ -180,7 +229,13 @@ def compare_collection(data: Collection, settings: Settings) -> CompareResult:
             f"--baseline {settings.baseline!r} is not a model of these runs "
             f"(models: {', '.join(data.models)})"
         )
-    names: Sequence[str] = settings.candidates or [m for m in data.models if m != settings.baseline]
+    if settings.noise_floor is not None and settings.noise_floor not in data.models:
+        raise ThinkevalError(
+            f"--noise-floor {settings.noise_floor!r} is not a model of these runs "
+            f"(models: {', '.join(data.models)})"
+        )
+    others = [m for m in data.models if m not in (settings.baseline, settings.noise_floor)]
+    names: Sequence[str] = settings.candidates or others
     for name in names:
         if name not in data.models:
             raise ThinkevalError(
@@ -198,6 +253,8 @@ def compare_collection(data: Collection, settings: Settings) -> CompareResult:
         power=POWER,
         margin=settings.margin,
         candidates=[_candidate(data, settings, name) for name in names],
+        max_unfinished_gap=settings.max_unfinished_gap,
+        noise_floor=settings.noise_floor,
     )
 
 

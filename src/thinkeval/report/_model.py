@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from thinkeval.report._censoring import CensoringRow
 from thinkeval.report._code_failures import CodeFailuresRow
 from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
@@ -390,3 +391,6 @@ class Report(_Frozen, frozen=True, kw_only=True):
     code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)
     # The reasoning controls asked and the budget check (models with `reasoning`).
     reasoning: list[ReasoningRow] = msgspec.field(default_factory=list)
+    # Accuracy bounds with unfinished replies counted wrong, then right (`report._censoring`);
+    # empty when every reply finished by the last budget.
+    censoring: list[CensoringRow] = msgspec.field(default_factory=list)

@@ -17,6 +17,7 @@ from thinkeval.report._format import Block, Section, percent, table
 from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
 from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._tables_censoring import censoring_blocks
 from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
 from thinkeval.report._tables_diagnosis import diagnosis_section
@@ -294,7 +295,7 @@ def _outcomes(report: Report) -> Section:
         "or unfinished. Answered means the retry formed a legal final answer (correct + wrong). "
         "Recovery = answered / candidates; new correct = retry correct / candidates; accuracy "
         "when answered = retry correct / answered.",
-        blocks,
+        blocks + censoring_blocks(report.censoring, report.tasks),
     )
 
 

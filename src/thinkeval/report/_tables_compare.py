@@ -17,6 +17,7 @@ from thinkeval.report._format import (
     table,
     tokens,
 )
+from thinkeval.report._tables_compare_deltas import REFUSED, deltas_blocks, parity_phrase
 from thinkeval.report._tables_diagnosis import loop_bullets
 from thinkeval.results.compare_model import AGGREGATE, Candidate, CompareResult, PhaseComparison
 
@@ -36,7 +37,8 @@ def margin_text(row: PhaseComparison) -> str:
 
 
 def _decision(row: PhaseComparison, candidate: Candidate) -> str:
-    return row.decision + ("" if candidate.like_for_like else f" ({NOT_LIKE_FOR_LIKE})")
+    shown = REFUSED if row.decision == "refused" else row.decision
+    return shown + ("" if candidate.like_for_like else f" ({NOT_LIKE_FOR_LIKE})")
 
 
 def _cells(row: PhaseComparison, candidate: Candidate, confidence: str) -> tuple[str, ...]:
@@ -76,8 +78,9 @@ def sentence(row: PhaseComparison, result: CompareResult, candidate: Candidate) 
         f"({level} {signed(row.low)} to {signed(row.high)} pp) → {_decision(row, candidate)} "
         f"at {margin_text(row)}."
     )
-    if row.settle:
+    if row.settle and row.decision != "refused":  # a refusal is settled by the budget
         head += f" To settle it: {row.settle}."
+    head += parity_phrase(row)
     if row.significant:
         test = f" Paired test ({row.test}): {_p(row.p_value)}, a significant difference."
     else:
@@ -200,6 +203,7 @@ def candidate_blocks(result: CompareResult, candidate: Candidate) -> list[Block]
     if loops:
         blocks.append(Block(heading=f"{candidate.model}: loops against {result.baseline}"))
         blocks.append(Block(bullets=tuple(loops)))
+    blocks += deltas_blocks(result, candidate)
     blocks.append(Block(heading=f"{candidate.model}: cost against {result.baseline}"))
     cost_columns = ("task", "phase", "model", "reasoning p50", "reasoning p90", "completion p50",
                     "completion p90", "hit budget", "retry candidates", "latency p50 s",

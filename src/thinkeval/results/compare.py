@@ -58,6 +58,9 @@ class PhaseData:
     hit_budget: np.ndarray  # bool: the counted reply stopped at its token budget
     latency: np.ndarray  # seconds; nan: not timed
     retry_candidates: np.ndarray  # bool: the fixed reply was empty or unfinished
+    # Diagnosis label codes of the counted reply (positions in `diagnosis.LABELS`, -1: none);
+    # None when not diagnosed (`results.compare_deltas` then shows no behaviour deltas).
+    labels: np.ndarray | None = None
 
 
 @dataclass
@@ -315,8 +318,14 @@ def family(rows: list[PhaseComparison], phase: str, alpha: float = ALPHA) -> Ove
     """The decision over all tasks of a phase. "Inferior somewhere" is a union of claims, so
     its per-task p-values are Holm-adjusted (family-wise error <= alpha); "non-inferior (or
     equivalent) everywhere" is an intersection of claims, each made at alpha: the family-wise
-    error of that claim is already <= alpha (intersection-union test, Berger 1982)."""
-    inferior = [r.task for r in rows if r.p_inferior_holm is not None and r.p_inferior_holm < alpha]
+    error of that claim is already <= alpha (intersection-union test, Berger 1982). A
+    task refused for truncation parity (`compare_parity`) has no verdict: inferiority
+    elsewhere still stands, any other overall claim is refused."""
+    inferior = [
+        r.task
+        for r in rows
+        if r.p_inferior_holm is not None and r.p_inferior_holm < alpha and r.decision != "refused"
+    ]
     decisions = [r.decision for r in rows]
     if inferior:
         return Overall(
@@ -325,6 +334,14 @@ def family(rows: list[PhaseComparison], phase: str, alpha: float = ALPHA) -> Ove
             method="Holm over tasks",
             reason=f"inferior on {', '.join(inferior)} after Holm's correction over "
             f"{len(rows)} tasks",
+        )
+    refused = [r.task for r in rows if r.decision == "refused"]
+    if refused:  # a task without a verdict: no claim about every task can be made
+        return Overall(
+            phase=phase,
+            decision="refused",
+            method="truncation parity",
+            reason=f"unfinished rates differ by more than the declared gap on {', '.join(refused)}",
         )
     if all(d == "equivalent" for d in decisions):
         return Overall(

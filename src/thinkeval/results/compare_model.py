@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import msgspec
 
+from thinkeval.results.compare_behaviour import Stratum
+from thinkeval.results.compare_noise import NoiseFloorFlips
+from thinkeval.results.compare_parity import TruncationParity
 from thinkeval.results.compare_stats import Decision
 
-COMPARE_SCHEMA_VERSION = 1
+# 2: `truncation` (parity of unfinished replies, `refused` decisions), `floor` (the A/A noise
+# floor) and `behaviour` (paired behaviour deltas by difficulty) per row.
+COMPARE_SCHEMA_VERSION = 2
 
 
 class Margin(msgspec.Struct, kw_only=True, frozen=True):
@@ -102,6 +107,15 @@ class PhaseComparison(msgspec.Struct, kw_only=True, frozen=True):
     smallest_margin: float  # the margin this n settles with 80% power
     flips: Flips | None
     noise_floor: NoiseFloor | None
+    # Per task: both sides' unfinished replies, their gap, and a refusal at a declared
+    # `max_unfinished_gap` (`results.compare_parity`).
+    truncation: TruncationParity | None = None
+    # The baseline's flips against itself (A/A copy or repeats) beside the candidate's
+    # (`results.compare_noise`).
+    floor: NoiseFloorFlips | None = None
+    # Length ratio and diagnosis rates, paired, by the baseline's difficulty
+    # (`results.compare_behaviour`).
+    behaviour: list[Stratum] | None = None
 
 
 class Overall(msgspec.Struct, kw_only=True, frozen=True):
@@ -135,6 +149,8 @@ class CompareResult(msgspec.Struct, kw_only=True, frozen=True):
     power: float  # for the minimum detectable effect and the questions needed
     margin: Margin  # the default margin; a row's own margin may override it per task
     candidates: list[Candidate]
+    max_unfinished_gap: float | None = None  # declared: a larger gap refuses the verdict
+    noise_floor: str | None = None  # the A/A copy of the baseline, when one is declared
 
 
 AGGREGATE = "all tasks (mean)"

@@ -32,7 +32,8 @@ from typing import Literal
 
 import numpy as np
 
-Decision = Literal["equivalent", "non-inferior", "inferior", "inconclusive"]
+# `refused`: no verdict, the two sides ran out of budget too differently (`compare_parity`).
+Decision = Literal["equivalent", "non-inferior", "inferior", "inconclusive", "refused"]
 DECISIONS: tuple[Decision, ...] = ("equivalent", "non-inferior", "inferior", "inconclusive")
 ALPHA = 0.05  # each one-sided test; the decision interval is the 90% two-sided one
 POWER = 0.8

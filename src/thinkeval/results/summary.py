@@ -17,6 +17,7 @@ import msgspec
 
 from thinkeval.diagnosis.counts import DiagnosisBlock, DiagnosisFold
 from thinkeval.results.categories import CategoriesBlock, categories_block
+from thinkeval.results.censoring import CensoringBlock, censoring_block
 from thinkeval.results.counts import (
     OUTCOMES,
     AdaptiveBlock,
@@ -68,6 +69,9 @@ class TaskResult(Counts, kw_only=True):
     diagnosis: DiagnosisBlock | None = None
     # The reasoning controls asked and whether the replies kept to the budget (`reasoning`).
     reasoning: ReasoningBlock | None = None
+    # Accuracy with the replies still unfinished at each phase's budget counted wrong, then
+    # right, and on the finished replies alone (`results.censoring`).
+    censoring: CensoringBlock | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -83,7 +87,8 @@ class TaskResult(Counts, kw_only=True):
 # 3: `diagnosis` per model and task. 4: `scorers`, the numbers per recording scorer by name
 # (`lenient` stays, the same as `scorers["lenient"]`; older summaries are read into `scorers`).
 # 5: `reasoning`, the reasoning controls asked and the budget check, per model and task.
-# 6: IFEval's `instructions` numbers under the paper's names (`prompt_level_strict`, ...).
+# 6: `censoring`, the accuracy bounds with unfinished replies counted wrong, then right; IFEval's
+# `instructions` numbers under the paper's names (`prompt_level_strict`, ...).
 # Attempts stay at `records.SCHEMA_VERSION`.
 SUMMARY_SCHEMA_VERSION = 6
 
@@ -137,6 +142,7 @@ def summarize(run_dir: Path) -> Summary:
     for result in results:
         result.diagnosis = diagnosed.get((result.model, result.task))
         result.reasoning = checked.get((result.model, result.task))
+        result.censoring = censoring_block(result)
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 

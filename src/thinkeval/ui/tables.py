@@ -125,9 +125,38 @@ def repeats_table(summary: Summary) -> Table | None:
     return table
 
 
+def censoring_table(summary: Summary) -> Table | None:
+    """The adaptive accuracy as bounds when some reply is still unfinished after the last
+    budget (`results.censoring`): unfinished counted wrong, then right, and on finished
+    replies; None when every reply finished."""
+    rows = [row for row in summary.results if row.censoring is not None]
+    if not any(row.censoring.adaptive.unfinished for row in rows if row.censoring):
+        return None
+    table = Table(
+        title="unfinished after the last budget · censored, not wrong", title_justify="left"
+    )
+    for name in ("model", "task", "unfinished", "adaptive", "if unfinished right",
+                 "on finished"):  # fmt: skip
+        table.add_column(name, justify="left" if name in ("model", "task") else "right")
+    for row in rows:
+        assert row.censoring is not None
+        found = row.censoring.adaptive
+        on_finished = found.finished_accuracy
+        table.add_row(
+            escape(row.model),
+            escape(row.task),
+            str(found.unfinished),
+            f"{100 * found.lower:.2f}%",
+            f"{100 * found.upper:.2f}%",
+            "–" if on_finished is None else f"{100 * on_finished:.2f}%",
+        )
+    return table
+
+
 def show_summary(summary: Summary, title: str | None = None) -> None:
-    """Print the end-of-run table and, when a task was sampled more than once, the repeats'."""
+    """Print the end-of-run table and, when a task was sampled more than once, the repeats';
+    when a reply is still unfinished after the last budget, the accuracy bounds."""
     stdout_console().print(results_table(summary, title=title))
-    repeated = repeats_table(summary)
-    if repeated is not None:
-        stdout_console().print(repeated)
+    for extra in (repeats_table(summary), censoring_table(summary)):
+        if extra is not None:
+            stdout_console().print(extra)

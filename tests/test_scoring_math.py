@@ -147,6 +147,25 @@ FINDING = [
     ("So the answer is \\( 2\\sqrt{3} \\).", "2\\sqrt{3}", "final-answer"),
     ("**Answer:** 204", "204", "final-answer"),
     ("答案是 $5$。", "5", "final-answer"),
+    # issue #33: words after the value, modals, cues that end their sentence, closing sentences
+    ("Therefore, the answer is 9 customers.", "9", "final-answer"),
+    ("So, the final answer should be 284.", "284", "final-answer"),
+    (
+        "So the point is (15, -29). I think that's the final answer. Unless I slipped.",
+        "(15, -29)",
+        "cue-refers-back",
+    ),
+    (
+        "Is that the final answer? No: it simplifies to $\\frac{3}{4}$.",
+        "\\frac{3}{4}",
+        "last-sentence",
+    ),
+    ("We get x = 3 and y = 4, so x + y = 7.", "7", "last-sentence"),
+    (
+        '```json\n{"reasoning": "...", "answer": "\\\\frac{3}{4}"}\n```',
+        "\\frac{3}{4}",
+        "json-answer",
+    ),
 ]
 
 
@@ -161,8 +180,10 @@ def test_the_final_answer_is_the_last_box_else_an_explicit_statement(
 @pytest.mark.parametrize(
     "content",
     [
-        "We get x = 3 and y = 4, so x + y = 7.",  # no statement, no box: never a guess
-        "Let me compute 2 + 2 = 4. Hmm.",
+        "We get x = 3 and y = 4, so x + y = 7",  # no statement, no box, no closing full stop
+        "Let me compute 2 + 2 = 4. Hmm.",  # the closing sentence states no value
+        "The roots are 2 and 3.",  # two numbers: no single value
+        "Is the answer 7?",  # a question concludes nothing
         "The answer is",
     ],
 )

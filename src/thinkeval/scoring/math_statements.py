@@ -132,7 +132,7 @@ def sentence_value(sentence: str) -> str | None:
     >>> sentence_value("This is because the function is even") is None
     True
     """
-    body = sentence.rstrip()
+    body = re.split(r"[;；]", sentence)[-1].rstrip()  # "... $x$ in one case; the other remains"
     span = _closing_span(body)
     if span is not None:
         inside, begin = span
@@ -142,7 +142,10 @@ def sentence_value(sentence: str) -> str | None:
         cue = _last_cue(before)
         return inside.strip() or None if cue is not None and cue.end() == len(before) else None
     cue = _last_cue(ascii_lower(body))
-    return plain_value(body[cue.end() :]) if cue is not None else None
+    if cue is None:
+        return None
+    lead = _LEAD.match(body, cue.end())
+    return _value_at(body, lead.end() if lead else cue.end())
 
 
 def plain_value(clause: str) -> str | None:

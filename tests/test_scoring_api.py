@@ -41,6 +41,13 @@ ADVERSARIAL = [
     "Yes, " * 40_000,
     "1 = " * 50_000,
     "The answer is " + "(1+" * 30_000,
+    # issue #33's rules: questions, back-referring cues, JSON nested past the stack, modals
+    "Is the final answer 5? " * 20_000,
+    "So 5. That's the final answer. " * 20_000,
+    "{\n" * 50_000,
+    '{"answer": ' * 20_000,
+    "the answer should be indeed " * 20_000,
+    "答案是 12 吗？" * 20_000,
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -240,3 +241,23 @@ def test_the_lenient_rules_are_aisbench_s_for_aime_and_math500() -> None:
     cut = score("aime25", None, "length", "25", reasoning="so it is \\boxed{25}", scorer="lenient")
     assert cut.status == "correct"
     assert score("aime25", None, "length", "25", reasoning="so it is \\boxed{25}").status == "empty"
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the final answer 5? " * 20_000,
+        "So 5. That's the final answer. " * 20_000,  # valueless back-referring cues
+        "{\n" * 50_000,  # JSON nested past Python's stack
+        '{"answer": ' * 20_000,
+        "The answer is " + "9 customers, " * 20_000,
+        "x is " * 50_000 + ".",
+        "答案是 12 吗？" * 20_000,
+    ],
+    ids=range(7),
+)
+def test_adversarial_replies_are_located_fast(text: str) -> None:
+    started = time.perf_counter()
+    KIND.find(text)
+    assert time.perf_counter() - started < 2

@@ -37,7 +37,7 @@ def json_answer(text: str) -> tuple[bool, str | None]:
     for start in reversed(starts[-_MAX_TRIES:]):
         try:
             value, _ = _DECODER.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             continue
         if isinstance(value, dict):
             field = _answer_field(value)

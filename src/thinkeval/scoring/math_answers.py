@@ -30,7 +30,7 @@ from thinkeval.scoring.numbers import (
     canonical_number,
     last_number,
 )
-from thinkeval.scoring.sentences import REFERS_BACK, closing_sentence, is_question, sentence_before
+from thinkeval.scoring.sentences import REFERS_BACK, Questions, closing_sentence, sentence_before
 from thinkeval.scoring.text import answer_regions, ascii_lower
 
 # What may stand between a marker and its number: a modal (`the answer should be 1`) and
@@ -105,12 +105,12 @@ def _find(text: str) -> tuple[str, str] | None:
 def _statement(text: str) -> tuple[str, str] | None:
     lowered = ascii_lower(text)
     best: tuple[int, int, str, str] | None = None  # (position, -priority, answer, rule)
+    questions = Questions(text)
     for priority, (rule, marker) in enumerate(_MARKERS):
         for found in marker.finditer(lowered):
-            if is_question(text, found.end()):
-                continue  # "Is the final answer 30? Let me check" asks, it does not state
             stated = _stated_at(text, found.end())
-            if stated is not None:
+            # "Is the final answer 30? Let me check" asks, it does not state.
+            if stated is not None and not questions.asks(found.end()):
                 candidate = (stated[0], -priority, stated[1], rule)
                 best = candidate if best is None or candidate[:2] > best[:2] else best
     for found in _BOXED.finditer(text):
@@ -118,13 +118,16 @@ def _statement(text: str) -> tuple[str, str] | None:
         if answer is not None:
             candidate = (found.start(1), -_BOXED_PRIORITY, answer, "boxed")
             best = candidate if best is None or candidate[:2] > best[:2] else best
-    for found in REFERS_BACK.finditer(lowered):
+    # The last back-referring cue with a number is the only one that can win: newest first.
+    for found in reversed(list(REFERS_BACK.finditer(lowered))):
+        if best is not None and found.start() < best[0]:
+            break
         sentence = sentence_before(text, found.start())
         inner = _statement(sentence) if sentence else None
         back = inner[0] if inner else last_number(sentence or "")
         if back is not None:
-            candidate = (found.start(), -_BACK_PRIORITY, back, "cue-refers-back")
-            best = candidate if best is None or candidate[:2] > best[:2] else best
+            best = (found.start(), -_BACK_PRIORITY, back, "cue-refers-back")
+            break
     return (best[2], best[3]) if best is not None else None
 
 

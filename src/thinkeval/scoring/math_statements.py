@@ -30,8 +30,8 @@ from thinkeval.scoring.latex import last_boxed
 from thinkeval.scoring.numbers import number_word_at, word_value
 from thinkeval.scoring.sentences import (
     REFERS_BACK,
+    Questions,
     closing_sentence,
-    is_question,
     sentence_before,
 )
 from thinkeval.scoring.text import ascii_lower
@@ -53,10 +53,17 @@ _VALUE_CUE = re.compile(
     r"|gives|get|gets|yields|obtain)\b|=|等于|得到|为|是|得"
 )
 _MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
-# A statement's clause ends with its sentence (a full stop before a blank, ;, !, ?, a line end).
-_CLAUSE_END = re.compile(r"\.(?=\s|$)|[;!?。；！？\n]")
+# Cues read, newest first: a statement with more than this many cues after it is not final, and
+# the bound keeps a reply of thousands of valueless cues fast.
+_MAX_CUES = 64
+# A statement's clause ends with its sentence (a full stop before a blank, ;, !, ?, a line end;
+# LaTeX's `\!` and `\;` are spacing).
+_CLAUSE_END = re.compile(r"\.(?=\s|$)|(?<!\\)[;!]|[?。；！？\n]")
 # A number then words: "9 customers", "5, since ...", "12 square units", "7 个".
-_NUMBER_THEN_WORDS = re.compile(r"(-?\d+(?:\.\d+)?(?:/\d+)?)(?=,?\s*[^\W\d_])")
+# A blank (or a comma) parts them, except before Chinese: "0.5Yes" is no number and a word.
+_NUMBER_THEN_WORDS = re.compile(
+    r"(-?\d+(?:\.\d+)?(?:/\d+)?)(?=,?\s+[^\W\d_]|,[^\W\d_]|\s*[\u4e00-\u9fff])"
+)
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 # Words inside LaTeX text (`x = 2 \text{ or } x = 3`, `5\text{ cm}`) belong to the expression.
 _TEXT_GROUP = re.compile(r"\\(?:text|mbox|mathrm|textrm|operatorname)\s*\{[^{}]*\}")
@@ -108,16 +115,17 @@ def stated_answer(text: str) -> tuple[str, str] | None:
     lowered = ascii_lower(text)
     cues = [(m.start(), m.end(), "final-answer") for m in _STATEMENT.finditer(lowered)]
     cues += [(m.start(), m.end(), "cue-refers-back") for m in REFERS_BACK.finditer(lowered)]
-    for start, end, rule in sorted(cues, reverse=True):
+    questions = Questions(text)
+    for start, end, rule in sorted(cues, reverse=True)[:_MAX_CUES]:
         if rule == "cue-refers-back":
             before = sentence_before(text, start)
             sentence = closing_sentence(before) if before else None
             value = sentence_value(sentence) if sentence else None
-        elif is_question(text, end):
-            continue  # "Is that the final answer? It seems ..." asks, it states nothing
         else:
             lead = _LEAD.match(text, end)
             value = _value_at(text, lead.end() if lead else end)
+            # "Is that the final answer? It seems ..." asks, it states nothing.
+            value = None if value and questions.asks(end) else value
         if value:
             return value, rule
     return None
@@ -174,7 +182,7 @@ def _value_at(text: str, start: int) -> str | None:
             begin = start + len(opener)
             end = text.find(closer, begin)
             if end < 0 or "\n\n" in text[begin:end]:
-                return None
+                break  # no span after all: "$721" is a price, read as the clause
             return text[begin:end].strip() or None
     clause_end = _CLAUSE_END.search(text, start)
     return plain_value(text[start : clause_end.start() if clause_end else len(text)])

@@ -10,6 +10,7 @@ before scoring, and Chinese puts no blank after them), at `。`, or at a line en
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 # What ends a sentence inside a line ("18. Then" but not "3.5"), for the start of the last one.
 SENTENCE_BREAK = re.compile(r"\.(?=\s)|[!?。！？]")
@@ -31,16 +32,31 @@ REFERS_BACK = re.compile(
 )
 
 
-def is_question(text: str, position: int) -> bool:
-    """Whether the sentence running on at `position` ends with a question mark.
+class Questions:
+    """Which positions of one text lie in a question, its sentence ends found once (a reply
+    may hold thousands of answer cues).
 
-    >>> is_question("Is the final answer 30? Let me check.", 15)
+    >>> Questions("Is the final answer 30? Let me check.").asks(15)
     True
-    >>> is_question("The final answer is 30. Is it?", 10)
+    >>> Questions("The final answer is 30. Is it?").asks(10)
     False
     """
-    end = _ANY_END.search(text, position, position + _SENTENCE_LIMIT)
-    return end is not None and end.group() in _QUESTION
+
+    def __init__(self, text: str) -> None:
+        self._ends: list[int] | None = None
+        self._text = text
+        self._asked: list[bool] = []
+
+    def asks(self, position: int) -> bool:
+        """Whether the sentence running on at `position` ends with a question mark."""
+        if self._ends is None:
+            found = list(_ANY_END.finditer(self._text))
+            self._ends = [end.start() for end in found]
+            self._asked = [end.group() in _QUESTION for end in found]
+        index = bisect_left(self._ends, position)
+        if index == len(self._ends) or self._ends[index] - position > _SENTENCE_LIMIT:
+            return False
+        return self._asked[index]
 
 
 def sentence_before(text: str, position: int) -> str | None:

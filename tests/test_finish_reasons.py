@@ -75,6 +75,15 @@ def test_a_reply_that_did_not_end_normally_is_unfinished_everywhere(
     assert strict and all(r["changed"] == 0 for r in strict)
     assert _gsm8k(run_dir)["fixed"] == fixed
 
+    # The report counts them unfinished, strict none correct (lenient, AISBench's reading,
+    # ignores the finish reason by design and counts them all).
+    report = tmp_path / "report.json"
+    assert main(["report", str(run_dir), "--format", "json", "--out", str(report)]) == 0
+    (counts,) = [row["counts"] for row in json.loads(report.read_text())["breakdown"]]
+    assert counts["fixed"]["unfinished"] == counts["retry"]["unfinished"] == SAMPLES
+    assert counts["scorers"]["strict"]["adaptive_correct"] == 0
+    assert counts["scorers"]["lenient"]["fixed_correct"] == SAMPLES
+
     row = rows[0]
     if reason in FINISH_REASONS:
         verdict = thinkeval.score("gsm8k", row["content"], reason, row["gold"])

@@ -35,7 +35,9 @@ from thinkeval.scoring.text import answer_regions, ascii_lower
 
 # What may stand between a marker and its number: a modal (`the answer should be 1`) and
 # adverbs (`The answer is indeed 6`, `the answer is simply 22`).
-_MODAL = r"(?:should|would|must|will|might|could)\s+be"
+# "would be", "could be" are left out: they mostly state a hypothesis ("If she sold 10, the
+# answer would be 20."), which must not override the conclusion after it.
+_MODAL = r"(?:should|must|will)\s+be"
 _FILLERS = (
     r"(?:\s+(?:indeed|simply|just|clearly|actually|probably|likely|definitely|exactly|still"
     r"|then|now|therefore|thus))*"

@@ -36,7 +36,8 @@ from thinkeval.scoring.sentences import (
 )
 from thinkeval.scoring.text import ascii_lower
 
-_MODAL = r"(?:should|would|must|will|might|could)\s+be"
+# Not "would be" / "could be": a hypothesis ("if r were 2, the answer would be 4") states no answer.
+_MODAL = r"(?:should|must|will)\s+be"
 # Statements of a final answer, searched in the ASCII-lower-cased text.
 _STATEMENT = re.compile(
     rf"final\s+answer(?:\s+(?:is|was|{_MODAL}))?|the\s+answer\s+(?:is|was|{_MODAL})"

@@ -2,8 +2,9 @@
 with a careful human grader on every reply, class by class.
 
 Each line is one reply: `task`, `class`, `content`, `finish_reason`, `reasoning`, `gold`, and the
-grader's `status`, `answer` and `why`. Rows of tasks this checkout does not register (another
-branch's tasks) are counted and reported as skipped, never silently dropped.
+grader's `status`, `answer` and `why`; optionally the `rule` that must have fired (the rule
+names of docs/scoring.md), which then has to agree too. Rows of tasks this checkout does not
+register (another branch's tasks) are counted and reported as skipped, never silently dropped.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ FIELDS = {
     "answer",
     "why",
 }
+OPTIONAL = {"rule"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Row:
     gold: str
     status: str
     answer: str | None
+    rule: tuple[str | None] | None  # (the expected rule,) when the line names one
 
 
 def load_rows() -> list[Row]:
@@ -53,7 +56,7 @@ def load_rows() -> list[Row]:
                 continue
             data = json.loads(line)
             where = f"{path.name}:{number}"
-            assert set(data) == FIELDS, f"{where}: fields {sorted(data)}"
+            assert FIELDS <= set(data) <= FIELDS | OPTIONAL, f"{where}: fields {sorted(data)}"
             assert data["why"] and "\n" not in data["why"], f"{where}: 'why' is one line"
             rows.append(
                 Row(
@@ -66,6 +69,7 @@ def load_rows() -> list[Row]:
                     data["gold"],
                     data["status"],
                     data["answer"],
+                    (data["rule"],) if "rule" in data else None,
                 )
             )
     return rows
@@ -79,11 +83,13 @@ def agreement(rows: list[Row]) -> tuple[dict[str, tuple[int, int]], list[str]]:
         verdict = score(row.task, row.content, row.finish_reason, row.gold, row.reasoning)
         counts = table.setdefault(row.label, [0, 0])
         counts[1] += 1
-        if (verdict.status, verdict.answer) == (row.status, row.answer):
+        rule_agrees = row.rule is None or row.rule == (verdict.rule,)
+        if (verdict.status, verdict.answer) == (row.status, row.answer) and rule_agrees:
             counts[0] += 1
         else:
             misses.append(
-                f"{row.where} [{row.label}] expected {row.status}/{row.answer}, "
+                f"{row.where} [{row.label}] expected {row.status}/{row.answer}"
+                f"{f' ({row.rule[0]})' if row.rule else ''}, "
                 f"got {verdict.status}/{verdict.answer} ({verdict.rule})"
             )
     return {label: (c[0], c[1]) for label, c in sorted(table.items())}, misses

@@ -41,6 +41,13 @@ ADVERSARIAL = [
     "Yes, " * 40_000,
     "1 = " * 50_000,
     "The answer is " + "(1+" * 30_000,
+    # issue #33's rules: questions, back-referring cues, JSON nested past the stack, modals
+    "Is the final answer 5? " * 20_000,
+    "So 5. That's the final answer. " * 20_000,
+    "{\n" * 50_000,
+    '{"answer": ' * 20_000,
+    "the answer should be indeed " * 20_000,
+    "答案是 12 吗？" * 20_000,
 ]
 
 
@@ -139,12 +146,17 @@ VERSION_CORPUS = [
     "The answer is B. Done",
     "\n\n",
     "<think>a</think>b<think>c</think>d",
+    '```json\n{"reasoning": "The answer is 20.", "answer": "18"}\n```',
+    '{"answer": "cannot be determined"}',
+    "So the final answer should be 18.\n\nHope this helps!",
+    "So she earns $18. That's the final answer. Unless tax applies.",
+    "Is the final answer 20? No: 9 * 2 = 18.",
 ]
-PINNED_DIGEST = "81430f9639daf8f9"
+PINNED_DIGEST = "bd01de0fc22dc6ec"
 PINNED_VERSIONS = [
-    ["2/number-2", "3/gsm8k"],
-    ["2/boolean-3", "3/first-capital"],
-    ["2/choice-3", "3/last-option-ABCD"],
+    ["3/number-3", "3/gsm8k"],
+    ["3/boolean-3", "3/first-capital"],
+    ["3/choice-3", "3/last-option-ABCD"],
 ]
 
 
@@ -157,7 +169,7 @@ def test_scorer_version_guards_the_recorded_verdicts() -> None:
     seen = []
     for text in VERSION_CORPUS:
         for task, gold in (("gsm8k", "18"), ("boolq", "A"), ("ceval", "C")):
-            for finish in ("stop", "length", None):
+            for finish in ("stop", "length", "abort", None):
                 for reasoning in (None, "Okay, 16 - 3 - 4 = 9, 9 * 2 = 18. So A or C"):
                     for scorer in SCORERS:
                         verdict = score(task, text, finish, gold, reasoning, scorer)

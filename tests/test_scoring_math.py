@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -147,6 +148,25 @@ FINDING = [
     ("So the answer is \\( 2\\sqrt{3} \\).", "2\\sqrt{3}", "final-answer"),
     ("**Answer:** 204", "204", "final-answer"),
     ("答案是 $5$。", "5", "final-answer"),
+    # issue #33: words after the value, modals, cues that end their sentence, closing sentences
+    ("Therefore, the answer is 9 customers.", "9", "final-answer"),
+    ("So, the final answer should be 284.", "284", "final-answer"),
+    (
+        "So the point is (15, -29). I think that's the final answer. Unless I slipped.",
+        "(15, -29)",
+        "cue-refers-back",
+    ),
+    (
+        "Is that the final answer? No: it simplifies to $\\frac{3}{4}$.",
+        "\\frac{3}{4}",
+        "last-sentence",
+    ),
+    ("We get x = 3 and y = 4, so x + y = 7.", "7", "last-sentence"),
+    (
+        '```json\n{"reasoning": "...", "answer": "\\\\frac{3}{4}"}\n```',
+        "\\frac{3}{4}",
+        "json-answer",
+    ),
 ]
 
 
@@ -161,8 +181,10 @@ def test_the_final_answer_is_the_last_box_else_an_explicit_statement(
 @pytest.mark.parametrize(
     "content",
     [
-        "We get x = 3 and y = 4, so x + y = 7.",  # no statement, no box: never a guess
-        "Let me compute 2 + 2 = 4. Hmm.",
+        "We get x = 3 and y = 4, so x + y = 7",  # no statement, no box, no closing full stop
+        "Let me compute 2 + 2 = 4. Hmm.",  # the closing sentence states no value
+        "The roots are 2 and 3.",  # two numbers: no single value
+        "Is the answer 7?",  # a question concludes nothing
         "The answer is",
     ],
 )
@@ -219,3 +241,23 @@ def test_the_lenient_rules_are_aisbench_s_for_aime_and_math500() -> None:
     cut = score("aime25", None, "length", "25", reasoning="so it is \\boxed{25}", scorer="lenient")
     assert cut.status == "correct"
     assert score("aime25", None, "length", "25", reasoning="so it is \\boxed{25}").status == "empty"
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the final answer 5? " * 20_000,
+        "So 5. That's the final answer. " * 20_000,  # valueless back-referring cues
+        "{\n" * 50_000,  # JSON nested past Python's stack
+        '{"answer": ' * 20_000,
+        "The answer is " + "9 customers, " * 20_000,
+        "x is " * 50_000 + ".",
+        "答案是 12 吗？" * 20_000,
+    ],
+    ids=range(7),
+)
+def test_adversarial_replies_are_located_fast(text: str) -> None:
+    started = time.perf_counter()
+    KIND.find(text)
+    assert time.perf_counter() - started < 2

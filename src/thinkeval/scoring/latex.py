@@ -1,25 +1,10 @@
-"""Where a mathematical reply states its final answer: the last `\\boxed{}`, else an explicit
-final-answer statement. Plain string scanning, no parsing: the math answer kind and the lenient
-`math` rule locate answers here, and Math-Verify then reads what was located.
+"""LaTeX groups in replies: a brace group, the last `\\boxed{}`. Plain string scanning, no
+parsing; `scoring.math_statements` builds the math kind's answer rules on it.
 """
 
 from __future__ import annotations
 
-import re
-
-from thinkeval.scoring.text import ascii_lower
-
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
-# Statements of a final answer, searched in the ASCII-lower-cased text.
-_STATEMENT = re.compile(
-    r"final\s+answer(?:\s+is)?|the\s+answer\s+is|answer\s*\**\s*:|答案\s*(?:是|为|:)"
-)
-# What may sit between a statement and its value: markdown, colons, "is".
-_LEAD = re.compile(r"(?:[\s*_:]|is\b)*")
-_MATH_SPANS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
-# Markdown, quotes and closing punctuation around a stated value.
-_TRAILING = " \t*_.,;。"
-_LEADING = " \t*_"
 
 
 def brace_group(text: str, start: int) -> tuple[str, int] | None:
@@ -71,55 +56,3 @@ def last_boxed(text: str) -> str | None:
             if group is not None and group[0].strip():
                 return group[0].strip()
         end = start
-
-
-def stated_answer(text: str) -> str | None:
-    """The value of the last explicit final-answer statement (`The final answer is $x$`,
-    `**Answer:** 42`, `答案是 5`): a math span right after it, else the rest of its line.
-
-    >>> stated_answer("Thus x = 2.\\n\\n**Final Answer:** $\\\\dfrac{1}{2}$.")
-    '\\\\dfrac{1}{2}'
-    >>> stated_answer("The answer is 18 apples.")
-    '18 apples'
-    """
-    lowered = ascii_lower(text)
-    for match in reversed(list(_STATEMENT.finditer(lowered))):
-        lead = _LEAD.match(text, match.end())
-        value = _value_at(text, lead.end() if lead else match.end())
-        if value:
-            return value
-    return None
-
-
-def _value_at(text: str, start: int) -> str | None:
-    for opener, closer in _MATH_SPANS:
-        if text.startswith(opener, start):
-            begin = start + len(opener)
-            end = text.find(closer, begin)
-            if end < 0 or "\n\n" in text[begin:end]:
-                break
-            value = text[begin:end].strip()
-            return value or None
-    line_end = text.find("\n", start)
-    line = text[start : line_end if line_end >= 0 else len(text)]
-    value = line.strip(_TRAILING).lstrip(_LEADING)
-    return value or None
-
-
-def final_answer(text: str) -> tuple[str, str] | None:
-    """`(answer, rule)`: the last `\\boxed{}` (rule `boxed`), else the last explicit statement
-    (rule `final-answer`), else None. A boxed answer wins wherever it is, because the prompt
-    asks for one and statements also occur mid-reasoning ("check whether the answer is ...").
-
-    >>> final_answer("The answer is 3, i.e. $\\\\boxed{3}$.")
-    ('3', 'boxed')
-    >>> final_answer("No conclusion here.") is None
-    True
-    """
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return boxed, "boxed"
-    stated = stated_answer(text)
-    if stated is not None:
-        return stated, "final-answer"
-    return None

@@ -4,7 +4,11 @@ A few-shot continuation (`\\nQuestion:` and an invented answer) and a note after
 read only when nothing before them gives an answer (`text.answer_regions`). Then, in order:
 
 1. the last explicit statement (a marker or `\\boxed{}`); an expression after it states its value
-   (`The answer is 20 - 2 = 18` is 18: the last `= n`, else the expression's value);
+   (`The answer is 20 - 2 = 18` is 18: the last `= n`, else the expression's value); a modal or an
+   adverb may follow the marker (`the answer should be 1`, `The answer is indeed 6`), a number
+   written as a word is not read (`The answer is eighteen.`), a marker in a question (`Is the
+   final answer 30?`) states nothing, and a cue that ends its sentence (`So Janet earns $18.
+   That's the final answer.`) names the sentence before it (rule `cue-refers-back`);
 2. a last line that is only a number (`**18**`, `$18$`);
 3. a first line that is only a number, the rest explaining it (answer first);
 4. the last number of a complete final sentence (`... so she makes $18.`);
@@ -19,20 +23,38 @@ from __future__ import annotations
 import re
 
 from thinkeval.scoring.arithmetic import evaluate
-from thinkeval.scoring.numbers import NUMBER, NUMBER_ATOMIC, canonical, last_number
+from thinkeval.scoring.numbers import (
+    NUMBER,
+    NUMBER_ATOMIC,
+    canonical,
+    canonical_number,
+    last_number,
+)
+from thinkeval.scoring.sentences import REFERS_BACK, Questions, closing_sentence, sentence_before
 from thinkeval.scoring.text import answer_regions, ascii_lower
+
+# What may stand between a marker and its number: a modal (`the answer should be 1`) and
+# adverbs (`The answer is indeed 6`, `the answer is simply 22`).
+# "would be", "could be" are left out: they mostly state a hypothesis ("If she sold 10, the
+# answer would be 20."), which must not override the conclusion after it.
+_MODAL = r"(?:should|must|will)\s+be"
+_FILLERS = (
+    r"(?:\s+(?:indeed|simply|just|clearly|actually|probably|likely|definitely|exactly|still"
+    r"|then|now|therefore|thus))*"
+)
 
 # Markers, searched in the ASCII-lower-cased text. Earlier entries win when two statements name
 # the same number ("Final answer: 18" is also an "answer:" statement); otherwise the statement
 # that comes last in the reply wins.
 _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("####", re.compile(r"####")),
-    ("final answer", re.compile(r"final\s+answer")),
-    ("the answer is", re.compile(r"answer\s+(?:is|=)")),
+    ("final answer", re.compile(rf"final\s+answer(?:\s+{_MODAL})?{_FILLERS}")),
+    ("the answer is", re.compile(rf"answer\s+(?:is|=|{_MODAL}){_FILLERS}")),
     ("answer:", re.compile(r"answer[\s*]{0,4}:")),
-    ("答案", re.compile(r"答案[\s*]{0,4}(?:应?[为是]|:)")),
+    ("答案", re.compile(r"答案[\s*]{0,4}(?:(?:应该|应当|应|就|也|即|便)?[为是]|:)")),
 )
 _BOXED_PRIORITY = len(_MARKERS)
+_BACK_PRIORITY = _BOXED_PRIORITY + 1
 # An operator after a number starts an expression ("5 * 3 = 15"), not an answer.
 _OPERATOR = r"\s{0,3}(?:[-+*/×÷^=xX·]|\\times|\\cdot|\\div)\s{0,3}[\d(\\$]"
 # ... also with a unit between: "5 apples + 3 apples = 8 apples".
@@ -55,11 +77,8 @@ _LATEX_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\!)(?=\d{3}(?!\d))")
 
 # A whole line that is only a number: "18", "**18**", "$18$", "\(18\)".
 _BARE_NUMBER_LINE = re.compile(r"[*_#\s$\\(\[]*" + NUMBER + r"[\s*_$\\)\].%]*")
-# A question is not a conclusion: only . and ! (and their Chinese forms) end a final sentence.
-_SENTENCE_END = ".!。！"
-# Closers that may follow the full stop of a final sentence: **, ), quotes, LaTeX $.
-_CLOSERS = "*_)]}\"'”’$ \t"
-_SENTENCE_BREAK = re.compile(r"[.!?](?=\s)|[。！？]")
+# A JSON answer field: a number, then at most words ("18", "$1,200", "11.25 dollars", "12个").
+_FIELD_NUMBER = re.compile(r"[\s$]*" + NUMBER_ATOMIC + r"(?![\d.,/])(?P<rest>[^\d=+*/^]*)")
 _BOLD = re.compile(r"\*\*([^*\n]{1,200})\*\*")
 _DISPLAY_CLOSE = ("\\]", "$$")
 
@@ -88,10 +107,12 @@ def _find(text: str) -> tuple[str, str] | None:
 def _statement(text: str) -> tuple[str, str] | None:
     lowered = ascii_lower(text)
     best: tuple[int, int, str, str] | None = None  # (position, -priority, answer, rule)
+    questions = Questions(text)
     for priority, (rule, marker) in enumerate(_MARKERS):
         for found in marker.finditer(lowered):
             stated = _stated_at(text, found.end())
-            if stated is not None:
+            # "Is the final answer 30? Let me check" asks, it does not state.
+            if stated is not None and not questions.asks(found.end()):
                 candidate = (stated[0], -priority, stated[1], rule)
                 best = candidate if best is None or candidate[:2] > best[:2] else best
     for found in _BOXED.finditer(text):
@@ -99,6 +120,16 @@ def _statement(text: str) -> tuple[str, str] | None:
         if answer is not None:
             candidate = (found.start(1), -_BOXED_PRIORITY, answer, "boxed")
             best = candidate if best is None or candidate[:2] > best[:2] else best
+    # The last back-referring cue with a number is the only one that can win: newest first.
+    for found in reversed(list(REFERS_BACK.finditer(lowered))):
+        if best is not None and found.start() < best[0]:
+            break
+        sentence = sentence_before(text, found.start())
+        inner = _statement(sentence) if sentence else None
+        back = inner[0] if inner else last_number(sentence or "")
+        if back is not None:
+            best = (found.start(), -_BACK_PRIORITY, back, "cue-refers-back")
+            break
     return (best[2], best[3]) if best is not None else None
 
 
@@ -140,15 +171,26 @@ def _fallback(text: str) -> tuple[str, str] | None:
 
 
 def _final_sentence_number(last_line: str) -> tuple[str, str] | None:
-    body = last_line.rstrip(_CLOSERS)
-    if not body or body[-1] not in _SENTENCE_END:
-        return None  # the reply stops mid-sentence: nothing was concluded
-    body = body[:-1]
-    start = 0
-    for sentence_break in _SENTENCE_BREAK.finditer(body):
-        start = sentence_break.end()
-    answer = last_number(body[start:])
+    sentence = closing_sentence(last_line)
+    if sentence is None:
+        return None  # the reply stops mid-sentence (or asks): nothing was concluded
+    answer = last_number(sentence)
     return (answer, "last-sentence-number") if answer is not None else None
+
+
+def field_number(value: str) -> str | None:
+    """The number a JSON answer field holds (`"$1,200"`, `"11.25 dollars"`, `"12个"`), or None
+    when it holds no single number written in digits (`"cannot be determined"`, `"3 or 4"`,
+    `"20 - 2"`, `"eighteen"`).
+
+    >>> field_number("$1,200"), field_number("12个"), field_number("3 or 4")
+    ('1200', '12', None)
+    """
+    number = canonical_number(value)
+    if number is not None:
+        return number
+    match = _FIELD_NUMBER.fullmatch(value)
+    return canonical(match) if match is not None else None
 
 
 def _closed_result(lines: list[str]) -> tuple[str, str] | None:

@@ -39,3 +39,40 @@ def last_number(text: str) -> str | None:
     """Canonical string of the last number in `text`, or None when there is none."""
     last = deque(NUMBER_RE.finditer(text), maxlen=1)
     return canonical(last[0]) if last else None
+
+
+_ONES = [
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+    *("eighteen", "nineteen"),
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORD_VALUES = {word: value for value, word in enumerate(_ONES)}
+_WORD_VALUES.update({word: 20 + 10 * index for index, word in enumerate(_TENS)})
+# "three", "twenty-one", "forty two"; not "one of", which names no number.
+_NUMBER_WORD = re.compile(
+    rf"\b(?P<tens>{'|'.join(_TENS)})(?:[- ](?P<unit>{'|'.join(_ONES[1:10])}))?\b"
+    rf"|\b(?P<ones>{'|'.join(_ONES)})\b(?! of\b)"
+)
+
+
+def number_word_at(lowered: str, position: int) -> re.Match[str] | None:
+    """A number written as an English word (zero to ninety-nine) at `position` of lower-cased
+    text, or None; `word_value` reads it.
+
+    >>> word_value(number_word_at("twenty-one boxes", 0))
+    '21'
+    >>> number_word_at("one of them", 0) is None
+    True
+    """
+    return _NUMBER_WORD.match(lowered, position)
+
+
+def word_value(match: re.Match[str] | None) -> str | None:
+    """The digits of a `number_word_at` match."""
+    if match is None:
+        return None
+    if match.group("ones"):
+        return str(_WORD_VALUES[match.group("ones")])
+    unit = match.group("unit")
+    return str(_WORD_VALUES[match.group("tens")] + (_WORD_VALUES[unit] if unit else 0))

@@ -112,7 +112,7 @@ class Scorer(Protocol):
 @dataclass(frozen=True)
 class StrictScorer:
     name: str = "strict"
-    version: str = "2"
+    version: str = "3"
     recording: bool = True
 
     def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
@@ -138,7 +138,7 @@ class StrictScorer:
         if quick is None:
             return True
         found = kind.find(fold_width(read.visible))
-        return found is not None and quick(found.answer, gold) is None
+        return found is not None and found.readable and quick(found.answer, gold) is None
 
     def shipped(self, task: ScoredTask, reply: ReplyText) -> ReplyText:
         """Strict never reads the reasoning: a long one is not pickled."""

@@ -1,10 +1,14 @@
 """The reply state, which alone decides the protocol: `empty`, `unfinished` or `finished`.
 
 It is task-agnostic: a reply is `empty` when no content is left after any think block,
-`unfinished` when the token limit cut it (`finish_reason == "length"`), vLLM's repetition
-detector ended it (`finish_reason == "repetition"`, vLLM 0.20+: a loop, no worse than a cut-off
-for the protocol; `diagnosis.reply_label` counts it apart) or a `<think>` is still open, and
-`finished` otherwise. Only `empty` and `unfinished` fixed replies are asked again.
+`unfinished` when it did not end normally or a `<think>` is still open, and `finished` otherwise.
+Only `stop` (the model ended its turn) and a missing finish_reason (a server that leaves it out,
+an imported reply, judged from its text) end a reply normally. Every other value is not the
+model's finished answer: `length` (the token limit cut it), `repetition` (vLLM 0.20+'s repetition
+detector: a loop, no worse than a cut-off; `diagnosis.reply_label` counts it apart), `abort` (the
+engine dropped the request), `content_filter` (a provider's filter cut it), `tool_calls` /
+`function_call` (the turn ended in a tool call, not an answer) and any value no server documents.
+Their rule is `finish-<reason>`. Only `empty` and `unfinished` fixed replies are asked again.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from thinkeval.records import ReplyState
 from thinkeval.scoring.text import split_think
 
 REPLY_STATES: tuple[ReplyState, ...] = ("empty", "unfinished", "finished")
+# The finish reasons of a reply that ended as the model meant it to (None: not sent or not known).
+NORMAL_FINISH: frozenset[str | None] = frozenset({"stop", None})
 RETRY_STATES: frozenset[str] = frozenset({"empty", "unfinished"})
 
 
@@ -35,6 +41,8 @@ def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
     StateOfReply(state='unfinished', visible='The answer is 4', rule='finish-length')
     >>> reply_state("So 4. So 4. So 4.", "repetition").rule
     'finish-repetition'
+    >>> reply_state("The answer is 4.", "content_filter")
+    StateOfReply(state='unfinished', visible='The answer is 4.', rule='finish-content_filter')
     >>> reply_state("   ", "stop").state
     'empty'
     """
@@ -43,11 +51,9 @@ def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
     visible, unclosed = split_think(content)
     if not visible.strip():
         return StateOfReply("empty", "", "no-content")
-    # A cut-off reply's "The answer is 5" is not its final word, so it is never scored.
-    if finish_reason == "length":
-        return StateOfReply("unfinished", visible, "finish-length")
-    if finish_reason == "repetition":
-        return StateOfReply("unfinished", visible, "finish-repetition")
+    # A cut-off (or aborted, filtered, ...) reply's "The answer is 5" is not its final word.
+    if finish_reason not in NORMAL_FINISH:
+        return StateOfReply("unfinished", visible, f"finish-{finish_reason}")
     if unclosed:
         return StateOfReply("unfinished", visible, "unclosed-think")
     return StateOfReply("finished", visible, None)

@@ -37,6 +37,8 @@ def strict_verdict(
         found = kind.find(fold_width(read.visible))
         if found is None:
             verdict = Verdict("no_answer")
+        elif not found.readable:
+            verdict = Verdict("no_answer", found.answer, found.rule)
         else:
             explain = getattr(kind, "explain", None)  # a kind that says why (code)
             try:

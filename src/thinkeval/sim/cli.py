@@ -59,6 +59,8 @@ _HELP: dict[str, str] = {
     "stall_s": "how long a stalled request is held, seconds",
     "switch_model_after": "after N chat requests serve --switch-to instead (a redeployment)",
     "switch_to": "model id after the switch (default: <model>-switched)",
+    "finish_stop_as": "send this finish_reason instead of stop (abort, content_filter, ...): "
+    "replies that did not end normally",
     "stream_chunk_tokens": "tokens per SSE chunk; 0: one per token with a per-token delay, else 16",
 }
 
@@ -94,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 metavar="TASK:P_LONG:LOW-HIGH",
                 help=_HELP[field.name],
             )
-        elif field.name in ("root", "switch_to"):
+        elif field.name in ("root", "switch_to", "finish_stop_as"):
             parser.add_argument(flag, default=None, help=_HELP[field.name])
         elif field.name == "ignore_reasoning_budget":
             parser.add_argument(flag, action="store_true", help=_HELP[field.name])

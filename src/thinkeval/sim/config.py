@@ -83,6 +83,9 @@ class SimConfig:
     # Redeployment: after this many chat requests the served model id changes.
     switch_model_after: int | None = None
     switch_to: str | None = None  # defaults to "<model>-switched"
+    # A finish_reason sent instead of "stop" (abort, content_filter, ...): a reply that did not
+    # end normally, whatever its text, for tests of what a client makes of one.
+    finish_stop_as: str | None = None
     # Tokens per SSE chunk; 0 picks one per token when there is a per-token delay, else batches.
     stream_chunk_tokens: int = 0
 

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from thinkeval.errors import ConfigError, DatasetError
-from thinkeval.records import Sample, Verdict
+from thinkeval.records import Sample, Status, Verdict
 from thinkeval.scoring.kinds import AnswerKind, KindError, make_kind
 from thinkeval.sections import read_yaml
 from thinkeval.tasks.registry import is_builtin
@@ -248,7 +248,10 @@ def _kind_rule(kind: AnswerKind, text: str, gold: str) -> Verdict:
     found = kind.find(text)
     if found is None:
         return Verdict("no_answer")
-    return Verdict("correct" if kind.matches(found.answer, gold) else "wrong", *found)
+    if not found.readable:
+        return Verdict("no_answer", found.answer, found.rule)
+    status: Status = "correct" if kind.matches(found.answer, gold) else "wrong"
+    return Verdict(status, found.answer, found.rule)
 
 
 def build_spec(task: TaskFile, base: Path, source: str, check_files: bool = True) -> TaskSpec:

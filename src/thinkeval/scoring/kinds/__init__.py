@@ -6,7 +6,7 @@ a task.
 
 >>> kind = make_kind("number")
 >>> kind.find("So she pays 5*3=15 dollars.\\nThe answer is 15.")
-Found(answer='15', rule='the answer is')
+Found(answer='15', rule='the answer is', readable=True)
 >>> kind.matches("15", "15.00")
 True
 """

@@ -10,10 +10,16 @@ class KindError(ValueError):
 
 
 class Found(NamedTuple):
-    """The final answer a kind found in a reply, and the rule that found it (for auditing)."""
+    """The final answer a kind found in a reply, and the rule that found it (for auditing).
+
+    `readable` is False when the reply states an answer the kind cannot read as its value (a JSON
+    answer field `"cannot be determined"` for a number): the verdict is then `no_answer`, with
+    the text and the rule kept, never a stated wrong answer.
+    """
 
     answer: str
     rule: str
+    readable: bool = True
 
 
 @runtime_checkable

@@ -1,11 +1,14 @@
 """A mathematical answer in LaTeX (`\\frac{14}{3}`, `(3, \\frac{\\pi}{2})`, `90^\\circ`), judged
 by Math-Verify, the parser and equivalence checker of lighteval and lm-eval's minerva_math.
 
-Finding the answer is plain string work (`scoring.latex`): the last `\\boxed{}`, else an explicit
-final-answer statement. Reading and comparing it is Math-Verify's: `0.5` equals `\\frac12`,
-`025` equals `25`, `x=3` equals `3`, `\\text{(B)}` equals `B`. Symbolic algebra can take long or
-hang, so the kind is `pooled`: a run scores it in worker processes (`scoring.pool`), never on
-the event loop. Math-Verify is imported on first use, so a run without maths never loads sympy.
+Finding the answer is plain string work (`scoring.math_statements`): a JSON answer field, the
+last `\\boxed{}`, an explicit final-answer statement, the closing sentence. Reading and comparing
+it is Math-Verify's: `0.5` equals `\\frac12`, `025` equals `25`, `x=3` equals `3`, `\\text{(B)}`
+equals `B`; an ordinal suffix is dropped first (`12^{\\text{th}}` is 12). An answer Math-Verify
+cannot read at all is `no_answer` (rule `<rule>: not an expression`), never a wrong answer.
+Symbolic algebra can take long or hang, so the kind is `pooled`: a run scores it in worker
+processes (`scoring.pool`), never on the event loop. Math-Verify is imported on first use, so
+a run without maths never loads sympy.
 """
 
 from __future__ import annotations
@@ -19,10 +22,16 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+from thinkeval.records import Verdict
 from thinkeval.scoring.kinds.base import Found
-from thinkeval.scoring.latex import final_answer
+from thinkeval.scoring.math_statements import final_answer
 
 _INTEGER = re.compile(r"[-+]?\d+")
+# An ordinal suffix after a number: 12^{\text{th}}, 3^{rd}, 1\text{st}, 2nd.
+_ORDINAL = re.compile(
+    r"(?<=\d)\s*(?:\^\s*\{?\s*(?:\\(?:text|textrm|mathrm)\s*\{\s*)?(?:st|nd|rd|th)\s*\}?\s*\}?"
+    r"|\\(?:text|textrm|mathrm)\s*\{\s*(?:st|nd|rd|th)\s*\}|(?:st|nd|rd|th)\b)"
+)
 # CPU seconds one `matches` may take; past that it raises TimeoutError, which the strict scorer
 # turns into `no_answer`. Math-Verify's own per-step limits (whole seconds, wall clock) are set
 # above it, so that ours decides; the scoring pool's hard limit covers what no signal can stop.
@@ -41,7 +50,7 @@ class MathKind:
     Math-Verify says the two are equivalent."""
 
     name: str = "math"
-    version: str = "1"
+    version: str = "2"
     pooled: bool = True
 
     def find(self, text: str) -> Found | None:
@@ -55,13 +64,25 @@ class MathKind:
         The same text and two plain integers (AIME's `025` and `25`) are decided without
         Math-Verify, which would say the same; everything else is Math-Verify's call.
         """
+        return self.judged(answer, gold) is True
+
+    def explain(self, found: Found, gold: str) -> Verdict:
+        """The strict verdict on a found answer: `no_answer` when Math-Verify cannot read it."""
+        same = self.judged(found.answer, gold)
+        if same is None:
+            return Verdict("no_answer", found.answer, f"{found.rule}: not an expression")
+        return Verdict("correct" if same else "wrong", found.answer, found.rule)
+
+    def judged(self, answer: str, gold: str) -> bool | None:
+        """Whether `answer` equals `gold`, or None when Math-Verify reads no expression in it."""
+        answer = without_ordinal(answer)
         quick = quick_match(answer, gold)
         return quick if quick is not None else equivalent(answer, gold)
 
     def quick_matches(self, answer: str, gold: str) -> bool | None:
         """`matches` when it needs no algebra (see `quick_match`), else None. With this, and a
         `find` that is plain string work, a run judges such replies without a worker."""
-        return quick_match(answer, gold)
+        return quick_match(without_ordinal(answer), gold)
 
     def check_gold(self, gold: str) -> str | None:
         if not gold.strip():
@@ -88,8 +109,18 @@ def quick_match(answer: str, gold: str) -> bool | None:
     return None
 
 
-def equivalent(answer: str, gold: str) -> bool:
-    """Math-Verify's verdict on `answer` against `gold` (see `MathKind.matches`).
+def without_ordinal(answer: str) -> str:
+    """The answer without an ordinal suffix on a number: a rank is the number.
+
+    >>> without_ordinal("12^{\\\\text{th}}\\\\text{ grade}"), without_ordinal("3rd")
+    ('12\\\\text{ grade}', '3')
+    """
+    return _ORDINAL.sub("", answer) if any(c.isdigit() for c in answer) else answer
+
+
+def equivalent(answer: str, gold: str) -> bool | None:
+    """Math-Verify's verdict on `answer` against `gold` (see `MathKind.matches`), None when it
+    reads no expression in `answer`.
 
     Math-Verify times its steps with `signal.alarm`, which works only in a process's main
     thread (elsewhere it would fail quietly and read nothing), so other threads are refused:
@@ -103,11 +134,12 @@ def equivalent(answer: str, gold: str) -> bool:
     verify = _math_verify().verify
     try:
         with _cpu_limit(MATCH_TIME_LIMIT_S):
-            expected, given = parsed(gold), parsed(answer)
+            given = parsed(answer)
+            if not given:
+                return None
+            expected = parsed(gold)
             return bool(
-                expected
-                and given
-                and verify(list(expected), list(given), timeout_seconds=_INNER_TIMEOUT_S)
+                expected and verify(list(expected), list(given), timeout_seconds=_INNER_TIMEOUT_S)
             )
     except _Expired:
         raise TimeoutError(f"Math-Verify gave no verdict within {MATCH_TIME_LIMIT_S:g} s") from None

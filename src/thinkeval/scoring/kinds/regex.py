@@ -15,7 +15,7 @@ class RegexKind:
     match) is the answer; it equals the gold after stripping, ignoring case when asked.
 
     >>> RegexKind(r"ANSWER:\\s*(\\w+)").find("ANSWER: cat ... ANSWER: dog")
-    Found(answer='dog', rule='regex')
+    Found(answer='dog', rule='regex', readable=True)
     """
 
     pattern: str

@@ -184,7 +184,6 @@ def run(args: argparse.Namespace) -> int:
     """`thinkeval run [CONFIG] [...]`: exit status as in EPILOG."""
     from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import ModelsFailed, evaluate
-    from thinkeval.run.cleanup import discard_unstarted, missing_dirs
     from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
     from thinkeval.ui.progress import RunProgress
@@ -214,17 +213,11 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
-    existed = missing_dirs(run_dir)
     try:
         summary = asyncio.run(evaluate(config, run_dir, options, RunProgress(console)))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
-        if discard_unstarted(run_dir, existed):
-            raise  # nothing was asked: no table of pending samples, no directory to resume
-        if exc.summary is not None:
+        if exc.summary is not None:  # None: nothing was asked, and no directory is left
             stdout_console().print(results_table(exc.summary))
-        raise
-    except ThinkevalError:
-        discard_unstarted(run_dir, existed)
         raise
     stdout_console().print(results_table(summary))
     repeated = repeats_table(summary)

@@ -52,6 +52,11 @@ def world(
     assert main(["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "4",
                  "--output", str(run)]) == 0  # fmt: skip
     _files(root)
+    # A copy of the run with a broken line in the middle of its journal (not a torn tail).
+    corrupt = shutil.copytree(run, root / "corrupt_run")
+    journal = corrupt / "journal" / "main.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(lines[0] + b'{"sample_id": 7, "torn\n' + b"".join(lines[1:]))
     try:
         yield World(server.base_url, run, root)
     finally:
@@ -315,6 +320,8 @@ OTHER_CASES = [
                                  "I23_NOT_SET"), 2, ("I23_NOT_SET",)),
     Case("check-budgets-bad", ("check", "--base-url", "{url}", "--budgets", "-5,10"), 2,
          ("--budgets",)),
+    Case("report-corrupt-journal-line", ("report", "{root}/corrupt_run"), 2,
+         ("corrupt_run/journal/main.jsonl:2: not a valid attempt record",)),
     Case("report-format-bad", ("report", "{run}", "--format", "pdf"), 2, ("--format", "pdf")),
     Case("report-resamples-word", ("report", "{run}", "--resamples", "lots"), 2,
          ("--resamples",)),

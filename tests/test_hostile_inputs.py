@@ -360,3 +360,71 @@ def test_a_start_that_fails_unexpectedly_leaves_nothing_and_an_existing_run_keep
     assert not (tmp_path / "runs").exists(), "a failed start left its directory"
     after = {p: p.read_bytes() for p in done.rglob("*") if p.is_file() and "journal" in p.parts}
     assert after == before and before
+
+
+# --- a full disk while writing what the user asked for ----------------------------------------
+
+
+def _limited(limit: int) -> Callable[[], None]:
+    """A child's file size limit: a write past `limit` bytes fails with EFBIG, as on a full disk
+    (Python ignores SIGXFSZ, so the write returns the error instead of killing the process)."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_export_on_a_full_disk_names_the_file_and_leaves_no_truncated_one(
+    sim: Callable[..., ThreadedSim], tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    server = sim(model="m", seed=1)
+    run = tmp_path / "run"
+    argv = ["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "4"]
+    assert main([*argv, "--output", str(run)]) == 0
+    out = tmp_path / "eee"
+    export = [sys.executable, "-m", "thinkeval", "export", str(run), "--out", str(out)]
+    assert subprocess.run(export, capture_output=True, timeout=120).returncode == 0
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    assert len(before["m.samples.jsonl"]) > 4096 > len(before["m.json"]) // 4
+    failed = subprocess.run(
+        export, capture_output=True, text=True, timeout=120, preexec_fn=_limited(4096)
+    )
+    assert failed.returncode == 2, failed.stderr
+    assert "Traceback" not in failed.stderr
+    assert failed.stderr == f"error: {out / 'm.samples.jsonl'}: cannot write (File too large)\n"
+    # The earlier export is intact and no temp file is left beside it.
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    fresh = tmp_path / "fresh"
+    failed = subprocess.run(
+        [*export[:-1], str(fresh)], capture_output=True, timeout=120, preexec_fn=_limited(4096)
+    )
+    assert failed.returncode == 2 and list(fresh.iterdir()) == []
+
+
+# --- a corrupt journal line in the middle -----------------------------------------------------
+
+
+def test_status_shows_a_run_with_a_corrupt_middle_line_and_names_it(
+    sim: Callable[..., ThreadedSim], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    server = sim(model="m", seed=1)
+    run = tmp_path / "run"
+    argv = ["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "3"]
+    assert main([*argv, "--output", str(run)]) == 0
+    journal = run / "journal" / "main.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 3
+    journal.write_bytes(lines[0] + b'{"sample_id": 7, "torn\n' + b"".join(lines[1:]))
+    capsys.readouterr()
+    assert main(["status", str(run), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [note for note in shown["notes"] if f"{journal}:2: not a valid attempt" in note]
+    fixed = next(p for p in shown["phases"] if p["phase"] == "fixed")
+    assert fixed["done"] == 3  # the valid lines after the broken one still count
+    assert main(["status", str(run)]) == 0
+    assert f"{journal}:2" in capsys.readouterr().out.replace("\n", "")
+    assert main(["verify", str(run)]) == 1  # verify says the run is not clean

@@ -94,6 +94,7 @@ def test_a_limit_spreads_over_every_category_and_says_what_the_average_covers(
     # The first samples in dataset order are all STEM: a limit used to average over one category.
     samples = load_samples("ceval_all", data_dir)
     categories = get_task("ceval_all").categories
+    assert get_task("ceval_all").version == "2"  # a limited run of version 1 asked other samples
     server = ThreadedSim(SimConfig(port=0, model="m"), answer_key_from_samples(samples)).start()
     try:
         for limit, present in ((8, 4), (2, 2)):

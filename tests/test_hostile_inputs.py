@@ -285,13 +285,15 @@ def query_server(answer_key: dict[str, object]) -> Iterator[QueryServer]:
 
 
 def test_a_base_url_with_a_query_keeps_it_on_every_request(
-    query_server: QueryServer, tmp_path: Path
+    query_server: QueryServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Azure-style: the query must follow the joined path, never sit inside it.
     base = f"{query_server.base_url}/?api-version=2024-06-01&api_key=SECRET-1234"
     out = tmp_path / "out"
     argv = ["run", "--base-url", base, "--tasks", "gsm8k", "--limit", "2", "--output", str(out)]
     assert main(argv) == 0
+    shown = capsys.readouterr()
+    assert "SECRET-1234" not in shown.out + shown.err
     paths = {path for path, _ in query_server.seen}
     assert {"/v1/models", "/v1/chat/completions"} <= paths
     assert all(
@@ -418,11 +420,15 @@ def test_status_shows_a_run_with_a_corrupt_middle_line_and_names_it(
     journal = run / "journal" / "main.jsonl"
     lines = journal.read_bytes().splitlines(keepends=True)
     assert len(lines) == 3
-    journal.write_bytes(lines[0] + b'{"sample_id": 7, "torn\n' + b"".join(lines[1:]))
+    # A corrupt line in the middle, and a torn last line (a write cut short by a crash).
+    journal.write_bytes(
+        lines[0] + b'{"sample_id": 7, "torn\n' + b"".join(lines[1:]) + b'{"sample_id": "gs'
+    )
     capsys.readouterr()
     assert main(["status", str(run), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert [note for note in shown["notes"] if f"{journal}:2: not a valid attempt" in note]
+    assert [note for note in shown["notes"] if f"{journal}:5: torn last line" in note]
     fixed = next(p for p in shown["phases"] if p["phase"] == "fixed")
     assert fixed["done"] == 3  # the valid lines after the broken one still count
     assert main(["status", str(run)]) == 0

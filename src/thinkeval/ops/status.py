@@ -226,6 +226,13 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
 
     def invalid(line: JournalLine) -> None:
         # Status shows the run whatever a line holds; `verify` lists them all, `report` refuses.
+        if line.torn:
+            if not alive:  # while a writer runs, its last line may be one being written
+                notes.append(
+                    f"{line.path}:{line.number}: torn last line (a write cut short); it never "
+                    "counted, and the writer cuts it when it next opens the journal"
+                )
+            return
         notes.append(
             f"{line.path}:{line.number}: not a valid attempt record ({line.problem}); skipped "
             "(its sample counts as not yet asked; thinkeval verify lists every such line)"

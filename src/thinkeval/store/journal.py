@@ -92,16 +92,14 @@ def iter_located(
     A last line without its newline is a write torn by a crash and is skipped; a broken line
     anywhere else is corruption and raises `JournalError` naming the file and line, unless
     `on_invalid` is given (a reader that only shows the run: `thinkeval status`), which is told
-    of it instead and the line is skipped.
+    of it, and of a torn last line, instead; both are skipped.
     """
     for line in scan(run_dir, files):
         if line.attempt is not None:
             yield line.attempt, line.path, line.offset
-        elif line.torn:
-            continue
         elif on_invalid is not None:
             on_invalid(line)
-        else:
+        elif not line.torn:
             raise JournalError(
                 f"{line.path}:{line.number}: not a valid attempt record ({line.problem}); "
                 "move the file aside or fix that line"

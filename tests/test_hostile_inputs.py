@@ -403,6 +403,15 @@ def test_export_on_a_full_disk_names_the_file_and_leaves_no_truncated_one(
         [*export[:-1], str(fresh)], capture_output=True, timeout=120, preexec_fn=_limited(4096)
     )
     assert failed.returncode == 2 and list(fresh.iterdir()) == []
+    # The report writes the same way.
+    html = tmp_path / "r.html"
+    report = [sys.executable, "-m", "thinkeval", "report", str(run), "--format", "html"]
+    failed = subprocess.run(
+        [*report, "--out", str(html)],
+        capture_output=True, text=True, timeout=120, preexec_fn=_limited(4096),
+    )  # fmt: skip
+    assert failed.returncode == 2 and failed.stderr.startswith(f"error: {html}: cannot write")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eee", "fresh", "run"]
 
 
 # --- a corrupt journal line in the middle -----------------------------------------------------

@@ -6,6 +6,7 @@ or works as the user meant."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -243,8 +244,7 @@ class QueryServer:
         self.app = build_app(SimConfig(port=0, model="m", seed=1), answer_key)  # type: ignore[arg-type]
         self.app.middlewares.append(self._record)
         self.base_url = ""
-        self._loop = __import__("asyncio").new_event_loop()
-        self._ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
     @web.middleware
@@ -255,8 +255,6 @@ class QueryServer:
         return await handler(request)
 
     def __enter__(self) -> QueryServer:
-        import asyncio
-
         self._thread.start()
         runner = make_runner(self.app)
 
@@ -271,8 +269,6 @@ class QueryServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        import asyncio
-
         asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(30)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import urllib.request
 from collections import Counter
@@ -439,3 +440,14 @@ def test_several_models_need_a_choice(tmp_path: Path, real_data_dir: Path) -> No
 def test_help_has_an_example() -> None:
     epilog = import_command.EPILOG
     assert "example:" in epilog and "thinkeval import-aisbench" in epilog
+
+
+@pytest.mark.real_data
+def test_a_prediction_file_that_is_a_fifo_is_refused(tmp_path: Path, real_data_dir: Path) -> None:
+    # An open of a FIFO with no writer would block the import for ever.
+    source = copy_fixture(tmp_path)
+    path = source / PREDICTIONS / "gsm8k.jsonl"
+    path.unlink()
+    os.mkfifo(path)
+    expect_error(r"gsm8k\.jsonl: cannot read \(a FIFO, not a regular file\)", source, tmp_path,
+                 real_data_dir)  # fmt: skip

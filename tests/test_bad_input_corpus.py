@@ -52,6 +52,11 @@ def world(
     assert main(["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "4",
                  "--output", str(run)]) == 0  # fmt: skip
     _files(root)
+    # A copy of the run with a broken line in the middle of its journal (not a torn tail).
+    corrupt = shutil.copytree(run, root / "corrupt_run")
+    journal = corrupt / "journal" / "main.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(lines[0] + b'{"sample_id": 7, "torn\n' + b"".join(lines[1:]))
     try:
         yield World(server.base_url, run, root)
     finally:
@@ -73,14 +78,32 @@ def _files(root: Path) -> None:
         "bad.jsonl": '{"id": "1", "question": "2+2?", "answer": "4"}\n{"id": "2", "question"\n',
         "nocol.csv": "id,prompt,answer\n1,2+2?,4\n",
         "notes.txt": "not a run\n",
+        "dupkey.yaml": "run: x\ntasks: [gsm8k]\nrun: y\n",
         **SWEEP_FILES,
     }
     for name, text in files.items():
         (root / name).write_text(text)
+    # Not files at all: a FIFO (an open would block), a symlink loop, a sparse 9 MiB config.
+    os.mkfifo(root / "fifo.yaml")
+    os.mkfifo(root / "fifo.csv")
+    for name in ("loop.yaml", "loop.csv"):
+        (root / f"{name}.other").symlink_to(name)
+        (root / name).symlink_to(f"{name}.other")
+    with (root / "huge.yaml").open("wb") as handle:
+        handle.truncate(9 * 1024 * 1024)
+    (root / "loopdata" / "gsm8k").mkdir(parents=True)
+    (root / "loopdata" / "gsm8k" / "x").symlink_to("test.jsonl")
+    (root / "loopdata" / "gsm8k" / "test.jsonl").symlink_to("x")
     task = "data:\n  file: {data}\nfields:\n  question: question\n  answer: answer\n  id: id\n"
     for name, data in (("dup", "dup.csv"), ("header", "header.csv"), ("badline", "bad.jsonl"),
                        ("nocol", "nocol.csv"), ("good", "q.csv")):  # fmt: skip
         body = f"name: t_{name}\n" + task.format(data=data) + "answer:\n  kind: number\n"
+        (root / f"task_{name}.yaml").write_text(body)
+    for name, data, extra in (("brace", "q.csv", "prompt: 'Q: {question'\n"),
+                              ("placeholder", "q.csv", "prompt: 'Q: {question} {nope}'\n"),
+                              ("dupkey", "q.csv", "prompt: '{question}'\nprompt: 'Q'\n"),
+                              ("loop", "loop.csv", ""), ("fifo", "fifo.csv", "")):  # fmt: skip
+        body = f"name: t_{name}\n" + task.format(data=data) + "answer:\n  kind: number\n" + extra
         (root / f"task_{name}.yaml").write_text(body)
     (root / "task_kind.yaml").write_text(
         "name: t_kind\n" + task.format(data="q.csv") + "answer:\n  kind: poem\n"
@@ -168,6 +191,16 @@ FLAG_CASES = [
     Case("run-config-is-dir", ("run", "{root}/empty_dir"), 2, ("empty_dir",)),
     Case("run-key-env-blank", (*RUN, "--api-key-env", "I23_BLANK"), 2, ("I23_BLANK",),
          env=(("I23_BLANK", "  "),)),
+    Case("run-gen-key-twice", (*RUN, "--gen", "stop={a: 1, a: 2}"), 2,
+         ("--gen", "key 'a' is given twice")),
+    Case("run-config-dev-zero", ("run", "/dev/zero"), 2, ("/dev/zero", "a character device")),
+    Case("run-config-fifo", ("run", "{root}/fifo.yaml"), 2, ("fifo.yaml", "a FIFO")),
+    Case("run-config-symlink-loop", ("run", "{root}/loop.yaml"), 2,
+         ("loop.yaml", "symbolic links")),
+    Case("run-config-huge", ("run", "{root}/huge.yaml"), 2, ("huge.yaml", "larger than 8 MiB")),
+    Case("run-data-dir-symlink-loop", (*RUN, "--data-dir", "{root}/loopdata", "--output",
+                                       "{root}/out-loopdata"), 2,
+         ("loopdata/gsm8k/test.jsonl", "symbolic links"), "out-loopdata"),
     Case("run-key-env-newline", (*RUN, "--api-key-env", "I23_NL"), 2, ("I23_NL", "line breaks"),
          env=(("I23_NL", "sk-1\nX: y"),)),
 ]  # fmt: skip
@@ -228,6 +261,27 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
      + "baseline: {model: m, noise_floor: m}\n", ("baseline.noise_floor",)),
     ("cfg-unfinished-gap-0", "run: x\n" + _model()
      + "baseline: {model: m, max_unfinished_gap: 0}\n", ("max_unfinished_gap",)),
+    ("cfg-tasks-twice", "run: x\ntasks: [gsm8k]\n" + _model() + "tasks: [boolq]\n",
+     ("cfg-tasks-twice.yaml: line 6: key 'tasks' is given twice (first on line 2)",)),
+    ("cfg-model-key-twice", "run: x\n" + _model(extra="    concurrency: 2\n    concurrency: 4\n"),
+     ("line 6: key 'concurrency' is given twice (first on line 5)",)),
+    ("cfg-baseline-key-twice", "run: x\nbaseline: {model: m, model: n}\n" + _model(),
+     ("line 2: key 'model' is given twice",)),
+    ("cfg-anchor-bomb", "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}' if i else 'x'] * 9)}]\n" for i in range(9)
+    ) + "run: x\n" + _model(), ("cfg-anchor-bomb.yaml: line 6", "expands to more than")),
+    ("cfg-task-prompt-unclosed", "run: x\ntasks: [{file: {root}/task_brace.yaml}]\n" + _model(),
+     ("task_brace.yaml: prompt: the '{' at character 4", "never closed")),
+    ("cfg-task-placeholder-unknown",
+     "run: x\ntasks: [{file: {root}/task_placeholder.yaml}]\n" + _model(),
+     ("placeholder {nope}",)),
+    ("cfg-task-file-key-twice", "run: x\ntasks: [{file: {root}/task_dupkey.yaml}]\n" + _model(),
+     ("task_dupkey.yaml: line 11: key 'prompt' is given twice",)),
+    ("cfg-task-data-symlink-loop",
+     "run: x\ntasks: [{file: {root}/task_loop.yaml}]\n" + _model(),
+     ("data.file: cannot read", "loop.csv", "symbolic links")),
+    ("cfg-task-data-fifo", "run: x\ntasks: [{file: {root}/task_fifo.yaml}]\n" + _model(),
+     ("data.file: cannot read", "fifo.csv", "a FIFO, not a regular file")),
 ]  # fmt: skip
 
 
@@ -272,6 +326,8 @@ OTHER_CASES = [
                                  "I23_NOT_SET"), 2, ("I23_NOT_SET",)),
     Case("check-budgets-bad", ("check", "--base-url", "{url}", "--budgets", "-5,10"), 2,
          ("--budgets",)),
+    Case("report-corrupt-journal-line", ("report", "{root}/corrupt_run"), 2,
+         ("corrupt_run/journal/main.jsonl:2: not a valid attempt record",)),
     Case("report-format-bad", ("report", "{run}", "--format", "pdf"), 2, ("--format", "pdf")),
     Case("report-resamples-word", ("report", "{run}", "--resamples", "lots"), 2,
          ("--resamples",)),
@@ -312,6 +368,16 @@ OTHER_CASES = [
     Case("tasks-task-file-missing", ("tasks", "list", "--task-file", "{root}/nope_task.yaml"),
          2, ("nope_task.yaml",)),
     Case("tasks-bad-action", ("tasks", "delete"), 2, ("delete",)),
+    Case("tasks-config-key-twice", ("tasks", "list", "--config", "{root}/dupkey.yaml"), 2,
+         ("dupkey.yaml: line 3: key 'run' is given twice",)),
+    Case("tasks-show-prompt-unclosed", ("tasks", "show", "{root}/task_brace.yaml"), 2,
+         ("task_brace.yaml: prompt:", "never closed")),
+    Case("tasks-show-data-symlink-loop", ("tasks", "show", "{root}/task_loop.yaml"), 2,
+         ("loop.csv", "symbolic links")),
+    Case("tasks-task-file-fifo", ("tasks", "list", "--task-file", "{root}/fifo.yaml"), 2,
+         ("fifo.yaml", "a FIFO")),
+    Case("sim-port-out-of-range", ("sim", "--port", "99999", "--tasks", "gsm8k"), 2,
+         ("port must be between 0 and 65535, got 99999",)),
     Case("compare-no-baseline", ("compare", "{run}"), 2, ("--baseline MODEL",)),
     Case("compare-margin-word", ("compare", "{run}", "--margin", "x"), 2, ("--margin", "'x'")),
     Case("compare-baseline-unknown", ("compare", "{run}", "--baseline", "zz"), 2,
@@ -349,6 +415,7 @@ SWEEP_FILES = {
     "sweep_limit.yaml": _SWEEP_BASE + "sweep:\n  limit: 0\n  grid: {seed: [1]}\n",
     "sweep_template.yaml": _SWEEP_BASE + "prompts: {a: {template: 'no slot'}}\n",
     "sweep_prompt_key.yaml": _SWEEP_BASE + "prompts: {a: {sytem: hi}}\n",
+    "sweep_twice.yaml": _SWEEP_BASE + "sweep:\n  grid: {seed: [1]}\n  grid: {seed: [2]}\n",
 }
 SWEEP = ("sweep", "{root}/sweep_plain.yaml", "--output", "{root}/out-sweep")
 SWEEP_CASES = [
@@ -394,6 +461,8 @@ SWEEP_CASES = [
         ("template", ("prompts.a.template: template must hold {prompt}",)),
         ("prompt_key", ("prompts.a.sytem: unknown key",)),
     )],
+    Case("sweep-key-twice", ("sweep", "{root}/sweep_twice.yaml", "--grid", "seed=1"), 2,
+         ("sweep_twice.yaml: line 8: key 'grid' is given twice (first on line 7)",)),
 ]  # fmt: skip
 
 CASES = [

@@ -82,7 +82,40 @@ def test_ceval_all_end_to_end_with_category_tables(tmp_path: Path, data_dir: Pat
     report = tmp_path / "report.md"
     assert main(["report", str(tmp_path / "out"), "--format", "md", "--out", str(report)]) == 0
     text = report.read_text()
-    assert "Per category (questions pooled)" in text and "average over categories" in text
+    assert "Per category (questions pooled)" in text and "average over 4 categories" in text
     assert "| m | Social Science | 10 |" in text
     rows = [text.index(f"| m | {name} |") for name in ("STEM", "Humanities", "Other")]
     assert rows == sorted(rows)  # the categories in C-Eval's order
+
+
+def test_a_limit_spreads_over_every_category_and_says_what_the_average_covers(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    # The first samples in dataset order are all STEM: a limit used to average over one category.
+    samples = load_samples("ceval_all", data_dir)
+    categories = get_task("ceval_all").categories
+    assert get_task("ceval_all").version == "2"  # a limited run of version 1 asked other samples
+    server = ThreadedSim(SimConfig(port=0, model="m"), answer_key_from_samples(samples)).start()
+    try:
+        for limit, present in ((8, 4), (2, 2)):
+            entry = {"name": "m", "base_url": server.base_url}
+            config = {"run": "c", "tasks": [{"name": "ceval_all", "limit": limit}],
+                      "models": [entry]}  # fmt: skip
+            out = tmp_path / f"out{limit}"
+            assert main(["run", str(write_config(tmp_path / "run.yaml", config)),
+                         "--output", str(out)]) == 0  # fmt: skip
+            (result,) = json.loads((out / "summary.json").read_text())["results"]
+            assert result["total"] == limit
+            assert len(result["categories"]["categories"]) == present
+            asked = [json.loads(line) for line in (out / "samples" / "ceval_all.jsonl").open()]
+            subjects = [row["subset"] for row in asked if "subset" in row]
+            assert len(set(subjects)) == limit  # one subject each: spread over subjects too
+            assert len({categories[s] for s in subjects}) == present
+            report = tmp_path / f"report{limit}.md"
+            assert main(["report", str(out), "--out", str(report)]) == 0
+            label = "average over 4 categories"
+            if present < 4:
+                label = "average over 2 of 4 categories (the others have no samples)"
+            assert f"| m | {label} |" in report.read_text()
+    finally:
+        server.stop()

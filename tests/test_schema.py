@@ -57,3 +57,45 @@ def test_schema_command_prints_json(capsys) -> None:
     assert main(["schema", "summary"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["$defs"]["Summary"]["required"][:2] == ["run", "complete"]
+
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+# Each shipped YAML example and the schema it belongs to (None: not a thinkeval file).
+EXAMPLE_SCHEMAS = {
+    "compare.yaml": "config",
+    "prompts.yaml": "config",
+    "sweep.yaml": "config",
+    "k8s-job.yaml": None,  # a Kubernetes Job manifest that runs thinkeval
+}
+
+
+def test_every_shipped_example_validates_against_its_schema() -> None:
+    from thinkeval.config import load_config
+
+    assert {path.name for path in EXAMPLES.glob("*.yaml")} == set(EXAMPLE_SCHEMAS)
+    for name, schema in EXAMPLE_SCHEMAS.items():
+        if schema is None:
+            continue
+        path = EXAMPLES / name
+        jsonschema.validate(yaml.safe_load(path.read_text(encoding="utf-8")), json_schema(schema))
+        load_config(path)  # and thinkeval itself reads it
+
+
+@pytest.mark.parametrize(
+    ("tasks", "valid"),
+    [
+        (["gsm8k", {"name": "boolq", "limit": 5}], True),
+        ([{"file": "quiz.yaml"}], True),
+        ([{"define": {"name": "q"}}], True),
+        ([{"limit": 5}], False),  # no task named
+        ([{"name": "gsm8k", "definition": {}}], False),  # resolved by loading, never written
+        ([3], False),
+    ],
+)
+def test_the_config_schema_takes_tasks_as_written(tasks: list[object], valid: bool) -> None:
+    config = {"run": "r", "tasks": tasks, "models": [{"name": "m", "base_url": "http://h/v1"}]}
+    if valid:
+        jsonschema.validate(config, json_schema("config"))
+    else:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(config, json_schema("config"))

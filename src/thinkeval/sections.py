@@ -11,6 +11,7 @@ import msgspec
 import yaml
 
 from thinkeval.errors import ConfigError
+from thinkeval.inputs import read_bounded, reason
 from thinkeval.records import decode_error_parts
 
 # A problem found after the types check out: (key path relative to its object, message).
@@ -65,17 +66,95 @@ def convert_checked(
 
 
 def read_yaml(path: Path, what: str) -> Any:
-    """The YAML document in `path` (`what` names it in errors: "config", "task file")."""
+    """The YAML document in `path` (`what` names it in errors: "config", "task file"): a regular
+    file of at most `MAX_CONFIG_BYTES`, checked by `load_yaml`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_bounded(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: {what} file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the {what}: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the {what}: {reason(exc)}") from None
     try:
-        return yaml.safe_load(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{path}: line {line}: not valid UTF-8 ({exc.reason})") from None
+    return load_yaml(text, str(path))
+
+
+def load_yaml(text: str, source: str) -> Any:
+    """The YAML document in `text` (`source` names it in errors), refusing what `yaml.safe_load`
+    lets through silently or cannot survive: a key given twice in one mapping (YAML keeps the
+    last, so a second `tasks:` would quietly replace the first), and aliases that expand past
+    `MAX_NODES` values or refer to themselves (an "anchor bomb")."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _Checker(loader, source).size(node)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}:{where}: not valid YAML: {problem}") from None
+        raise ConfigError(f"{source}:{where}: not valid YAML: {problem}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid YAML: nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+# Values (scalars, lists and mappings) a document may hold once its aliases are expanded.
+MAX_NODES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _Checker:
+    """Walks a composed YAML document once per distinct node, counting the values its aliases
+    expand to and refusing duplicate keys."""
+
+    def __init__(self, loader: yaml.SafeLoader, source: str) -> None:
+        self.loader, self.source = loader, source
+        self.sizes: dict[int, int] = {}
+        self.open: set[int] = set()
+
+    def size(self, node: yaml.Node) -> int:
+        """How many values `node` expands to (itself included)."""
+        known = self.sizes.get(id(node))
+        if known is not None:
+            return known
+        line = node.start_mark.line + 1
+        if id(node) in self.open:
+            raise ConfigError(f"{self.source}: line {line}: an alias refers to itself")
+        self.open.add(id(node))
+        total = 1
+        if isinstance(node, yaml.MappingNode):
+            self._duplicates(node)
+            children = [child for pair in node.value for child in pair]
+        else:
+            children = node.value if isinstance(node, yaml.SequenceNode) else []
+        for child in children:
+            total += self.size(child)
+            if total > MAX_NODES:
+                raise ConfigError(
+                    f"{self.source}: line {line}: expands to more than {MAX_NODES} values "
+                    "(aliases repeated inside aliases?); write the values out"
+                )
+        self.open.discard(id(node))
+        self.sizes[id(node)] = total
+        return total
+
+    def _duplicates(self, node: yaml.MappingNode) -> None:
+        first: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = self.loader.construct_object(key_node)
+            line = key_node.start_mark.line + 1
+            if key in first:
+                raise ConfigError(
+                    f"{self.source}: line {line}: key {key!r} is given twice (first on line "
+                    f"{first[key]}); YAML would keep only the last, so remove one"
+                )
+            first[key] = line

@@ -31,6 +31,29 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts)
 
 
+def api_url(base_url: str, path: str, *, origin: bool = False) -> str:
+    """`path` joined onto the path of `base_url`, whose query is kept on every request (an
+    Azure-style `?api-version=...`); with `origin`, a trailing `/v1` is dropped first, for what
+    a server serves at its root (`/metrics`, llama.cpp's `/props` and `/slots`).
+
+    >>> api_url("https://h/openai/v1/?api-version=2024-06-01", "chat/completions")
+    'https://h/openai/v1/chat/completions?api-version=2024-06-01'
+    >>> api_url("http://h:8000/v1", "/metrics", origin=True)
+    'http://h:8000/metrics'
+    """
+    parts = urlsplit(base_url.strip())
+    root = parts.path.rstrip("/")
+    if origin:
+        root = root.removesuffix("/v1")
+    joined = f"{root}/{path.lstrip('/')}" if path else root
+    return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, ""))
+
+
+def url_path(url: str) -> str:
+    """The path of `url` without a trailing slash (no query, no fragment)."""
+    return urlsplit(url).path.rstrip("/")
+
+
 def url_problem(url: str) -> str | None:
     """What is wrong with a server URL as given, in words for its user; None when it is usable.
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from thinkeval.errors import ConfigError, ThinkevalError
+from thinkeval.errors import ConfigError
 from thinkeval.version import __version__
 
 if TYPE_CHECKING:
@@ -174,7 +174,6 @@ def run(args: argparse.Namespace) -> int:
     from thinkeval.execution.grading import allow_unsafe_exec
     from thinkeval.ops.evaluate import ModelsFailed, evaluate
     from thinkeval.ops.run_request import detached_argv, resolve
-    from thinkeval.run.cleanup import discard_unstarted, missing_dirs
     from thinkeval.ui.progress import RunProgress
     from thinkeval.ui.tables import results_table, show_summary, stdout_console
 
@@ -195,17 +194,11 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
-    existed = missing_dirs(run_dir)
     try:
         summary = asyncio.run(evaluate(config, run_dir, options, RunProgress(console)))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
-        if discard_unstarted(run_dir, existed):
-            raise  # nothing was asked: no table of pending samples, no directory to resume
-        if exc.summary is not None:
+        if exc.summary is not None:  # None: nothing was asked, and no directory is left
             stdout_console().print(results_table(exc.summary))
-        raise
-    except ThinkevalError:
-        discard_unstarted(run_dir, existed)
         raise
     show_summary(summary)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)

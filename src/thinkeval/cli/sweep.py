@@ -52,10 +52,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the variants, then print the study."""
     from thinkeval.api import evaluate
     from thinkeval.config import load_config
-    from thinkeval.errors import ConfigError, ThinkevalError
+    from thinkeval.errors import ConfigError
     from thinkeval.ops.sweep import expand, parse_grid, study
-    from thinkeval.run.cleanup import discard_unstarted, missing_dirs
-    from thinkeval.store.rundir import run_dir_for
     from thinkeval.ui.sweep import render
 
     if args.limit is not None and args.limit < 1:
@@ -65,13 +63,7 @@ def run(args: argparse.Namespace) -> int:
     options = {"output": args.output} if args.output else {}
     if args.data_dir:
         options["data_dir"] = args.data_dir
-    run_dir = run_dir_for(config, args.output)
-    existed = missing_dirs(run_dir)
-    try:
-        results = evaluate(config, console=console, **options)
-    except ThinkevalError:
-        discard_unstarted(run_dir, existed)  # a failed start leaves no directory (as `run`)
-        raise
+    results = evaluate(config, console=console, **options)  # a failed start leaves no dir
     variants, pairs = study(results.run_dir, [m.name for m in config.models])
     render(variants, pairs, console)
     return 0 if results.summary.complete else 1

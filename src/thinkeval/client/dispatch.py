@@ -22,6 +22,7 @@ from thinkeval.client.profiles import get_profile
 from thinkeval.client.session import open_session, ssl_context
 from thinkeval.client.watchdog import Watchdog, WatchSettings, identity_probe
 from thinkeval.errors import ServerError
+from thinkeval.urls import api_url
 
 if TYPE_CHECKING:  # the config is above the client: types only
     import aiohttp
@@ -123,11 +124,10 @@ class Dispatcher:
         connector = aiohttp.TCPConnector(force_close=True, ssl=ssl_context() if https else True)
         self._probes = aiohttp.ClientSession(connector=connector, trust_env=False)
         for endpoint in self.endpoints:
-            origin = endpoint.root.removesuffix("/v1")
-            load = {"openai": None, "llamacpp": f"{origin}/slots"}.get(
-                self.profile.name, f"{origin}/metrics"
-            )
-            probe = identity_probe(self._probes, f"{endpoint.root}/models", load, endpoint.headers)
+            slots, metrics = (api_url(endpoint.root, p, origin=True) for p in ("slots", "metrics"))
+            load = {"openai": None, "llamacpp": slots}.get(self.profile.name, metrics)
+            models = api_url(endpoint.root, "models")
+            probe = identity_probe(self._probes, models, load, endpoint.headers)
             endpoint.watchdog = Watchdog(settings, probe, on_restart=self._renew_session)
 
     def _renew_session(self) -> None:

@@ -36,7 +36,7 @@ from thinkeval.client.session import (
 from thinkeval.client.transport import transport_failure
 from thinkeval.client.watchdog import Watchdog
 from thinkeval.records import Reply
-from thinkeval.urls import redact_url
+from thinkeval.urls import api_url, redact_url, url_path
 from thinkeval.version import __version__
 
 __all__ = ["MAX_REPLY_BYTES", "Endpoint", "RequestFailed", "Timed"]
@@ -85,7 +85,7 @@ class Endpoint:
         self.session = session
         self.base_url = redact_url(given)
         self.root, basic = split_credentials(given)
-        self._chat_url = f"{self.root}/chat/completions"
+        self._chat_url = api_url(self.root, "chat/completions")
         self.profile = profile or get_profile("vllm")
         self.timeout_s = timeout_s
         self.stream = stream
@@ -126,16 +126,16 @@ class Endpoint:
         try:
             return await self._models(self.root)
         except RequestFailed as exc:
-            if exc.http_status != 404 or self.root.endswith("/v1"):
+            if exc.http_status != 404 or url_path(self.root).endswith("/v1"):
                 raise
             try:
-                await self._models(f"{self.root}/v1")
+                await self._models(api_url(self.root, "v1"))
             except RequestFailed:
                 raise exc from None
             raise RequestFailed(
                 kind="wrong_base_url",
-                message=f"{self.base_url}/models answered HTTP 404; did you mean "
-                f"{self.base_url}/v1? (/v1/models answers there)",
+                message=f"{api_url(self.base_url, 'models')} answered HTTP 404; did you mean "
+                f"{api_url(self.base_url, 'v1')}? (/v1/models answers there)",
                 retryable=False,
                 http_status=404,
             ) from None
@@ -143,7 +143,10 @@ class Endpoint:
     async def _models(self, root: str) -> list[dict[str, Any]]:
         try:
             async with self.session.get(
-                f"{root}/models", headers=self._headers, proxy=self.proxy, timeout=self._timeout
+                api_url(root, "models"),
+                headers=self._headers,
+                proxy=self.proxy,
+                timeout=self._timeout,
             ) as resp:
                 if resp.status != 200:
                     raw = await _read_head(resp, MAX_ERROR_BYTES)
@@ -266,7 +269,7 @@ class Endpoint:
         self.outstanding += 1
         try:
             async with self.session.post(
-                self._chat_url.removesuffix("chat/completions") + "completions",
+                api_url(self.root, "completions"),
                 data=orjson.dumps(body),
                 headers=self._headers,
                 proxy=self.proxy,

@@ -18,14 +18,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from thinkeval.config.tasks import Bounds, Retry, TaskSelection, range_text
 
 if TYPE_CHECKING:
+    from thinkeval.records import Sample
     from thinkeval.tasks.spec import TaskSpec
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,14 @@ class ResolvedTask:
             return f"limit {self.limit}"
         return "all" if self.range is None else f"range {self.range}"
 
-    def select(self, items: Iterable[T]) -> Iterator[T]:
-        """Apply `limit` / `range` to the task's samples in dataset order, as they stream."""
+    def select(self, items: Iterable[Sample]) -> Iterator[Sample]:
+        """Apply `limit` / `range` to the task's samples in dataset order, as they stream; a
+        limit on a task with categories takes samples of every category and subject
+        (`tasks.spread`), since its first samples are of one category only."""
+        if self.limit is not None and self.spec.categories:
+            from thinkeval.tasks.spread import spread
+
+            return spread(items, self.limit, self.spec.categories)
         if self.limit is not None:
             return itertools.islice(items, self.limit)
         if self.bounds is not None:

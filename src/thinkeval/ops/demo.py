@@ -29,6 +29,7 @@ from thinkeval.ops.evaluate import evaluate
 from thinkeval.report import build_report, render_html, render_markdown
 from thinkeval.results.summary import Summary
 from thinkeval.run.progress import Progress
+from thinkeval.store.rundir import write_atomic
 from thinkeval.tasks import default_tasks, resolve_data_dir
 
 BANNER = "SIMULATED MODELS: these numbers demonstrate the protocol, not any real LLM."
@@ -194,8 +195,8 @@ def run_demo(
     show(summary, f"thinkeval demo · {BANNER}")
     console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
     report = build_report([run_dir])
-    (run_dir / "report.md").write_text(render_markdown(report), encoding="utf-8")
-    (run_dir / "report.html").write_text(render_html(report), encoding="utf-8")
+    write_atomic(run_dir / "report.md", render_markdown(report).encode("utf-8"))
+    write_atomic(run_dir / "report.html", render_html(report).encode("utf-8"))
     console.print(f"report: {run_dir / 'report.html'} (open in a browser), {run_dir / 'report.md'}")
     console.print(f"every sample, searchable: thinkeval view {run_dir}")
     return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
 from thinkeval.results.summary import Summary, write_summary
+from thinkeval.run.cleanup import discard_unstarted, missing_dirs
 from thinkeval.run.progress import Progress
 from thinkeval.run.runner import RunOptions, run_evaluation
 
@@ -39,9 +40,20 @@ async def evaluate(
     options: RunOptions | None = None,
     progress: Progress | None = None,
 ) -> Summary:
-    """Run (or resume) the config into `run_dir`, then write and return `summary.json`."""
-    outcome = await run_evaluation(config, run_dir, options or RunOptions(), progress)
-    summary = write_summary(run_dir)
+    """Run (or resume) the config into `run_dir`, then write and return `summary.json`.
+
+    A start that fails before any reply is recorded (bad input, no server, an internal error,
+    Ctrl-C) removes the directory it created (`run.cleanup`): nothing to resume is left.
+    """
+    created = missing_dirs(run_dir)
+    try:
+        outcome = await run_evaluation(config, run_dir, options or RunOptions(), progress)
+        summary = write_summary(run_dir)
+    except BaseException:
+        discard_unstarted(run_dir, created)
+        raise
+    if outcome.failures and discard_unstarted(run_dir, created):
+        raise ModelsFailed(outcome.failures)  # nothing was asked: no summary to show
     if outcome.stopped:
         raise Interrupted(
             f"stopped; everything finished so far is recorded in {run_dir}. "

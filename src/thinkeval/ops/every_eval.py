@@ -24,7 +24,7 @@ from thinkeval.results.loaded import load_run
 from thinkeval.results.stats import wilson_interval
 from thinkeval.results.summary import OUTCOMES, TaskResult, sample_result
 from thinkeval.store.counted import Journals, count_journal, index_samples
-from thinkeval.store.rundir import read_samples
+from thinkeval.store.rundir import read_samples, write_atomic
 from thinkeval.version import __version__
 
 SCHEMA_VERSION = "0.2.1"
@@ -221,6 +221,15 @@ def _instances(run_dir: Path, model: str, evaluation_id: str, model_id: str) -> 
                         yield json.dumps(line, ensure_ascii=False, sort_keys=True)
 
 
+def _counted(lines: Iterator[str], digest: Any, counted: list[int]) -> Iterator[bytes]:
+    """Each line encoded with its newline, hashed into `digest` and counted in `counted[0]`."""
+    for line in lines:
+        data = (line + "\n").encode()
+        digest.update(data)
+        counted[0] += 1
+        yield data
+
+
 def export_every_eval(
     run_dir: str | Path,
     out_dir: str | Path,
@@ -240,13 +249,11 @@ def export_every_eval(
     for model in run.config.models:
         evaluation_id = f"{run.config.run}/{model.name}/{stamp}"
         samples = out / f"{model.name}.samples.jsonl"
-        digest, rows = hashlib.sha256(), 0
-        with samples.open("w", encoding="utf-8") as handle:
-            for line in _instances(run_path, model.name, evaluation_id, model.served_model):
-                data = (line + "\n").encode()
-                digest.update(data)
-                handle.write(line + "\n")
-                rows += 1
+        digest, counted = hashlib.sha256(), [0]
+        lines = _instances(run_path, model.name, evaluation_id, model.served_model)
+        # Temp file and rename: a full disk leaves the old file or none, never half of one.
+        write_atomic(samples, _counted(lines, digest, counted))
+        rows = counted[0]
         results = []
         for result in run.summary.results:
             if result.model != model.name:
@@ -283,6 +290,6 @@ def export_every_eval(
             },
         }
         path = out / f"{model.name}.json"
-        path.write_text(json.dumps(aggregate, indent=2, ensure_ascii=False) + "\n")
+        write_atomic(path, (json.dumps(aggregate, indent=2, ensure_ascii=False) + "\n").encode())
         written += [path, samples]
     return written

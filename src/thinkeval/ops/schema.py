@@ -43,9 +43,24 @@ def json_schema(name: str) -> dict[str, Any]:
     """
     struct, describes = DOCUMENTS[name]
     schema = msgspec.json.schema(struct)
+    if name == "config":
+        _as_users_write_it(schema["$defs"])
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$comment"] = f"thinkeval: {describes}"
     return schema
+
+
+def _as_users_write_it(defs: dict[str, Any]) -> None:
+    """The run config's schema as a YAML file is written, not as the struct holds it once loaded
+    (`config.parse_config`): a task is a bare name or a mapping; a mapping names its task, or
+    takes the name from its `file` or `define`; `definition` is what loading resolves, which a
+    user may not write."""
+    tasks = defs["RunConfig"]["properties"]["tasks"]
+    tasks["items"] = {"anyOf": [{"type": "string"}, tasks["items"]]}
+    selection = defs["TaskSelection"]
+    del selection["properties"]["definition"]
+    selection.pop("required", None)
+    selection["anyOf"] = [{"required": [key]} for key in ("name", "file", "define")]
 
 
 def render(name: str) -> str:

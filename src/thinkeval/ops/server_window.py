@@ -18,6 +18,7 @@ import orjson
 from thinkeval.client.profiles import Api, card_window
 from thinkeval.client.replies import RequestFailed
 from thinkeval.records import Sample
+from thinkeval.urls import api_url
 
 if TYPE_CHECKING:
     from thinkeval.client.endpoint import Endpoint
@@ -29,10 +30,10 @@ async def llamacpp_props(
     session: aiohttp.ClientSession, base_url: str, headers: dict[str, str]
 ) -> dict[str, Any] | None:
     """llama.cpp's `/props`, or None when the server has none (or it is unreadable)."""
-    origin = base_url.rstrip("/").removesuffix("/v1")
+    props = api_url(base_url, "props", origin=True)
     timeout = aiohttp.ClientTimeout(total=PROPS_TIMEOUT_S)
     try:
-        async with session.get(f"{origin}/props", headers=headers, timeout=timeout) as resp:
+        async with session.get(props, headers=headers, timeout=timeout) as resp:
             if resp.status != 200:
                 return None
             body = orjson.loads(await resp.read())

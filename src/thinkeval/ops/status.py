@@ -29,6 +29,7 @@ from thinkeval.ops.model_status import ModelStatus, eta, model_rows
 from thinkeval.ops.processes import WriterProcess, find_writers
 from thinkeval.records import Attempt, Phase
 from thinkeval.results.summary import Counts, FixedBlock, RetryBlock, tally
+from thinkeval.store.journal import JournalLine
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import CONFIG_FILE, SAMPLES_DIR
 
@@ -223,7 +224,21 @@ def read_status(run_dir: Path, now: float | None = None) -> RunStatus:
     def observe(attempt: Attempt) -> None:
         timings[attempt.model, attempt.task, attempt.phase].add(attempt)
 
-    counted = tally(run_dir, record, models, tasks, observe=observe)
+    def invalid(line: JournalLine) -> None:
+        # Status shows the run whatever a line holds; `verify` lists them all, `report` refuses.
+        if line.torn:
+            if not alive:  # while a writer runs, its last line may be one being written
+                notes.append(
+                    f"{line.path}:{line.number}: torn last line (a write cut short); it never "
+                    "counted, and the writer cuts it when it next opens the journal"
+                )
+            return
+        notes.append(
+            f"{line.path}:{line.number}: not a valid attempt record ({line.problem}); skipped "
+            "(its sample counts as not yet asked; thinkeval verify lists every such line)"
+        )
+
+    counted = tally(run_dir, record, models, tasks, observe=observe, on_invalid=invalid)
     phases: list[PhaseStatus] = []
     complete = len(tasks) == len(record.tasks)
     for model in models:

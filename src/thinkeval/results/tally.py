@@ -26,6 +26,7 @@ from thinkeval.results.repeats import (
 from thinkeval.scoring.pooled import Job, many_verdicts, task_pools
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
+from thinkeval.store.journal import JournalLine
 from thinkeval.store.judge import Outcome, attempt_state, outcome_of, recorded_is_current, retry_due
 from thinkeval.store.run_record import RunRecord
 from thinkeval.store.rundir import SamplesFile
@@ -104,6 +105,7 @@ def tally(
     observe: Callable[[Attempt], None] | None = None,
     on_question: QuestionObserver | None = None,
     folds: ReplyFold | None = None,
+    on_invalid: Callable[[JournalLine], None] | None = None,
 ) -> dict[tuple[str, str], TaskCounts]:
     """Count every model on every task from the journal, holding a few bytes per sample.
 
@@ -111,12 +113,13 @@ def tally(
     a pass over each task's samples then reads those attempts back and scores them. `observe`
     sees every attempt of the first pass (`thinkeval status` takes its timings there);
     `on_question` sees every question's outcomes (`results.repeats.repeat_details`); `folds`
-    every attempt that counts.
+    every attempt that counts. A broken journal line raises `JournalError`, or is skipped and
+    told to `on_invalid` when given.
     """
     repeats = {task: record.task(task).repeats for task in tasks}
     indexes = index_samples(run_dir, repeats)
     out: dict[tuple[str, str], TaskCounts] = {}
-    with Journals(run_dir) as journals:
+    with Journals(run_dir, on_invalid) as journals:
         counted = count_journal(journals, indexes, observe=observe)
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}

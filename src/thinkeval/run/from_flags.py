@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-import yaml
 
 from thinkeval.config import RunConfig, base_url_problem, parse_config
 from thinkeval.errors import ConfigError
+from thinkeval.sections import load_yaml
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -65,9 +65,9 @@ def parse_generation(items: Iterable[str]) -> dict[str, Any]:
                 "chat_template_kwargs.enable_thinking=true"
             )
         try:
-            value = yaml.safe_load(text) if text.strip() else ""
-        except yaml.YAMLError:
-            raise ConfigError(f"--gen {item!r}: the value is not valid YAML") from None
+            value = load_yaml(text, "the value") if text.strip() else ""
+        except ConfigError as exc:
+            raise ConfigError(f"--gen {item!r}: {exc}") from None
         where = settings
         for depth, part in enumerate(path[:-1]):
             inner = where.setdefault(part, {})

@@ -84,6 +84,8 @@ def selection_note(task: ResolvedTask, count: int, source: str) -> str:
             if count < task.limit
             else f"limit {task.limit}"
         )
+        if task.spec.categories:
+            detail += ", spread over every category and subject"
     elif task.bounds is not None:
         start, end = task.bounds
         start = start or 0

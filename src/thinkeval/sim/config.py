@@ -98,6 +98,8 @@ class SimConfig:
         out: list[str] = []
         if self.profile not in PROFILES:
             out.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
+        if not 0 <= self.port <= 65535:
+            out.append(f"port must be between 0 and 65535, got {self.port}")
         shares = {
             "p_long": self.p_long,
             "p_never": self.p_never,

@@ -26,7 +26,7 @@ from typing import IO
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt
 from thinkeval.scoring.state import RETRY_STATES
-from thinkeval.store.journal import iter_located, journal_files, read_attempt_line
+from thinkeval.store.journal import JournalLine, iter_located, journal_files, read_attempt_line
 from thinkeval.store.judge import takes_over
 from thinkeval.store.rundir import SamplesFile
 
@@ -168,8 +168,11 @@ def recorded(ref: int) -> bool:
 class Journals:
     """A run's journal files, fixed when this is made, and reading attempts back by reference."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(
+        self, run_dir: Path, on_invalid: Callable[[JournalLine], None] | None = None
+    ) -> None:
         self.run_dir = run_dir
+        self.on_invalid = on_invalid  # a broken line skipped and told here, not raised
         self.files = journal_files(run_dir)
         self._numbers = {path: number for number, path in enumerate(self.files)}
         if len(self.files) > 1 << _FILE_BITS:
@@ -178,7 +181,7 @@ class Journals:
 
     def located(self) -> Iterator[tuple[Attempt, int]]:
         """Every recorded attempt with its reference (see `journal.iter_located`)."""
-        for attempt, path, offset in iter_located(self.run_dir, self.files):
+        for attempt, path, offset in iter_located(self.run_dir, self.files, self.on_invalid):
             yield attempt, offset << _OFFSET_SHIFT | self._numbers[path] << _FILE_SHIFT
 
     def read(self, ref: int) -> Attempt:

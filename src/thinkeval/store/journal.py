@@ -14,7 +14,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -83,16 +83,22 @@ def _parse(line: bytes) -> tuple[Attempt | None, str | None]:
 
 
 def iter_located(
-    run_dir: Path, files: list[Path] | None = None
+    run_dir: Path,
+    files: list[Path] | None = None,
+    on_invalid: Callable[[JournalLine], None] | None = None,
 ) -> Iterator[tuple[Attempt, Path, int]]:
     """`(attempt, journal file, offset of its line)` for every recorded attempt, in write order.
 
     A last line without its newline is a write torn by a crash and is skipped; a broken line
-    anywhere else is corruption and raises `JournalError` naming the file and line.
+    anywhere else is corruption and raises `JournalError` naming the file and line, unless
+    `on_invalid` is given (a reader that only shows the run: `thinkeval status`), which is told
+    of it, and of a torn last line, instead; both are skipped.
     """
     for line in scan(run_dir, files):
         if line.attempt is not None:
             yield line.attempt, line.path, line.offset
+        elif on_invalid is not None:
+            on_invalid(line)
         elif not line.torn:
             raise JournalError(
                 f"{line.path}:{line.number}: not a valid attempt record ({line.problem}); "

@@ -7,17 +7,22 @@ import zipfile
 from pathlib import Path
 
 from thinkeval.errors import DatasetError
+from thinkeval.inputs import open_regular, reason
 
 
 def zip_member_text(path: Path, data_dir: Path, member: str, password: str | None) -> str:
     """The UTF-8 text of `member` of the zip at `path`, decrypted with `password`."""
-    if not path.is_file():
+    try:
+        handle = open_regular(path)
+    except FileNotFoundError:
         raise DatasetError(
             f"{path}: file not found (data dir {data_dir}; expected"
             f" {path.relative_to(data_dir)} inside it)"
-        )
+        ) from None
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({reason(exc)})") from None
     try:
-        with zipfile.ZipFile(path) as archive:
+        with handle, zipfile.ZipFile(handle) as archive:
             data = archive.read(member, pwd=password.encode() if password else None)
     except KeyError:
         raise DatasetError(f"{path}: the archive has no member {member!r}") from None

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from thinkeval.errors import DatasetError
+from thinkeval.inputs import open_regular, reason
 from thinkeval.tasks.spec import DataFile, Row
 
 
@@ -123,13 +124,16 @@ def read_parquet(path: Path, data_dir: Path) -> Iterator[tuple[int, str, dict[st
     import pyarrow.parquet
 
     try:
-        reader = pyarrow.parquet.ParquetFile(path)
-    except FileNotFoundError as exc:
-        raise _unreadable(path, data_dir, exc) from exc
+        handle = open_regular(path)
+    except OSError as exc:
+        raise unreadable(path, data_dir, exc) from exc
+    try:
+        reader = pyarrow.parquet.ParquetFile(handle)
     except (OSError, pyarrow.ArrowException) as exc:
+        handle.close()
         raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from exc
     number = 0
-    with reader:
+    with handle, reader:
         try:
             for batch in reader.iter_batches(batch_size=1024):
                 for record in batch.to_pylist():
@@ -150,21 +154,25 @@ def _universal_newlines(value: str) -> str:
 def _open_binary(path: Path, data_dir: Path) -> Iterator[bytes]:
     """The file's lines; a `.gz` file (HumanEval's, kept as published) decompressed."""
     try:
-        opened = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")  # noqa: SIM115
-        with opened as handle:
-            yield from handle
+        with open_regular(path) as raw:
+            if path.suffix != ".gz":
+                yield from raw
+                return
+            with gzip.open(raw, "rb") as unzipped:
+                yield from unzipped
     except (OSError, EOFError) as exc:
         if isinstance(exc, OSError) and exc.strerror is not None:
-            raise _unreadable(path, data_dir, exc) from exc
+            raise unreadable(path, data_dir, exc) from exc
         raise DatasetError(f"{path}: not a readable gzip file ({exc})") from exc
 
 
 def _read_text(path: Path, data_dir: Path) -> str:
     """The whole file decoded as UTF-8 without a BOM (the files are a few MB at most)."""
     try:
-        data = path.read_bytes()
+        with open_regular(path) as handle:
+            data = handle.read()
     except OSError as exc:
-        raise _unreadable(path, data_dir, exc) from exc
+        raise unreadable(path, data_dir, exc) from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -172,10 +180,11 @@ def _read_text(path: Path, data_dir: Path) -> str:
         raise DatasetError(f"{path} line {line}: not valid UTF-8 ({exc.reason})") from exc
 
 
-def _unreadable(path: Path, data_dir: Path, exc: OSError) -> DatasetError:
+def unreadable(path: Path, data_dir: Path, exc: OSError) -> DatasetError:
+    """The error for a data file that cannot be opened, naming it and why."""
     if isinstance(exc, FileNotFoundError):
         return DatasetError(
             f"{path}: file not found (data dir {data_dir}; expected"
             f" {path.relative_to(data_dir)} inside it)"
         )
-    return DatasetError(f"{path}: cannot read ({exc.strerror})")
+    return DatasetError(f"{path}: cannot read ({reason(exc)})")

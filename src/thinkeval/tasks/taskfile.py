@@ -152,6 +152,12 @@ class TaskFile(Section, kw_only=True, frozen=True):
                 "fields.choices",
                 ("a choice task needs fields.choices (the option fields), or a prompt of its own"),
             )
+        reply = self.few_shot.reply if self.few_shot is not None else None
+        templates = (("prompt", self.prompt), ("few_shot.reply", reply))
+        for key, template in templates:
+            problem = brace_problem(template) if template else None
+            if problem is not None:
+                yield key, problem
         yield from (("budgets", message) for message in budget_problems(self.budgets))
         yield from (("generation", message) for message in generation_problems(self.generation))
         if self.lenient is not None:
@@ -159,6 +165,30 @@ class TaskFile(Section, kw_only=True, frozen=True):
 
             if self.lenient not in RULES:
                 yield "lenient", f"unknown lenient rule {self.lenient!r}; one of {', '.join(RULES)}"
+
+
+def brace_problem(template: str) -> str | None:
+    """What is wrong with the braces of a prompt template, if anything: a `{` never closed (as
+    in `Q: {question`) or a `}` closing nothing would otherwise send the placeholder's literal
+    text with every sample, and the run would look fine."""
+    opened: list[int] = []
+    for at, char in enumerate(template):
+        if char == "{":
+            opened.append(at)
+        elif char == "}":
+            if not opened:
+                return (
+                    f"the '}}' at character {at + 1} ({template[max(0, at - 15) : at + 1]!r}) "
+                    "closes no '{'; placeholders are written {name}"
+                )
+            opened.pop()
+    if opened:
+        at = opened[-1]
+        return (
+            f"the '{{' at character {at + 1} ({template[at : at + 20]!r}) is never closed; "
+            "placeholders are written {name}, e.g. {question}"
+        )
+    return None
 
 
 def parse_task(data: Any, source: str) -> TaskFile:

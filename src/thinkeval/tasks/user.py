@@ -9,6 +9,7 @@ and the run's catalogue (`tasks.catalogue`) build the spec from it, so `status`,
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import msgspec
 
 from thinkeval.errors import ConfigError, DatasetError
+from thinkeval.inputs import open_regular, reason
 from thinkeval.records import Sample, Status, Verdict
 from thinkeval.scoring.kinds import AnswerKind, KindError, make_kind
 from thinkeval.sections import read_yaml
@@ -223,7 +225,22 @@ class _Builder:
 
 def _resolve(base: Path, file: str) -> Path:
     path = Path(file).expanduser()
-    return path if path.is_absolute() else (base / path).resolve()
+    if path.is_absolute():
+        return path
+    try:
+        return (base / path).resolve()
+    except RuntimeError:  # a symlink loop: left as written, for `_check_file` to name
+        return Path(os.path.abspath(base / path))
+
+
+def _check_file(path: Path, source: str, key: str) -> None:
+    """A task file's data or few-shot file must be a regular file it can open, now."""
+    try:
+        open_regular(path).close()
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: {key}: {path} not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{source}: {key}: cannot read {path} ({reason(exc)})") from None
 
 
 def _lenient(task: TaskFile, kind: AnswerKind) -> str:
@@ -261,8 +278,8 @@ def build_spec(task: TaskFile, base: Path, source: str, check_files: bool = True
     data = task.data
     if data.file is not None:
         path = _resolve(base, data.file)
-        if check_files and not path.is_file():
-            raise ConfigError(f"{source}: data.file: {path} not found")
+        if check_files:
+            _check_file(path, source, "data.file")
         fmt = data.format or path.suffix.lower().lstrip(".")
         columns = tuple(task.fields.used()) if fmt == "csv" else ()
         file = DataFile(str(path), format=fmt, columns=columns)
@@ -271,9 +288,7 @@ def build_spec(task: TaskFile, base: Path, source: str, check_files: bool = True
         hub = data.hub
         file = DataFile("", hub=HubSplit(hub.path, hub.name, hub.split, hub.revision))
     if check_files and task.few_shot is not None and task.few_shot.file is not None:
-        few = _resolve(base, task.few_shot.file)
-        if not few.is_file():
-            raise ConfigError(f"{source}: few_shot.file: {few} not found")
+        _check_file(_resolve(base, task.few_shot.file), source, "few_shot.file")
     builder = _Builder(task, kind, base, source)
     return TaskSpec(
         name=task.name,

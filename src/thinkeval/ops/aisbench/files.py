@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from thinkeval.errors import ThinkevalError
+from thinkeval.inputs import open_regular, reason
 
 CLOSE_THINK = "</think>"
 OPEN_THINK = "<think>"
@@ -112,7 +113,9 @@ def find_model_dir(output_dir: Path, model: str | None) -> Path:
 def dataset_files(model_dir: Path) -> Iterator[tuple[Path, str, bool]]:
     """`(file, dataset name, is the failed-requests file)` for each prediction file."""
     for path in sorted(model_dir.iterdir()):
-        if not path.is_file() or path.suffix not in (".json", ".jsonl"):
+        # Only folders are passed over: a prediction file that cannot be read (a FIFO, a symlink
+        # loop) is refused when read, never silently left out of the import.
+        if path.is_dir() or path.suffix not in (".json", ".jsonl"):
             continue
         if path.name.startswith("tmp_"):
             continue  # AISBench's working cache, left for debugging; the final files hold it all
@@ -128,9 +131,10 @@ def dataset_files(model_dir: Path) -> Iterator[tuple[Path, str, bool]]:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        with open_regular(path) as handle:  # a FIFO or device in the folder is refused, not read
+            return handle.read().decode("utf-8-sig")
     except OSError as exc:
-        raise AisbenchError(f"{path}: cannot read ({exc.strerror})") from None
+        raise AisbenchError(f"{path}: cannot read ({reason(exc)})") from None
     except UnicodeDecodeError as exc:
         raise AisbenchError(f"{path}: not valid UTF-8 ({exc.reason})") from None
 

@@ -3,7 +3,8 @@
 The prompt is `ceval`'s (AISBench's zero-shot CoT chat prompt) with each subject's Chinese
 name from the official `subject_mapping.json` (packaged as `tasks/ceval_subjects.json`); the
 six subjects of `ceval` get exactly the names AISBench gives them. Subjects are loaded by
-category (STEM, Social Science, Humanities, Other), each in the mapping's order.
+category (STEM, Social Science, Humanities, Other), each in the mapping's order; a limit takes
+samples of every category and subject (`tasks.spread`).
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def ceval_all_sample(row: Row) -> Sample:
 
 SPEC = TaskSpec(
     name="ceval_all",
-    version="1",
+    # 2: a limit spreads over every category and subject (1 took the first N: all STEM), so a
+    # limited run of version 1 is not resumed with other samples.
+    version="2",
     description="C-Eval val split, all 52 subjects in 4 categories: 1346 questions",
     files=tuple(
         DataFile(

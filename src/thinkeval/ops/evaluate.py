@@ -40,7 +40,11 @@ async def evaluate(
     progress: Progress | None = None,
 ) -> Summary:
     """Run (or resume) the config into `run_dir`, then write and return `summary.json`."""
-    outcome = await run_evaluation(config, run_dir, options or RunOptions(), progress)
+    from thinkeval.ops.decide import with_gate
+
+    progress = progress or Progress()
+    options = with_gate(config, run_dir, options or RunOptions(), progress)
+    outcome = await run_evaluation(config, run_dir, options, progress)
     summary = write_summary(run_dir)
     if outcome.stopped:
         raise Interrupted(

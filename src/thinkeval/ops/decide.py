@@ -20,6 +20,7 @@ from thinkeval.results.sequential_run import (
     DecideRecord,
     TaskDecision,
     admitted_flags,
+    is_decide_run,
     replay,
 )
 from thinkeval.run.lockstep import Admitted
@@ -84,3 +85,15 @@ def with_gate(config: RunConfig, run_dir: Path, options: RunOptions,
             "decide: asks the baseline and its candidates in lockstep; drop --models"
         )
     return dataclasses.replace(options, gate=DecideGate(run_dir, progress))
+
+
+def refuse_fixed_n(run_dirs: list[Path]) -> None:
+    """A fixed-n test on a `decide:` run's sample would ignore that the run chose when to stop,
+    and lose the declared error rates: refused, with what to run instead."""
+    for run_dir in run_dirs:
+        if is_decide_run(run_dir):
+            raise ThinkevalError(
+                f"{run_dir} was run with decide: and stops once decided; a fixed-n test on its "
+                f"sample would not keep the declared error rates. Run `thinkeval compare "
+                f"{run_dir}` on it alone: it decides by the run's sequential rule"
+            )

@@ -22,12 +22,14 @@ import numpy as np
 import numpy.typing as npt
 
 from thinkeval.config import BaselineConfig, DecideConfig
+from thinkeval.errors import ThinkevalError
 from thinkeval.records import Attempt, Sample
 from thinkeval.results.compare_stats import Decision
 from thinkeval.results.counts import SampleResult
 from thinkeval.results.sequential import looks, sequence_bounds
 from thinkeval.results.tally import tally
-from thinkeval.store.run_record import RunRecord
+from thinkeval.store.run_record import RunRecord, read_run_record
+from thinkeval.store.rundir import CONFIG_FILE
 
 DECIDE_FILE = "decide.json"
 DEFAULT_MARGIN_POINTS = 1.0
@@ -220,3 +222,22 @@ def read_decide(run_dir: Path) -> DecideRecord | None:
     if not path.exists():
         return None
     return msgspec.json.decode(path.read_bytes(), type=DecideRecord)
+
+
+def is_decide_run(run_dir: Path) -> bool:
+    """Whether `run_dir` was run with `decide:` (its config.json says so)."""
+    if not (run_dir / CONFIG_FILE).is_file():
+        return False
+    return read_run_record(run_dir).decide is not None
+
+
+def decided(run_dir: Path, overrides: list[str]) -> DecideRecord:
+    """The sequential comparison of a `decide:` run (what `thinkeval compare RUN` prints),
+    replayed from its journal; `overrides` are the compare options given, which a sequential
+    run refuses: its margin, baseline and candidates were declared before it started."""
+    if overrides:
+        raise ThinkevalError(
+            f"{run_dir} was run with decide: and is decided at the baseline, candidates and "
+            f"margin its config declared; drop {', '.join(overrides)}"
+        )
+    return replay(run_dir, read_run_record(run_dir))

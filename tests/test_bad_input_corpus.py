@@ -222,6 +222,14 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
      ("nope.csv",)),
     ("cfg-tasks-not-list", "run: x\ntasks: gsm8k\n" + _model(), ("tasks",)),
     ("cfg-task-twice", "run: x\ntasks: [gsm8k, gsm8k]\n" + _model(), ("gsm8k",)),
+    ("cfg-decide-no-baseline", "run: x\ndecide: {batch: 50}\n" + _model(),
+     ("decide", "needs a baseline")),
+    ("cfg-decide-batch-0", "run: x\nbaseline: m\ndecide: {batch: 0}\n" + _model(),
+     ("decide.batch",)),
+    ("cfg-decide-goal", "run: x\nbaseline: m\ndecide: {goal: superior}\n" + _model(),
+     ("decide.goal",)),
+    ("cfg-decide-recovery", "run: x\nbaseline: {model: m, recovery: 0.99}\ndecide: {}\n"
+     + _model(), ("decide", "baseline.margin")),
 ]  # fmt: skip
 
 

@@ -46,6 +46,9 @@ examples:
   thinkeval run examples/compare.yaml --detach     # in the background; see `thinkeval status`
   thinkeval run examples/compare.yaml --shard auto # one task of a Slurm array / Indexed Job
 
+A config with baseline: and decide: asks the baseline and its candidates in lockstep and stops
+each task once the comparison at the margin is decided (docs/comparing.md, "decide:").
+
 server and key: --base-url, else $OPENAI_BASE_URL; the key from --api-key-env VAR, else
 $OPENAI_API_KEY when set (the key is never written anywhere, only the variable's name).
 

@@ -109,7 +109,7 @@ def margin_of(record: RunRecord, task: str) -> float:
     return points / 100
 
 
-class _Scores:
+class QuestionScores:
     """Per model and task: each question's mean correctness over its repeats (NaN: an error or
     a refusal), and whether every unit of it is recorded in both phases."""
 
@@ -141,7 +141,7 @@ def replay(run_dir: Path, record: RunRecord) -> DecideRecord:
     candidates = candidates_of(record)
     models = [base, *candidates]
     tasks = [t.name for t in record.tasks]
-    seen = _Scores()
+    seen = QuestionScores()
     tally(run_dir, record, models, tasks, observe=seen.attempt, on_question=seen.question)
     out = []
     for task in tasks:

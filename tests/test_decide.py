@@ -199,3 +199,25 @@ def test_a_run_killed_mid_batch_resumes_to_the_same_looks_and_stop(
 
     assert _numbers(_decide_json(killed)) == _numbers(_decide_json(clean))
     assert _asked(killed) == _asked(clean)
+
+
+@pytest.mark.real_data
+def test_repeats_decide_on_per_question_means_and_a_decided_run_asks_nothing_more(
+    tmp_path: Path, sim: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, cand = _servers(sim, 0.0)
+    config = _config(tmp_path / "rep.yaml", base, cand, 300)
+    text = config.read_text().replace("limit: 300", "limit: 300\n  repeats: 2")
+    config.write_text(text.replace("temperature: 0.0", "temperature: 0.6\n    seed: 0"))
+    out = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(out)]) == 0
+    (task,) = _decide_json(out)["tasks"]
+    assert task["state"] == "settled" and task["asked"] < 300
+    assert task["verdicts"][0]["decision"] == "equivalent"
+    repeats = {(a.sample_id, a.repeat) for a in iter_attempts(out) if a.model == "cand"}
+    assert len(repeats) == 2 * task["asked"]  # both repeats of every question dealt
+    journal = (out / "journal" / "main.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["run", str(config), "--output", str(out)]) == 0
+    assert (out / "journal" / "main.jsonl").read_bytes() == journal  # nothing asked again
+    assert "questions not dealt stay pending" in " ".join("".join(capsys.readouterr()).split())

@@ -235,6 +235,11 @@ def run(args: argparse.Namespace) -> int:
         stdout_console().print(repeated)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
+    if config.decide is not None:
+        # Pending questions of a decided task were never dealt: running again asks nothing.
+        console.print(
+            f"decide: questions not dealt stay pending; the verdicts: thinkeval compare {run_dir}"
+        )
     if any(r.fixed.refused or r.retry.refused for r in summary.results):
         from thinkeval.run.refused import refusal_lines
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import zlib
+from array import array
 from pathlib import Path
 
 import msgspec
@@ -111,11 +112,11 @@ def margin_of(record: RunRecord, task: str) -> float:
 
 class QuestionScores:
     """Per model and task: each question's mean correctness over its repeats (NaN: an error or
-    a refusal), and whether every unit of it is recorded in both phases."""
+    a refusal), and whether every unit of it is recorded in both phases; 9 bytes a question."""
 
     def __init__(self) -> None:
-        self.scores: dict[tuple[str, str], list[float]] = {}
-        self.recorded: dict[tuple[str, str], list[bool]] = {}
+        self.scores: dict[tuple[str, str], array[float]] = {}
+        self.recorded: dict[tuple[str, str], array[int]] = {}
         self.tokens: dict[str, int] = {}
 
     def question(
@@ -126,8 +127,8 @@ class QuestionScores:
         score = math.nan
         if recorded and all(f is not None and f.status not in ("error", "refused") for f in finals):
             score = sum(f is not None and f.status == "correct" for f in finals) / len(finals)
-        self.scores.setdefault((model, task), []).append(score)
-        self.recorded.setdefault((model, task), []).append(recorded)
+        self.scores.setdefault((model, task), array("d")).append(score)
+        self.recorded.setdefault((model, task), array("b")).append(recorded)
 
     def attempt(self, attempt: Attempt) -> None:
         used = (attempt.usage.prompt_tokens or 0) + (attempt.usage.completion_tokens or 0)
@@ -150,7 +151,9 @@ def replay(run_dir: Path, record: RunRecord) -> DecideRecord:
         margin = margin_of(record, task)
         recorded = np.ones(size, dtype=bool)
         for model in models:
-            recorded &= np.asarray(seen.recorded.get((model, task), [False] * size), dtype=bool)
+            recorded &= np.asarray(
+                seen.recorded.get((model, task), array("b", bytes(size))), dtype=bool
+            )
         done_in_order = recorded[order]
         differences = {
             c: (
@@ -159,8 +162,8 @@ def replay(run_dir: Path, record: RunRecord) -> DecideRecord:
             )[order]
             for c in candidates
         }
-        out.append(_task(task, size, margin, decide, done_in_order, differences, order))
-        out[-1].tokens = seen.tokens.get(task, 0)
+        decision = _task(task, size, margin, decide, done_in_order, differences, order)
+        out.append(msgspec.structs.replace(decision, tokens=seen.tokens.get(task, 0)))
     return DecideRecord(
         seed=decide.seed,
         goal=decide.goal,

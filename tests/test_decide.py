@@ -23,6 +23,7 @@ from test_run import model_entry
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops.compare import compare_runs
+from thinkeval.ops.verify import verify_run
 from thinkeval.results.sequential import (
     DECISION_CODES,
     log_capital,
@@ -131,6 +132,8 @@ def test_a_clear_case_stops_early_and_compare_gives_the_same_verdict(
     asked = _asked(out)
     assert asked["base"] == asked["cand"] and len(asked["base"]) == task["asked"]
     assert [look["admitted"] for look in task["looks"]] == list(range(50, task["asked"] + 1, 50))
+    checked = verify_run(out)  # complete over the questions dealt
+    assert checked.ok and {t.samples for t in checked.tasks} == {task["asked"]}
 
     assert main(["compare", str(out)]) == 0
     shown = capsys.readouterr().out

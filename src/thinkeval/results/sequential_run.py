@@ -244,3 +244,17 @@ def decided(run_dir: Path, overrides: list[str]) -> DecideRecord:
             f"margin its config declared; drop {', '.join(overrides)}"
         )
     return replay(run_dir, read_run_record(run_dir))
+
+
+def dealt_positions(run_dir: Path) -> dict[str, frozenset[int]] | None:
+    """Per task, the positions (samples-file order) a `decide:` run dealt, from its
+    `decide.json`; None for any other run. The questions never dealt were never due."""
+    record = read_decide(run_dir)
+    if record is None:
+        return None
+    return {
+        task.task: frozenset(
+            int(p) for p in dealt_order(record.seed, task.task, task.size)[: task.asked]
+        )
+        for task in record.tasks
+    }

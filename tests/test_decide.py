@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from conftest import ThreadedSim, write_config
-from test_run import model_entry
+from test_run import model_entry, stats
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.ops.compare import compare_runs
@@ -224,3 +224,16 @@ def test_repeats_decide_on_per_question_means_and_a_decided_run_asks_nothing_mor
     assert main(["run", str(config), "--output", str(out)]) == 0
     assert (out / "journal" / "main.jsonl").read_bytes() == journal  # nothing asked again
     assert "questions not dealt stay pending" in " ".join("".join(capsys.readouterr()).split())
+
+
+@pytest.mark.parametrize("flags", [("--tasks", "boolq"), ("--model", "cand"), ("--shard", "1/2")])
+def test_a_decide_run_refuses_what_breaks_the_lockstep(
+    tmp_path: Path, sim: Any, capsys: pytest.CaptureFixture[str], flags: tuple[str, str]
+) -> None:
+    base, cand = _servers(sim, 0.0)
+    config = _config(tmp_path / "seq.yaml", base, cand, 10)
+    out = tmp_path / "out"
+    assert main(["run", str(config), "--output", str(out), *flags]) == 2
+    err = capsys.readouterr().err
+    assert f"drop {flags[0]}" in err and err.count("error:") == 1
+    assert stats(base.base_url)["requests"] == 0 == stats(cand.base_url)["requests"]

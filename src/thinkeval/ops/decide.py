@@ -80,10 +80,11 @@ def with_gate(config: RunConfig, run_dir: Path, options: RunOptions,
         return options
     if options.shard is not None:
         raise ThinkevalError("decide: asks every model in lockstep in one process; drop --shard")
-    if options.only_models:
-        raise ThinkevalError(
-            "decide: asks the baseline and its candidates in lockstep; drop --models"
-        )
+    for flag, given in (("--model", options.only_models), ("--tasks", options.only_tasks)):
+        if given:
+            raise ThinkevalError(
+                f"decide: asks every model on every task of the config in lockstep; drop {flag}"
+            )
     return dataclasses.replace(options, gate=DecideGate(run_dir, progress))
 
 

@@ -66,6 +66,10 @@ def decide_notes(data: Collection) -> list[str]:
         for task in record.tasks:
             notes.append(f"decide: {task_line(task)}")
             notes += [f"decide: {line}" for line in verdict_lines(task, record.alpha)]
+        notes.append(
+            "decide: the run chose when to stop from these answers, so the pairwise intervals "
+            "below are descriptive only; the verdicts are the sequential ones above"
+        )
     return notes
 
 

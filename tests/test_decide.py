@@ -139,6 +139,8 @@ def test_a_clear_case_stops_early_and_compare_gives_the_same_verdict(
     shown = capsys.readouterr().out
     assert f"cand on boolq: {verdict} at ±2.00 pp" in shown
     assert f"stopped early at {task['asked']} of 600 questions" in shown
+    assert main(["compare", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == record  # the run's own looks, by its rule
     report = subprocess.run(
         [sys.executable, "-m", "thinkeval", "report", str(out), "--format", "md"],
         capture_output=True, text=True, check=True,

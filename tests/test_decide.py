@@ -146,7 +146,7 @@ def test_a_clear_case_stops_early_and_compare_gives_the_same_verdict(
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert f"decide: cand on boolq: {verdict} at ±2.00 pp" in report
-    assert "Comparison with" not in report  # no fixed-n section on the stopped sample
+    assert "cand against the baseline base" not in report  # no fixed-n section on it
 
 
 @pytest.mark.real_data

@@ -282,6 +282,14 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
      ("data.file: cannot read", "loop.csv", "symbolic links")),
     ("cfg-task-data-fifo", "run: x\ntasks: [{file: {root}/task_fifo.yaml}]\n" + _model(),
      ("data.file: cannot read", "fifo.csv", "a FIFO, not a regular file")),
+    ("cfg-decide-no-baseline", "run: x\ndecide: {batch: 50}\n" + _model(),
+     ("decide", "needs a baseline")),
+    ("cfg-decide-batch-0", "run: x\nbaseline: m\ndecide: {batch: 0}\n" + _model(),
+     ("decide.batch",)),
+    ("cfg-decide-goal", "run: x\nbaseline: m\ndecide: {goal: superior}\n" + _model(),
+     ("decide.goal",)),
+    ("cfg-decide-recovery", "run: x\nbaseline: {model: m, recovery: 0.99}\ndecide: {}\n"
+     + _model(), ("decide", "baseline.margin")),
 ]  # fmt: skip
 
 

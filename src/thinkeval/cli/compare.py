@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 from thinkeval.errors import ThinkevalError
+from thinkeval.results.sequential_run import is_decide_run
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -30,6 +31,8 @@ examples:
   thinkeval compare runs/demo --baseline sim-qwen3-8b-bf16 --recovery 0.99 --json
   thinkeval compare runs/aa --baseline bf16 --noise-floor bf16-again --max-unfinished-gap 2
 
+A run of a config with decide: (asked in lockstep until decided) is compared on its own, by
+its sequential rule; a fixed-n test on its stopped sample is refused.
 See docs/comparing.md for how to read and set each number."""
 
 
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.recovery is not None and not 0 < args.recovery < 1:
         raise ThinkevalError(f"--recovery lies strictly between 0 and 1, got {args.recovery:g}")
+    if len(args.run_dirs) == 1 and is_decide_run(args.run_dirs[0]):
+        return _decided(args)
     overall = [points for task, points in args.margin if task is None]
     if len(overall) > 1:
         raise ThinkevalError("--margin PP is given twice; give one, and TASK=PP per task")
@@ -115,4 +120,22 @@ def run(args: argparse.Namespace) -> int:
         return 0
     section = compare_section(result)
     sys.stdout.write(render_blocks(section.blocks))
+    return 0
+
+
+def _decided(args: argparse.Namespace) -> int:
+    """A `decide:` run: its sequential verdict, by the run's own rule (never a fixed-n test)."""
+    import msgspec
+
+    from thinkeval.report._decide import decide_lines
+    from thinkeval.results.sequential_run import decided
+
+    given = [("--baseline", args.baseline), ("--candidate", args.candidate),
+             ("--margin", args.margin), ("--recovery", args.recovery)]  # fmt: skip
+    record = decided(args.run_dirs[0], [flag for flag, value in given if value])
+    if args.json:
+        sys.stdout.write(msgspec.json.format(msgspec.json.encode(record), indent=2).decode())
+    else:
+        sys.stdout.write("\n".join(decide_lines(record)))
+    sys.stdout.write("\n")
     return 0

@@ -47,6 +47,9 @@ examples:
   thinkeval run examples/compare.yaml --detach     # in the background; see `thinkeval status`
   thinkeval run examples/compare.yaml --shard auto # one task of a Slurm array / Indexed Job
 
+A config with baseline: and decide: asks the baseline and its candidates in lockstep and stops
+each task once the comparison at the margin is decided (docs/comparing.md, "decide:").
+
 server and key: --base-url, else $OPENAI_BASE_URL; the key from --api-key-env VAR, else
 $OPENAI_API_KEY when set (the key is never written anywhere, only the variable's name).
 
@@ -203,6 +206,11 @@ def run(args: argparse.Namespace) -> int:
     show_summary(summary)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
+    if config.decide is not None:
+        # Pending questions of a decided task were never dealt: running again asks nothing.
+        console.print(
+            f"decide: questions not dealt stay pending; the verdicts: thinkeval compare {run_dir}"
+        )
     if any(r.fixed.refused or r.retry.refused for r in summary.results):
         from thinkeval.run.refused import refusal_lines
 

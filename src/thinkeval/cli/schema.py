@@ -10,8 +10,9 @@ from thinkeval.ops.schema import DOCUMENTS, render
 DESCRIPTION = """\
 Print the JSON Schema of a file thinkeval writes: `attempt` (one journal line), `summary`
 (summary.json), `run` (config.json: the config a run started with, resolved per task),
-`heartbeat` (status/<writer>.json), `config` (the YAML run config) or `compare` (the output of
-`thinkeval compare --json`). Generated from the structs that read and write the files."""
+`heartbeat` (status/<writer>.json), `config` (the YAML run config), `compare` (the output of
+`thinkeval compare --json`) or `decide` (decide.json of a run with decide:). Generated from the
+structs that read and write the files."""
 EPILOG = """\
 examples:
   thinkeval schema attempt > attempt.schema.json

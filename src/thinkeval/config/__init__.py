@@ -20,6 +20,7 @@ import msgspec
 
 from thinkeval.client.profiles import get_profile
 from thinkeval.config.compare import BaselineConfig, baseline_problems
+from thinkeval.config.decide import DecideConfig, decide_problems
 from thinkeval.config.models import (
     EndpointConfig,
     ModelConfig,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RESERVED_GENERATION_KEYS",
     "BaselineConfig",
+    "DecideConfig",
     "EndpointConfig",
     "ModelConfig",
     "Problem",
@@ -95,6 +97,8 @@ class RunConfig(Section, kw_only=True, frozen=True, dict=True):
     endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
     # The model the others are compared with, and the margin (config/compare.py).
     baseline: BaselineConfig | str | None = None
+    # Ask in lockstep and stop once the comparison is decided (config/decide.py).
+    decide: DecideConfig | None = None
     # Named prompt variants (config/prompts.py) and `thinkeval sweep`'s grid (config/sweep.py).
     prompts: dict[str, PromptVariant] = msgspec.field(default_factory=dict)
     sweep: SweepConfig | None = None
@@ -135,6 +139,8 @@ class RunConfig(Section, kw_only=True, frozen=True, dict=True):
                     yield f"tasks[{index}].retry", f"for model {model.name!r}: {problem}"
         yield from self._endpoint_problems()
         yield from baseline_problems(self.baseline, [model.name for model in self.models])
+        recovery = self.baseline.recovery if isinstance(self.baseline, BaselineConfig) else None
+        yield from decide_problems(self.decide, self.baseline, recovery)
         yield from prompts_problems(self.prompts)
         if self.sweep is not None:
             yield from ((f"sweep.{where}", message) for where, message in self.sweep.problems())

@@ -30,12 +30,14 @@ def compare_runs(
     directories."""
     import dataclasses
 
+    from thinkeval.ops.decide import refuse_fixed_n
     from thinkeval.report._collect import collect
     from thinkeval.report._compare import DEFAULT_POINTS, Settings, compare_collection, configured
     from thinkeval.results.compare_model import Margin
 
     if margin is not None and recovery is not None:
         raise ThinkevalError("--margin and --recovery: give one of them, not both")
+    refuse_fixed_n([Path(d) for d in run_dirs])
     with collect([Path(d) for d in run_dirs], like_for_like=False) as data:
         recorded = configured(data)
         name = baseline or (recorded.baseline if recorded else None)

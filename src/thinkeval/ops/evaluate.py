@@ -45,9 +45,13 @@ async def evaluate(
     A start that fails before any reply is recorded (bad input, no server, an internal error,
     Ctrl-C) removes the directory it created (`run.cleanup`): nothing to resume is left.
     """
+    from thinkeval.ops.decide import with_gate
+
     created = missing_dirs(run_dir)
+    progress = progress or Progress()
     try:
-        outcome = await run_evaluation(config, run_dir, options or RunOptions(), progress)
+        options = with_gate(config, run_dir, options or RunOptions(), progress)
+        outcome = await run_evaluation(config, run_dir, options, progress)
         summary = write_summary(run_dir)
     except BaseException:
         discard_unstarted(run_dir, created)

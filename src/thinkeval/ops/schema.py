@@ -13,6 +13,7 @@ import msgspec
 from thinkeval.config import RunConfig
 from thinkeval.records import Attempt
 from thinkeval.results.compare_model import CompareResult
+from thinkeval.results.sequential_run import DecideRecord
 from thinkeval.results.summary import Summary
 from thinkeval.store.heartbeat import Heartbeat
 from thinkeval.store.run_record import RunRecord
@@ -32,6 +33,11 @@ DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {
     ),
     "heartbeat": (Heartbeat, "status/<writer>.json: a running process's heartbeat"),
     "compare": (CompareResult, "`thinkeval compare --json`: candidates against a baseline"),
+    "decide": (
+        DecideRecord,
+        "decide.json (and `thinkeval compare --json` on a decide: run): the order, looks, stop "
+        "and sequential verdicts",
+    ),
 }
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from thinkeval.ops.processes import find_writers
 from thinkeval.records import Phase, Sample
+from thinkeval.results.sequential_run import dealt_positions
 from thinkeval.store.journal import scan
 from thinkeval.store.judge import Line, judge_unit, line_of
 from thinkeval.store.run_record import read_run_record
@@ -191,7 +192,8 @@ def _check_unit(
 
 
 def verify_run(run_dir: Path) -> Verification:
-    """Check the run in `run_dir` for completeness and protocol violations."""
+    """Check the run in `run_dir` for completeness and protocol violations (of a `decide:`
+    run, over the questions it dealt)."""
     record = read_run_record(run_dir)
     found = Verification(run=record.run, run_dir=str(run_dir), tasks=[])
     found.live_writers = [w.describe() for w in find_writers(run_dir) if w.alive]
@@ -201,6 +203,12 @@ def verify_run(run_dir: Path) -> Verification:
             samples[task] = read_samples(run_dir, task, messages=False)
         else:
             found.missing_samples.append(task)
+    dealt = dealt_positions(run_dir)  # decide: only the questions dealt were due
+    if dealt is not None:
+        samples = {
+            task: [s for i, s in enumerate(items) if i in dealt.get(task, ())]
+            for task, items in samples.items()
+        }
     golds = {(task, s.id): s.gold for task, items in samples.items() for s in items}
     seen = _read_journals(run_dir, found, golds, record.catalogue)
     known: set[_Key] = set()

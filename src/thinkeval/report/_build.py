@@ -15,6 +15,7 @@ from thinkeval.report._collect import collect
 from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
+from thinkeval.report._decide import decide_notes, is_decided
 from thinkeval.report._diagnosis import diagnosis_rows
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
 from thinkeval.report._instructions import instruction_rows
@@ -90,7 +91,11 @@ def report_of(
         simulated=[m.model for context in contexts for m in context.models if m.simulated],
         seed=seed,
         resamples=resamples,
-        notes=_sample_set_notes(data) + _missing_notes(data, counts) + pair_notes + repeat_notes,
+        notes=_sample_set_notes(data)
+        + _missing_notes(data, counts)
+        + pair_notes
+        + repeat_notes
+        + decide_notes(data),
         headline=[_headline(mt, counts[(mt.model, mt.task)]) for mt in data.ordered()],
         repeated=repeat_rows(data, repeats, counts),
         breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts)],
@@ -115,7 +120,7 @@ def report_of(
         instructions=instruction_rows(data),
         code_failures=code_failure_rows(data),
         reasoning=reasoning_rows(data),
-        comparison=baseline_comparison(data),
+        comparison=None if is_decided(data) else baseline_comparison(data),
         censoring=censoring_rows(counts),
     )
 

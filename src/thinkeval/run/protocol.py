@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,8 +85,11 @@ class ModelRun:
         stop: asyncio.Event | None = None,
         unlisted: list[str] | None = None,
         estimates: dict[str, TaskEstimate] | None = None,
+        admitted: Mapping[str, bytes] | None = None,
     ) -> None:
         self.model = model
+        # `decide:`'s batch: per task a flag per sample, in samples-file order (None: all).
+        self.admitted = admitted
         # The ids /v1/models listed when it did not list the model (--allow-model-mismatch).
         self.unlisted = unlisted
         self.run_dir = run_dir
@@ -120,9 +123,12 @@ class ModelRun:
         self, task: ResolvedTask, messages: bool = True
     ) -> Iterator[tuple[int, Sample, int]]:
         """`(offset, sample, repeat)` of every unit this process asks, repeat by repeat."""
+        flags = self.admitted[task.name] if self.admitted is not None else None
         for repeat in range(task.repeats):
             with SamplesFile(self.run_dir, task.name, messages=messages) as samples:
-                for offset, sample in samples:
+                for position, (offset, sample) in enumerate(samples):
+                    if flags is not None and not flags[position]:
+                        continue
                     if self.shard is None or self.shard.owns(sample.id, repeat):
                         yield offset, sample, repeat
 

@@ -13,6 +13,7 @@ from thinkeval.client.limits import EndpointLimits, endpoint_caps
 from thinkeval.config import RunConfig
 from thinkeval.errors import ThinkevalError
 from thinkeval.run.cleanup import nothing_recorded
+from thinkeval.run.lockstep import Admitted, Gate, in_lockstep
 from thinkeval.run.progress import Progress
 from thinkeval.run.scheduler import RunOutcome, run_models
 from thinkeval.run.selection import select_samples, selection_note
@@ -46,6 +47,8 @@ class RunOptions:
     # Resume with the prompts recorded at the run's start, even where the data or thinkeval's
     # prompts changed since.
     keep_recorded_samples: bool = False
+    # `decide:`: ask in batches until the gate says the comparison is decided (run/lockstep.py).
+    gate: Gate | None = None
 
 
 def write_selected_samples(
@@ -158,16 +161,22 @@ async def run_evaluation(
             write_run_yaml(run_dir, record)
             for note in notes:
                 progress.say(note)
-            outcome = await run_models(
-                run_dir,
-                journal,
-                [config.task(record.name) for record in records],
-                models,
-                progress,
-                limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),
-                shard=options.shard,
-                allow_model_mismatch=options.allow_model_mismatch,
-            )
+
+            async def run_batch(admitted: Admitted | None = None) -> RunOutcome:
+                return await run_models(
+                    run_dir,
+                    journal,
+                    [config.task(record.name) for record in records],
+                    models,
+                    progress,
+                    limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),
+                    shard=options.shard,
+                    allow_model_mismatch=options.allow_model_mismatch,
+                    admitted=admitted,
+                )
+
+            gate = options.gate
+            outcome = await (in_lockstep(gate, run_batch) if gate else run_batch())
         finally:
             journal.close()
     return outcome

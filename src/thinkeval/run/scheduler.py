@@ -17,6 +17,7 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -183,6 +184,7 @@ class _Shared:
     allow_mismatch: bool
     stop: asyncio.Event
     estimates: dict[str, dict[str, TaskEstimate]]
+    admitted: Mapping[str, bytes] | None = None  # `decide:`'s batch (run/lockstep.py)
     _indexes: dict[str, IdIndex] | None = None
     _counted: dict[tuple[str, str], CountedAttempts] | None = None
 
@@ -209,8 +211,10 @@ async def run_models(
     limits: EndpointLimits,
     shard: Shard | None = None,
     allow_model_mismatch: bool = False,
+    admitted: Mapping[str, bytes] | None = None,
 ) -> RunOutcome:
-    """Run every model's protocol at the same time until all end or a signal stops them."""
+    """Run every model's protocol at the same time until all end or a signal stops them;
+    `admitted` limits each task to those samples (`run/lockstep.py`)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -230,6 +234,7 @@ async def run_models(
                 allow_model_mismatch,
                 stop,
                 {model.name: default_estimates(tasks) for model in models},
+                admitted,
             )
             heartbeat.state = "running"
             heartbeat.write()
@@ -302,11 +307,18 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
             stop=shared.stop,
             unlisted=card.get("served"),
             estimates=shared.estimates[model.name],
+            admitted=shared.admitted,
         )
         plan = model_run.plan()
         for task in shared.tasks:
+            # A later batch of `decide:` finds its earlier batches' replies already counted.
+            row = heartbeat.progress.rows.get((model.name, task.name))
+            before = row.done if row is not None else 0
             heartbeat.progress.add(
-                model.name, task.name, plan.queued[task.name], already_done=plan.recorded[task.name]
+                model.name,
+                task.name,
+                plan.queued[task.name],
+                already_done=max(0, plan.recorded[task.name] - before),
             )
         live.run, live.state = model_run, "running"
         watch = asyncio.create_task(_stop_when_gone(live, model_run, dispatcher))

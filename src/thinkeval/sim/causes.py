@@ -52,13 +52,16 @@ def cause_of(config: SimConfig, plan: Plan, greedy: bool = False) -> str:
 
 
 def shape(config: SimConfig, plan: Plan, gen: Generation, greedy: bool = False) -> Generation:
-    """`gen` with the plan's cause applied, then the server's parser setting."""
+    """`gen` with the plan's cause applied, then the server's parser setting, then a normal
+    end sent as another finish reason (`finish_stop_as`: abort, content_filter, ...)."""
     cause = cause_of(config, plan, greedy)
     if cause and gen.thinking and not gen.closed:
         gen = _rewrite(config, plan, gen, cause)
     if config.parser_off and gen.thinking:
         body = ["<think>", *gen.reasoning, *(["</think>"] if gen.closed else []), *gen.content]
         gen = replace(gen, thinking=False, reasoning=[], content=body)
+    if config.finish_stop_as and gen.finish_reason == "stop":
+        gen = replace(gen, finish_reason=config.finish_stop_as)
     return gen
 
 

@@ -12,7 +12,6 @@ import asyncio
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -253,13 +252,8 @@ class Simulator:
             self.unseeded.saw(chat.key, chat.limit, chat.seed)
             plan = self.plan(chat.key, chat.text, chat.seed)
             plan = budgeted(plan, chat.reasoning_budget, self.config.ignore_reasoning_budget)
-            gen = shape(self.config, plan, generate(plan, chat.thinking, chat.limit), chat.greedy)
-            stop_as = self.config.finish_stop_as
-            return (
-                replace(gen, finish_reason=stop_as)
-                if stop_as and gen.finish_reason == "stop"
-                else gen
-            )
+            gen = generate(plan, chat.thinking, chat.limit)
+            return shape(self.config, plan, gen, chat.greedy)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
         tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]

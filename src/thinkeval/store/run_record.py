@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from thinkeval.config import BaselineConfig, EndpointConfig, ModelConfig, ResolvedTask, RunConfig
+from thinkeval.config import (
+    BaselineConfig,
+    DecideConfig,
+    EndpointConfig,
+    ModelConfig,
+    ResolvedTask,
+    RunConfig,
+)
 from thinkeval.config.tasks import Retry, parse_range
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
@@ -66,6 +73,7 @@ class RunRecord(msgspec.Struct, kw_only=True, dict=True):
     endpoints: list[EndpointConfig] = []  # in-flight caps of servers models share
     # The config's `baseline:`: the report's comparison section reads it from here.
     baseline: BaselineConfig | str | None = None
+    decide: DecideConfig | None = None  # asked in lockstep until decided (config/decide.py)
 
     @functools.cached_property
     def catalogue(self) -> Catalogue:
@@ -190,6 +198,7 @@ def new_record(config: RunConfig, tasks: list[TaskRecord]) -> RunRecord:
         models=msgspec.convert(public["models"], list[ModelConfig]),
         endpoints=msgspec.convert(public["endpoints"], list[EndpointConfig]),
         baseline=config.baseline,
+        decide=config.decide,
     )
 
 
@@ -244,6 +253,12 @@ def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> 
                     f"{path}: task {now.name!r} was run with {key} {_plain(was)}, the "
                     f"config now says {_plain(is_now)}; use a new run name or --output DIR"
                 )
+    if _plain(old.decide) != _plain(config.decide):
+        # The order, the looks and the error rates of a sequential run are fixed at its start.
+        raise JournalError(
+            f"{path}: the run was started with decide: {_shown(old.decide)}, the config now "
+            f"says {_shown(config.decide)}; use a new run name or --output DIR"
+        )
     old_models = {m.name: m for m in old.models}
     for model in config.models:
         before_model = old_models.get(model.name)

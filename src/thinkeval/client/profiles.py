@@ -68,11 +68,15 @@ class ServerProfile:
         max_tokens: int,
         generation: Mapping[str, Any],
         stream: bool,
+        tools: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
-        """The chat request body: the generation settings, then the fields thinkeval owns."""
+        """The chat request body: the generation settings, then the fields thinkeval owns
+        (`tools`, a tool-calling task's functions, as every flavour takes them: OpenAI's)."""
         body: dict[str, Any] = dict(generation)
         body["model"] = model
         body["messages"] = list(messages)
+        if tools:
+            body["tools"] = list(tools)
         body[self.budget_field] = max_tokens
         if stream:
             body["stream"] = True

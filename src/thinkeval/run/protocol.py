@@ -219,9 +219,11 @@ class ModelRun:
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
         token_ids = item.phase == "fixed" and self._continues(item.task)
-        messages = self._sample(item).messages
+        sample = self._sample(item)
         task = self.tasks[item.task]
-        return request_body(self.model, task, messages, item.repeat, max_tokens, token_ids)
+        return request_body(
+            self.model, task, sample.messages, item.repeat, max_tokens, token_ids, sample.tools
+        )
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         if item.fixed is not None:

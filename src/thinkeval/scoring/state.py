@@ -5,13 +5,18 @@ It is task-agnostic: a reply is `empty` when no content is left after any think 
 detector ended it (`finish_reason == "repetition"`, vLLM 0.20+: a loop, no worse than a cut-off
 for the protocol; `diagnosis.reply_label` counts it apart) or a `<think>` is still open, and
 `finished` otherwise. Only `empty` and `unfinished` fixed replies are asked again.
+
+A reply that made tool calls (`message.tool_calls`, from the server's tool parser) is not empty
+whatever its content: it is `finished` (finish_reason `tool_calls`, or `stop` with calls) unless
+the token limit cut it. Calls written only in the reasoning are no calls.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
-from thinkeval.records import ReplyState
+from thinkeval.records import ReplyState, ToolCall
 from thinkeval.scoring.text import split_think
 
 REPLY_STATES: tuple[ReplyState, ...] = ("empty", "unfinished", "finished")
@@ -26,8 +31,10 @@ class StateOfReply(NamedTuple):
     rule: str | None
 
 
-def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
-    """Classify a reply from its `content` and `finish_reason` alone.
+def reply_state(
+    content: str | None, finish_reason: str | None, tool_calls: Sequence[ToolCall] | None = None
+) -> StateOfReply:
+    """Classify a reply from its `content`, `finish_reason` and tool calls alone.
 
     >>> reply_state("<think>2+2</think>The answer is 4.", "stop").state
     'finished'
@@ -37,7 +44,14 @@ def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
     'finish-repetition'
     >>> reply_state("   ", "stop").state
     'empty'
+    >>> reply_state(None, "tool_calls", [ToolCall(name="f", arguments="{}")]).state
+    'finished'
     """
+    if tool_calls:
+        visible, _ = split_think(content or "")
+        if finish_reason in ("length", "repetition"):
+            return StateOfReply("unfinished", visible, f"finish-{finish_reason}")
+        return StateOfReply("finished", visible, None)
     if content is None:
         return StateOfReply("empty", "", "no-content")
     visible, unclosed = split_think(content)

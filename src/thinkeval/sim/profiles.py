@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from thinkeval.sim.behaviour import Generation
+from thinkeval.sim.tool_calls import parse_hermes
 
 ErrorReply = tuple[int, dict[str, Any]]
 StreamEvent = tuple[int, bytes]  # (generated tokens needed before it can be sent, SSE bytes)
@@ -114,6 +115,8 @@ class Profile:
             "prompt_logprobs": None,
             "prompt_token_ids": None,
         }
+        if gen.tools:  # vLLM's hermes tool parser over the content
+            parse_hermes(body, rid[-8:])
         if self.late_fields:
             body["prompt_text"] = None
         body["kv_transfer_params"] = None

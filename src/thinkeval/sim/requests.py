@@ -27,6 +27,7 @@ class ChatRequest:
     greedy: bool = False  # temperature 0: loops more (`sim.causes`)
     token_ids: bool = False  # `return_token_ids`: the reply carries prompt and completion ids
     reasoning_budget: int | None = None  # the thinking budget asked (sim/reasoning_budget.py)
+    tools: bool = False  # `tools` offered: the reply's calls are parsed (sim/tool_calls.py)
 
 
 def parse_chat(
@@ -88,4 +89,5 @@ def parse_chat(
         greedy=body.get("temperature") == 0,
         token_ids=body.get("return_token_ids") is True and profile.returns_token_ids,
         reasoning_budget=requested_budget(profile.name, body),
+        tools=bool(body.get("tools")),
     )

@@ -1,0 +1,134 @@
+"""BFCL through the server's tool parser: requests with `tools`, `tool_calls` journalled, BFCL's
+own AST checker, the protocol's verdicts and re-asks, against the simulator over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+
+from conftest import ThreadedSim, write_config
+from thinkeval.cli import main
+from thinkeval.client.replies import StreamAssembly, parse_completion
+from thinkeval.records import STATUSES, ToolCall, decode_attempt
+from thinkeval.scoring.kinds.tool_calls import ToolCallsKind
+from thinkeval.scoring.state import reply_state
+from thinkeval.sim.behaviour import answer_key_from_samples
+from thinkeval.sim.config import SimConfig
+from thinkeval.tasks import iter_samples
+from thinkeval.tasks.source import DataSource
+
+KIND = ToolCallsKind()
+
+
+def _sample(sample_id: str):  # type: ignore[no-untyped-def]
+    return next(s for s in iter_samples("bfcl") if s.id == sample_id)
+
+
+def test_the_data_and_tools_come_from_the_pinned_package() -> None:
+    sources: list[DataSource] = []
+    samples = list(iter_samples("bfcl", None, sources))
+    assert len(samples) == 3641
+    assert {s.origin for s in sources} == {"bfcl-eval==2026.3.23"}
+    first = samples[0]
+    assert first.id == "bfcl/simple_python_0" and first.subset == "simple_python"
+    (tool,) = first.tools
+    function = tool["function"]
+    assert tool["type"] == "function" and function["parameters"]["type"] == "object"
+    assert function["description"].endswith(
+        "Note that the provided function is in Python 3 syntax."
+    )
+    dotted = _sample("bfcl/simple_python_1")
+    assert dotted.tools[0]["function"]["name"] == "math_factorial"  # OpenAI names have no dots
+    assert orjson.loads(dotted.gold)["functions"][0]["name"] == "math.factorial"
+
+
+def test_bfcl_s_checker_judges_the_calls() -> None:
+    gold = _sample("bfcl/simple_python_1").gold
+    right = [ToolCall(name="math_factorial", arguments='{"number": 5}')]
+    assert KIND.judge_calls(right, gold).status == "correct"
+    wrong = KIND.judge_calls([ToolCall(name="math_factorial", arguments='{"number": 6}')], gold)
+    assert (wrong.status, wrong.rule) == ("wrong", "value_error:others")
+    assert KIND.judge_calls(None, gold).status == "no_answer"
+    broken = [ToolCall(name="math_factorial", arguments='{"number": ')]
+    assert KIND.judge_calls(broken, gold).rule == "arguments-not-json-object"
+    irrelevant = next(s for s in iter_samples("bfcl") if s.subset == "irrelevance").gold
+    assert KIND.judge_calls(None, irrelevant).status == "correct"
+    assert KIND.judge_calls(right, irrelevant).status == "wrong"
+
+
+def test_the_reply_state_of_tool_calls() -> None:
+    call = [ToolCall(name="f", arguments="{}")]
+    assert reply_state(None, "tool_calls", call).state == "finished"
+    assert reply_state("", "stop", call).state == "finished"
+    assert reply_state(None, "length", call).state == "unfinished"
+    # A call written only in the reasoning is no call: the empty content is empty.
+    assert reply_state(None, "stop", None).state == "empty"
+
+
+def test_tool_calls_are_read_from_replies_and_streams() -> None:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "reasoning": "I should call f.",
+        "tool_calls": [
+            {"id": "chatcmpl-tool-1", "type": "function",
+             "function": {"name": "f", "arguments": '{"x": 1}'}},
+        ],
+    }  # fmt: skip
+    body = {"choices": [{"message": message, "finish_reason": "tool_calls"}], "usage": {}}
+    reply, _ = parse_completion(body)
+    assert reply.tool_calls == [ToolCall(name="f", arguments='{"x": 1}', id="chatcmpl-tool-1")]
+    assembly = StreamAssembly(0.0)
+    pieces = [
+        {"index": 0, "id": "chatcmpl-tool-1", "type": "function",
+         "function": {"name": "f", "arguments": ""}},
+        {"index": 0, "function": {"arguments": '{"x": '}},
+        {"index": 0, "function": {"arguments": "1}"}},
+    ]  # fmt: skip
+    for piece in pieces:
+        assembly.add({"choices": [{"delta": {"tool_calls": [piece]}, "finish_reason": None}]})
+    assembly.add({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]})
+    assert assembly.reply().tool_calls == reply.tool_calls
+    empty, _ = parse_completion({"choices": [{"message": {"content": "hi", "tool_calls": []}}]})
+    assert empty.tool_calls is None
+
+
+def test_bfcl_end_to_end_against_the_simulator(tmp_path: Path) -> None:
+    samples = list(iter_samples("bfcl"))
+    config = SimConfig(port=0, model="m", p_long=0.3, p_malformed=0.15, p_wrong=0.2)
+    server = ThreadedSim(config, answer_key_from_samples(samples)).start()
+    try:
+        entry = {"name": "m", "base_url": server.base_url, "concurrency": 8}
+        tasks = [{"name": "bfcl", "limit": 60}]
+        path = write_config(tmp_path / "run.yaml", {"run": "tools", "tasks": tasks,
+                                                    "models": [entry]})  # fmt: skip
+        assert main(["run", str(path), "--output", str(tmp_path / "out")]) == 0
+    finally:
+        server.stop()
+    lines = (tmp_path / "out" / "journal" / "main.jsonl").read_bytes().splitlines()
+    attempts = [decode_attempt(line) for line in lines]
+    assert all(a.request["tools"] for a in attempts)
+    statuses = {a.verdicts["strict"].status for a in attempts}
+    assert statuses <= set(STATUSES) and {"correct", "wrong", "no_answer"} <= statuses
+    called = [a for a in attempts if a.calls]
+    assert called and all(a.finish_reason in ("tool_calls", "length") for a in called)
+    for attempt in called:
+        if attempt.finish_reason == "tool_calls":
+            assert attempt.state == "finished" and attempt.content is None
+    # Cut off by the budget (in the reasoning or in a call): asked again at B2.
+    cut = [a for a in attempts if a.phase == "fixed" and a.state in ("unfinished", "empty")]
+    retried = {a.sample_id for a in attempts if a.phase == "retry"}
+    assert cut and {a.sample_id for a in cut} <= retried
+    # The call only in the reasoning: no call, no answer.
+    only_thought = [
+        a
+        for a in attempts
+        if not a.calls and "<tool_call>" in (a.reasoning or "") and a.state == "finished"
+    ]
+    assert only_thought and all(a.verdicts["strict"].status == "no_answer" for a in only_thought)
+    (result,) = json.loads((tmp_path / "out" / "summary.json").read_text())["results"]
+    assert result["fixed"]["correct"] == sum(
+        a.phase == "fixed" and a.verdicts["strict"].status == "correct" for a in attempts
+    )

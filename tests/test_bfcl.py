@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 
 import orjson
+import pytest
 
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
 from thinkeval.client.replies import StreamAssembly, parse_completion
 from thinkeval.records import STATUSES, ToolCall, decode_attempt
+from thinkeval.scoring.bfcl import bfcl_module
 from thinkeval.scoring.kinds.tool_calls import ToolCallsKind
 from thinkeval.scoring.state import reply_state
 from thinkeval.sim.behaviour import answer_key_from_samples
@@ -132,3 +134,28 @@ def test_bfcl_end_to_end_against_the_simulator(tmp_path: Path) -> None:
     assert result["fixed"]["correct"] == sum(
         a.phase == "fixed" and a.verdicts["strict"].status == "correct" for a in attempts
     )
+
+
+def test_another_bfcl_eval_release_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata,
+        "version",
+        lambda name: "2025.1.1" if name == "bfcl-eval" else real(name),
+    )
+    bfcl_module.cache_clear()
+    try:
+        argv = ["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--tasks", "bfcl",
+                "--output", str(tmp_path / "out")]  # fmt: skip
+        assert main(argv) == 2
+    finally:
+        bfcl_module.cache_clear()
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if line.startswith("error:")]
+    assert "bfcl-eval 2025.1.1 is installed; thinkeval pins 2026.3.23" in line
+    assert "pip install --no-deps bfcl-eval==2026.3.23" in line
+    assert "Traceback" not in err

@@ -4,7 +4,8 @@ PyPI's source package by tests/llama_server.py; `.ci/run` builds it and runs the
 
 `check` names llama.cpp and its window; a prompt over the window is refused once and the run
 exits 0, and the same command asks nothing again; after SIGTERM with connections held and a
-fresh server on the same port, the run finishes within 4 minutes and `verify` is clean.
+fresh server on the same port, the run finishes within 4 minutes and `verify` is clean; BFCL
+questions asked with `tools` under `--jinja` come back as llama.cpp's own parsed `tool_calls`.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ import pytest
 import llama_server
 from conftest import write_config
 from thinkeval.cli import main
+from thinkeval.records import STATUSES
 from thinkeval.store.journal import iter_attempts
 
 pytestmark = pytest.mark.llama_server
 ALIAS = "smollm2"
-Start = Callable[[int], subprocess.Popen[bytes]]
+Start = Callable[..., subprocess.Popen[bytes]]
 
 
 def _free_port() -> int:
@@ -62,10 +64,11 @@ def llama(tmp_path: Path) -> Iterator[Start]:
         pytest.fail(problem, pytrace=False)
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(port: int) -> subprocess.Popen[bytes]:
+    def start(port: int, *extra: str) -> subprocess.Popen[bytes]:
         command = [
             str(llama_server.binary()), "-m", str(llama_server.model()), "--alias", ALIAS,
             "--host", "127.0.0.1", "--port", str(port), "-c", "8192", "-np", "4", "-t", "2",
+            *extra,
         ]  # fmt: skip
         log = (tmp_path / f"llama-{len(started)}.log").open("wb")
         proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -176,4 +179,29 @@ def test_sigterm_with_connections_held_then_a_fresh_server_on_the_port(
     assert finished - fresh_at < 240
     attempts = list(iter_attempts(out))
     assert any(a.abandoned for a in attempts), "no request was abandoned"
+    assert main(["verify", str(out)]) == 0
+
+
+def test_bfcl_tool_calls_through_llama_cpp_s_own_parser(llama: Start, tmp_path: Path) -> None:
+    """SmolLM2's template has no tools section: under `--jinja` llama.cpp falls back to its
+    generic tool-call format (a JSON `tool_call` or `response`, grammar-constrained) and parses
+    the calls itself. The model is mostly wrong; the pipeline is what is checked."""
+    port = _free_port()
+    llama(port, "--jinja")
+    model = {
+        "name": "smollm2", "model": ALIAS, "base_url": f"http://127.0.0.1:{port}/v1",
+        "api": "llamacpp", "concurrency": 4, "generation": {"temperature": 0, "seed": 1},
+    }  # fmt: skip
+    task = {"name": "bfcl", "limit": 8, "budgets": [96, 256]}
+    path = write_config(tmp_path / "run.yaml", {"run": "tools", "models": [model], "tasks": [task]})
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--output", str(out)]) == 0
+    attempts = list(iter_attempts(out))
+    assert attempts and all(a.error is None and a.request["tools"] for a in attempts)
+    assert {a.verdicts["strict"].status for a in attempts} <= set(STATUSES)
+    called = [a for a in attempts if a.calls]
+    assert called, "llama.cpp parsed no tool call"
+    for attempt in called:
+        assert attempt.finish_reason in ("tool_calls", "stop", "length")
+        assert attempt.verdicts["strict"].status in ("correct", "wrong", "no_answer", "unfinished")
     assert main(["verify", str(out)]) == 0

@@ -215,7 +215,10 @@ class ModelRun:
 
     def _continues(self, task: str) -> bool:
         """Whether `task`'s cut-off replies are continued (`retry: continue`), not asked again."""
-        return retry_mode(self.model, self.tasks[task]) == "continue"
+        resolved = self.tasks[task]
+        # A tool-calling task's retries are asked again: a completion carries no `tools`.
+        tools = hasattr(resolved.spec.answer, "judge_calls")
+        return not tools and retry_mode(self.model, resolved) == "continue"
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
         token_ids = item.phase == "fixed" and self._continues(item.task)

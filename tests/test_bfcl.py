@@ -12,7 +12,7 @@ import pytest
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
 from thinkeval.client.replies import StreamAssembly, parse_completion
-from thinkeval.records import STATUSES, ToolCall, decode_attempt
+from thinkeval.records import STATUSES, Attempt, ToolCall, decode_attempt
 from thinkeval.scoring.bfcl import bfcl_module
 from thinkeval.scoring.kinds.tool_calls import ToolCallsKind
 from thinkeval.scoring.state import reply_state
@@ -97,20 +97,42 @@ def test_tool_calls_are_read_from_replies_and_streams() -> None:
     assert empty.tool_calls is None
 
 
-def test_bfcl_end_to_end_against_the_simulator(tmp_path: Path) -> None:
+def _run(tmp_path: Path, stream: bool, limit: int = 60) -> list[Attempt]:
+    tmp_path.mkdir(exist_ok=True)
     samples = list(iter_samples("bfcl"))
     config = SimConfig(port=0, model="m", p_long=0.3, p_malformed=0.15, p_wrong=0.2)
     server = ThreadedSim(config, answer_key_from_samples(samples)).start()
     try:
-        entry = {"name": "m", "base_url": server.base_url, "concurrency": 8}
-        tasks = [{"name": "bfcl", "limit": 60}]
+        entry = {"name": "m", "base_url": server.base_url, "concurrency": 8, "stream": stream}
+        tasks = [{"name": "bfcl", "limit": limit}]
         path = write_config(tmp_path / "run.yaml", {"run": "tools", "tasks": tasks,
                                                     "models": [entry]})  # fmt: skip
         assert main(["run", str(path), "--output", str(tmp_path / "out")]) == 0
     finally:
         server.stop()
     lines = (tmp_path / "out" / "journal" / "main.jsonl").read_bytes().splitlines()
-    attempts = [decode_attempt(line) for line in lines]
+    return [decode_attempt(line) for line in lines]
+
+
+def test_streamed_calls_are_the_same_calls(tmp_path: Path) -> None:
+    def calls(run: list[Attempt]) -> dict[tuple[str, str], object]:
+        return {
+            (a.sample_id, a.phase): (
+                a.finish_reason,
+                [(c.name, c.arguments) for c in a.calls or ()],
+                a.verdicts["strict"],
+            )
+            for a in run
+        }
+
+    plain = calls(_run(tmp_path / "plain", stream=False, limit=24))
+    streamed = calls(_run(tmp_path / "streamed", stream=True, limit=24))
+    assert streamed == plain
+    assert any(finish == "tool_calls" for finish, _, _ in plain.values())
+
+
+def test_bfcl_end_to_end_against_the_simulator(tmp_path: Path) -> None:
+    attempts = _run(tmp_path, stream=False)
     assert all(a.request["tools"] for a in attempts)
     statuses = {a.verdicts["strict"].status for a in attempts}
     assert statuses <= set(STATUSES) and {"correct", "wrong", "no_answer"} <= statuses

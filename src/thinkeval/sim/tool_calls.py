@@ -92,19 +92,19 @@ def tool_reply(gold: str, outcome: str, malformed: str) -> tuple[str, str, str |
     return "", ("" if outcome == "empty" else malformed), None
 
 
-def parse_hermes(body: dict[str, Any], call_id: str) -> None:
-    """vLLM's hermes parser over a non-streaming reply's content, in place."""
-    choice = body["choices"][0]
-    message = choice["message"]
-    content = message.get("content")
+def parsed_calls(
+    content: str | None, call_id: str
+) -> tuple[str | None, list[dict[str, Any]]] | None:
+    """(the text before the calls, the calls) as vLLM's hermes parser reads a reply's content;
+    None when it finds no call (or a block that does not parse: then it is all content)."""
     if not isinstance(content, str) or "<tool_call>" not in content:
-        return
+        return None
     calls = []
     for index, match in enumerate(_BLOCK.finditer(content)):
         try:
             raw = orjson.loads(match.group(1) or match.group(2) or "")
         except orjson.JSONDecodeError:
-            return  # hermes gives the whole text back as content when a block does not parse
+            return None
         calls.append(
             {
                 "id": f"chatcmpl-tool-{call_id}{index}",
@@ -115,7 +115,27 @@ def parse_hermes(body: dict[str, Any], call_id: str) -> None:
                 },
             }
         )
-    message["tool_calls"] = calls
-    message["content"] = content[: content.find("<tool_call>")].strip() or None
+    return content[: content.find("<tool_call>")].strip() or None, calls
+
+
+def parse_hermes(body: dict[str, Any], call_id: str) -> None:
+    """The hermes parser over a non-streaming reply's content, in place."""
+    choice = body["choices"][0]
+    parsed = parsed_calls(choice["message"].get("content"), call_id)
+    if parsed is None:
+        return
+    choice["message"]["content"], choice["message"]["tool_calls"] = parsed
     if choice.get("finish_reason") == "stop":
         choice["finish_reason"] = "tool_calls"
+
+
+def call_deltas(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stream's tool-call deltas, as vLLM sends them: per call its id and name with empty
+    arguments, then the arguments."""
+    deltas: list[dict[str, Any]] = []
+    for index, call in enumerate(calls):
+        function = call["function"]
+        head = {"name": function["name"], "arguments": ""}
+        deltas.append({"index": index, "id": call["id"], "type": "function", "function": head})
+        deltas.append({"index": index, "function": {"arguments": function["arguments"]}})
+    return deltas

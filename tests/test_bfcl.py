@@ -181,3 +181,22 @@ def test_another_bfcl_eval_release_is_one_error_line(
     assert "bfcl-eval 2025.1.1 is installed; thinkeval pins 2026.3.23" in line
     assert "pip install --no-deps bfcl-eval==2026.3.23" in line
     assert "Traceback" not in err
+
+
+def test_a_server_without_a_tool_parser_stops_the_model_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    samples = list(iter_samples("bfcl"))[:4]
+    config = SimConfig(port=0, model="m", tool_parser_off=1)
+    server = ThreadedSim(config, answer_key_from_samples(samples)).start()
+    try:
+        argv = ["run", "--base-url", server.base_url, "--tasks", "bfcl", "--limit", "4",
+                "--output", str(tmp_path / "out")]  # fmt: skip
+        assert main(argv) == 2
+    finally:
+        server.stop()
+    err = " ".join(capsys.readouterr().err.split())
+    assert "parses no tool calls" in err and "--enable-auto-tool-choice --tool-call-parser" in err
+    assert "Traceback" not in err
+    journal = tmp_path / "out" / "journal" / "main.jsonl"
+    assert not journal.exists() or journal.read_bytes() == b""  # nothing partial recorded

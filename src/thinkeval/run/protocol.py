@@ -29,7 +29,7 @@ from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.records import Attempt, Sample
 from thinkeval.run.attempts import Unit, attempt_from
 from thinkeval.run.continuation import continue_attempt, retry_mode
-from thinkeval.run.identity import model_refused
+from thinkeval.run.identity import model_refused, no_tool_parser
 from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
 from thinkeval.run.requests import clamp_budget, request_body, unit_generation
 from thinkeval.scoring.state import RETRY_STATES
@@ -303,6 +303,8 @@ class ModelRun:
             raise model_refused(
                 attempt.endpoint or "", self.model.served_model, attempt.error, self.unlisted
             )
+        if attempt.error_kind == "no_tool_parser":
+            raise no_tool_parser(attempt.endpoint or "", attempt.error)
         self.journal.append(attempt)
         if attempt.error is not None:
             self.last_error = f"{attempt.sample_id}: {attempt.error}"

@@ -7,8 +7,13 @@ from dataclasses import dataclass
 import orjson
 
 from thinkeval.sim.behaviour import last_user_text, prompt_key, prompt_tokens
+from thinkeval.sim.config import SimConfig
 from thinkeval.sim.profiles import ErrorReply, Profile
 from thinkeval.sim.reasoning_budget import requested_budget
+
+TOOL_PARSER_OFF = (
+    '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +36,7 @@ class ChatRequest:
 
 
 def parse_chat(
-    profile: Profile, served: str, raw: bytes, max_model_len: int
+    profile: Profile, served: str, raw: bytes, config: SimConfig
 ) -> ChatRequest | ErrorReply:
     """Check a chat body as the profile's server does (serving model `served`); the request
     or the error to send."""
@@ -56,6 +61,8 @@ def parse_chat(
     refused = profile.unsupported_fields(body)
     if refused is not None:
         return refused
+    if body.get("tools") and config.tool_parser_off:  # vLLM's words (serving_chat.py)
+        return profile.error(400, "BadRequestError", TOOL_PARSER_OFF)
     requested = body.get("max_completion_tokens")
     if requested is None:
         requested = body.get("max_tokens")
@@ -68,7 +75,7 @@ def parse_chat(
     thinking = not (isinstance(kwargs, dict) and kwargs.get("enable_thinking") is False)
     # Thinking off: the template appends "<think>\n\n</think>\n\n" to the prompt (4 tokens).
     prompt = prompt_tokens(messages) + (0 if thinking else 4)
-    limit = profile.limit(prompt, requested, max_model_len)
+    limit = profile.limit(prompt, requested, config.max_model_len)
     if isinstance(limit, tuple):
         return limit
     text = last_user_text(messages)

@@ -209,9 +209,7 @@ class Simulator:
         config = self.config
         index = self.chat_requests
         self.chat_requests += 1
-        chat = parse_chat(
-            self.profile, self.served_model(index), await request.read(), self.config.max_model_len
-        )
+        chat = parse_chat(self.profile, self.served_model(index), await request.read(), config)
         if isinstance(chat, tuple):
             return self._error(chat)
 

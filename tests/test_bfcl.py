@@ -200,3 +200,11 @@ def test_a_server_without_a_tool_parser_stops_the_model_in_one_line(
     assert "Traceback" not in err
     journal = tmp_path / "out" / "journal" / "main.jsonl"
     assert not journal.exists() or journal.read_bytes() == b""  # nothing partial recorded
+
+
+def test_tasks_show_prints_the_tools_a_sample_sends(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tasks", "show", "bfcl", "--sample", "1", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [tool["function"]["name"] for tool in shown["tools"]] == ["math_factorial"]
+    assert main(["tasks", "show", "bfcl", "--sample", "1"]) == 0
+    assert '"name": "math_factorial"' in capsys.readouterr().out

@@ -4,6 +4,7 @@ own AST checker, the protocol's verdicts and re-asks, against the simulator over
 from __future__ import annotations
 
 import json
+import urllib.request
 from pathlib import Path
 
 import orjson
@@ -208,3 +209,14 @@ def test_tasks_show_prints_the_tools_a_sample_sends(capsys: pytest.CaptureFixtur
     assert [tool["function"]["name"] for tool in shown["tools"]] == ["math_factorial"]
     assert main(["tasks", "show", "bfcl", "--sample", "1"]) == 0
     assert '"name": "math_factorial"' in capsys.readouterr().out
+
+
+def test_a_judge_model_is_never_asked_about_tool_calls(tmp_path: Path, sim) -> None:  # type: ignore[no-untyped-def]
+    attempts = _run(tmp_path, stream=False, limit=6)
+    assert any(a.state == "finished" for a in attempts)
+    judge_server = sim(model="judge", seed=9)
+    argv = ["judge", str(tmp_path / "out"), "--base-url", judge_server.base_url, "--model", "judge"]
+    assert main(argv) == 0
+    url = f"{judge_server.base_url.removesuffix('/v1')}/sim/stats"
+    with urllib.request.urlopen(url) as reply:
+        assert json.load(reply)["requests"] == 0

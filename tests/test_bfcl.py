@@ -20,6 +20,7 @@ from thinkeval.scoring.state import reply_state
 from thinkeval.sim.behaviour import answer_key_from_samples
 from thinkeval.sim.config import SimConfig
 from thinkeval.tasks import iter_samples
+from thinkeval.tasks.bfcl import CATEGORIES
 from thinkeval.tasks.source import DataSource
 
 KIND = ToolCallsKind()
@@ -34,6 +35,9 @@ def test_the_data_and_tools_come_from_the_pinned_package() -> None:
     samples = list(iter_samples("bfcl", None, sources))
     assert len(samples) == 3641
     assert {s.origin for s in sources} == {"bfcl-eval==2026.3.23"}
+    # Round-robin over the 13 categories: a limit asks every one.
+    assert [s.subset for s in samples[:13]] == list(CATEGORIES)
+    assert [s.id for s in samples[13:15]] == ["bfcl/simple_python_1", "bfcl/simple_java_1"]
     first = samples[0]
     assert first.id == "bfcl/simple_python_0" and first.subset == "simple_python"
     (tool,) = first.tools
@@ -204,11 +208,11 @@ def test_a_server_without_a_tool_parser_stops_the_model_in_one_line(
 
 
 def test_tasks_show_prints_the_tools_a_sample_sends(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tasks", "show", "bfcl", "--sample", "1", "--json"]) == 0
+    assert main(["tasks", "show", "bfcl", "--sample", "0", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert [tool["function"]["name"] for tool in shown["tools"]] == ["math_factorial"]
-    assert main(["tasks", "show", "bfcl", "--sample", "1"]) == 0
-    assert '"name": "math_factorial"' in capsys.readouterr().out
+    assert [tool["function"]["name"] for tool in shown["tools"]] == ["calculate_triangle_area"]
+    assert main(["tasks", "show", "bfcl", "--sample", "0"]) == 0
+    assert '"name": "calculate_triangle_area"' in capsys.readouterr().out
 
 
 def test_a_judge_model_is_never_asked_about_tool_calls(tmp_path: Path, sim) -> None:  # type: ignore[no-untyped-def]

@@ -119,6 +119,16 @@ def _openai_types(properties: dict[str, Any], mapping: dict[str, str]) -> dict[s
     return properties
 
 
+def interleave(samples: Iterator[Sample]) -> Iterator[Sample]:
+    """The questions round-robin over the categories, each in BFCL's order: `limit: 13 * k`
+    asks the first k of every category (all of a smaller one), a quick balanced run."""
+    by_category: dict[str, list[Sample]] = {category: [] for category in CATEGORIES}
+    for sample in samples:
+        by_category[sample.subset or ""].append(sample)
+    for index in range(max(len(items) for items in by_category.values())):
+        yield from (items[index] for items in by_category.values() if index < len(items))
+
+
 def bfcl_sample(row: Row) -> Sample:
     """A row `{"id", "question": [[messages]], "function": [...]}` of category `row.subset`; the
     gold holds the category, the functions as BFCL defines them and its possible answers."""

@@ -1,8 +1,8 @@
 """BFCL (Berkeley Function Calling Leaderboard v4), single turn: 3,000+ questions asked with
 `tools`, answered by the server's tool parser (`tool_calls`), judged by BFCL's own AST checker.
 
-One subset per BFCL category (simple_python ... live_relevance, `tasks.bfcl.CATEGORIES`); data
-and checker from the pinned bfcl-eval release (docs/tasks.md).
+One subset per BFCL category (simple_python ... live_relevance, `tasks.bfcl.CATEGORIES`), asked
+round-robin over them; data and checker from the pinned bfcl-eval release (docs/tasks.md).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from thinkeval.scoring.kinds.tool_calls import ToolCallsKind
-from thinkeval.tasks.bfcl import CATEGORIES, PREFIX, bfcl_sample, category_rows
+from thinkeval.tasks.bfcl import CATEGORIES, PREFIX, bfcl_sample, category_rows, interleave
 from thinkeval.tasks.spec import DataFile, TaskSpec
 
 SPEC = TaskSpec(
@@ -31,6 +31,7 @@ SPEC = TaskSpec(
     lenient="bfcl",  # BFCL's own runner: the parsed calls, whatever the finish_reason
     budgets=(2048, 8192),
     ids_from_data=True,
+    assemble=interleave,  # round-robin over the categories: a limit samples every one
     prompt_source="BFCL's question with its functions as OpenAI tools (its OpenAI FC handler)",
     sim_flavour="tool_calls",
     suite="tools",

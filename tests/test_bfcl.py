@@ -224,3 +224,13 @@ def test_a_judge_model_is_never_asked_about_tool_calls(tmp_path: Path, sim) -> N
     url = f"{judge_server.base_url.removesuffix('/v1')}/sim/stats"
     with urllib.request.urlopen(url) as reply:
         assert json.load(reply)["requests"] == 0
+
+
+def test_score_reads_the_calls_given() -> None:
+    import thinkeval
+
+    gold = _sample("bfcl/simple_python_1").gold
+    calls = [ToolCall(name="math_factorial", arguments='{"number": 5}')]
+    assert thinkeval.score("bfcl", None, "tool_calls", gold, tool_calls=calls).status == "correct"
+    assert thinkeval.score("bfcl", None, "length", gold, tool_calls=calls).status == "unfinished"
+    assert thinkeval.score("bfcl", "I'd call it.", "stop", gold).status == "no_answer"

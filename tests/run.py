@@ -2,12 +2,14 @@
 
     .venv/bin/python tests/run.py [PYTEST ARGS...]
 
-The suite needs three things `pip install -e '.[test]'` cannot give:
+The suite needs four things `pip install -e '.[test]'` cannot give:
 
 - Debian's `chromium` (the browser tests drive it through Playwright; never Playwright's own
   browser download) and Debian's `bubblewrap` (`bwrap`, the sandbox model code runs in);
 - AISBench 3.1 in an interpreter of its own (it pulls torch and pins numpy < 2), for the live
-  differential of the lenient scorer against AISBench's own code (tests/test_lenient_aisbench.py).
+  differential of the lenient scorer against AISBench's own code (tests/test_lenient_aisbench.py);
+- bfcl-eval (BFCL's data and AST checker, tests/test_bfcl.py) without its requirements, which
+  pull torch and every vendor SDK that neither the data nor the checker uses.
 
 As root with apt-get it installs the Debian packages (non-interactive, no stdin); otherwise it
 stops at once with one line saying what to run. It builds the AISBench interpreter into
@@ -107,6 +109,23 @@ def aisbench_python() -> Path:
     return python
 
 
+def install_bfcl() -> None:
+    """bfcl-eval at the pinned release, `--no-deps`, into this interpreter unless it is there."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from thinkeval.scoring.bfcl import INSTALL, VERSION
+
+    try:
+        if version("bfcl-eval") == VERSION:
+            return
+    except PackageNotFoundError:
+        pass
+    step = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", f"bfcl-eval=={VERSION}"]
+    done = subprocess.run(step, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SetupError(f"installing bfcl-eval failed ({_last_line(done)}): run `{INSTALL}`")
+
+
 def main(arguments: list[str]) -> int:
     """Prepare, then run pytest; pytest's exit status, or 2 when the preparation failed."""
     try:
@@ -114,6 +133,7 @@ def main(arguments: list[str]) -> int:
         if packages:
             install_packages(packages)
         interpreter = aisbench_python()
+        install_bfcl()
     except SetupError as error:
         print(f"tests/run.py: {error}", file=sys.stderr)
         return 2

@@ -4,7 +4,8 @@ PyPI's source package by tests/llama_server.py; `.ci/run` builds it and runs the
 
 `check` names llama.cpp and its window; a prompt over the window is refused once and the run
 exits 0, and the same command asks nothing again; after SIGTERM with connections held and a
-fresh server on the same port, the run finishes within 4 minutes and `verify` is clean.
+fresh server on the same port, the run finishes within 4 minutes and `verify` is clean; a BFCL
+run against a server with `--no-jinja` (which refuses `tools`) stops in one line.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from thinkeval.store.journal import iter_attempts
 
 pytestmark = pytest.mark.llama_server
 ALIAS = "smollm2"
-Start = Callable[[int], subprocess.Popen[bytes]]
+Start = Callable[..., subprocess.Popen[bytes]]
 
 
 def _free_port() -> int:
@@ -62,10 +63,11 @@ def llama(tmp_path: Path) -> Iterator[Start]:
         pytest.fail(problem, pytrace=False)
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(port: int) -> subprocess.Popen[bytes]:
+    def start(port: int, *extra: str) -> subprocess.Popen[bytes]:
         command = [
             str(llama_server.binary()), "-m", str(llama_server.model()), "--alias", ALIAS,
             "--host", "127.0.0.1", "--port", str(port), "-c", "8192", "-np", "4", "-t", "2",
+            *extra,
         ]  # fmt: skip
         log = (tmp_path / f"llama-{len(started)}.log").open("wb")
         proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -177,3 +179,15 @@ def test_sigterm_with_connections_held_then_a_fresh_server_on_the_port(
     attempts = list(iter_attempts(out))
     assert any(a.abandoned for a in attempts), "no request was abandoned"
     assert main(["verify", str(out)]) == 0
+
+
+def test_bfcl_without_jinja_stops_in_one_line(
+    llama: Start, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = _free_port()
+    llama(port, "--no-jinja")  # jinja is on by default since late 2025; without it, no tools
+    argv = ["run", "--base-url", f"http://127.0.0.1:{port}/v1", "--tasks", "bfcl", "--limit",
+            "2", "--output", str(tmp_path / "out")]  # fmt: skip
+    assert main(argv) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "parses no tool calls" in err and "tools param requires --jinja flag" in err

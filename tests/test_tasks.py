@@ -466,9 +466,10 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
     from thinkeval.tasks.registry import find_task, task_names
 
     assert task_names() == [
-        "aime24", "aime25", "boolq", "ceval", "ceval_all", "gpqa_diamond", "gsm8k", "humaneval",
-        "ifeval", "livecodebench", "livecodebench_v1", "livecodebench_v2", "livecodebench_v3",
-        "livecodebench_v4", "livecodebench_v5", "math500", "mmlu_pro", "mmlu_pro_0shot",
+        "aime24", "aime25", "bfcl", "boolq", "ceval", "ceval_all", "gpqa_diamond", "gsm8k",
+        "humaneval", "ifeval", "livecodebench", "livecodebench_v1", "livecodebench_v2",
+        "livecodebench_v3", "livecodebench_v4", "livecodebench_v5", "math500", "mmlu_pro",
+        "mmlu_pro_0shot",
     ]  # fmt: skip
     assert find_task("gsm8k") is find_task("gsm8k")  # one spec object, however it was found
     for unknown in ("nope", "../gsm8k", "__init__", "_private", "registry"):
@@ -486,4 +487,5 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
         "math": "MathKind",
         "instructions": "InstructionsKind",
         "code": "CodeKind",
+        "tool_calls": "ToolCallsKind",
     }

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 from thinkeval.errors import ArgumentError
-from thinkeval.records import Verdict
+from thinkeval.records import ToolCall, Verdict
 from thinkeval.scoring.scorers import ReplyText, get_scorer
 from thinkeval.tasks.registry import find_task, task_names
 from thinkeval.tasks.spec import TaskSpec
@@ -44,9 +44,11 @@ def score(
     gold: str,
     reasoning: str | None = None,
     scorer: str = "strict",
+    tool_calls: list[ToolCall] | None = None,
 ) -> Verdict:
     """Score one reply to a `task` sample (a built-in task's name, or the spec of a task of your
-    own, e.g. from `tasks.user.load_task_file`) against its `gold` answer with `scorer`.
+    own, e.g. from `tasks.user.load_task_file`) against its `gold` answer with `scorer`;
+    `tool_calls` are the reply's parsed calls (a tool-calling task's answer, `bfcl`).
 
     Raises `thinkeval.ArgumentError` (a ValueError) for an unknown task or scorer or a
     finish_reason no server sends; never for the reply's text.
@@ -70,7 +72,8 @@ def score(
         chosen = get_scorer(scorer)
     except ValueError as error:
         raise ArgumentError(str(error)) from None
-    return chosen.score(spec, ReplyText(content, reasoning, finish_reason), gold)
+    reply = ReplyText(content, reasoning, finish_reason, tool_calls=tool_calls)
+    return chosen.score(spec, reply, gold)
 
 
 class RunSettings(TypedDict, total=False):

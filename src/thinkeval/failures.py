@@ -25,6 +25,7 @@ FailureKind = Literal[
     "model_missing",  # the server answers that the model does not exist (redeployed, a typo)
     "context_overflow",  # the prompt and the budget are over the model's context window
     "wrong_api",  # the server speaks another API than the model's `api:` (OpenAI's 400)
+    "no_tool_parser",  # a request with tools, to a server started without tool-call parsing
     "imported",  # a failure another harness recorded (AISBench), its cause unknown
     "abandoned",  # a watchdog gave up on the request in flight (client/watchdog.py), asked again
 ]

@@ -17,8 +17,9 @@ import msgspec
 from thinkeval.failures import FailureKind, legacy_kind
 
 # 2: attempts carry `repeat`, the reply `state` and `verdicts` per scorer; summaries carry
-# budgets and repeats per task. Version-1 journals are still read (their verdicts re-scored).
-SCHEMA_VERSION = 2
+# budgets and repeats per task. 3: attempts may carry `tool_calls`. Version-1 journals are still
+# read (their verdicts re-scored).
+SCHEMA_VERSION = 3
 
 Status = Literal["correct", "wrong", "no_answer", "empty", "unfinished"]
 STATUSES: tuple[Status, ...] = ("correct", "wrong", "no_answer", "empty", "unfinished")
@@ -48,6 +49,9 @@ class Sample:
     gold: str
     subset: str | None = None  # C-Eval subject; None for single-subset tasks
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # The tools offered with the prompt (OpenAI `tools`: function schemas); empty for tasks
+    # that ask for text.
+    tools: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,16 @@ class Usage(Record, kw_only=True, forbid_unknown_fields=True):
     reasoning_tokens: int | None = None
 
 
+class ToolCall(Record, kw_only=True, forbid_unknown_fields=True):
+    """One function call the server's tool parser found in a reply: the function's name and its
+    arguments as the server sent them (a JSON string, kept unparsed: a malformed one is the
+    model's and is judged so)."""
+
+    name: str
+    arguments: str
+    id: str | None = None
+
+
 class Reply(Record, kw_only=True, forbid_unknown_fields=True):
     """A normalised chat-completion reply, the same across vLLM eras, SGLang and OpenAI."""
 
@@ -107,6 +121,8 @@ class Reply(Record, kw_only=True, forbid_unknown_fields=True):
     # Only when asked for (`return_token_ids`, vLLM 0.10.2+): what a continuation resends.
     prompt_token_ids: list[int] | None = None
     token_ids: list[int] | None = None
+    # The calls the server's tool parser put in `message.tool_calls`; None when it sent none.
+    tool_calls: list[ToolCall] | None = None
 
 
 class Continuation(Record, kw_only=True, forbid_unknown_fields=True):
@@ -186,6 +202,10 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     prompt_token_ids: list[int] | None = None
     token_ids: list[int] | None = None
     continuation: Continuation | None = None
+    # The reply's tool calls (`message.tool_calls`, as the server's parser read them), written
+    # only when it made some (UNSET is left out of the line: journals without tool calls keep
+    # their bytes). A call written only in the reasoning is never here.
+    tool_calls: list[ToolCall] | msgspec.UnsetType = msgspec.UNSET
     # Version-1 journals recorded these; they are read, never written, and always re-scored.
     verdict: Status | None = None
     answer: str | None = None
@@ -195,6 +215,11 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def calls(self) -> list[ToolCall] | None:
+        """The reply's tool calls, or None when it made none."""
+        return self.tool_calls if isinstance(self.tool_calls, list) and self.tool_calls else None
 
     def judged_against(self, gold: str) -> bool:
         """Whether the recorded verdicts were judged against `gold`: the gold recorded inline

@@ -45,6 +45,10 @@ _OPENAI_OWNERS = frozenset({"openai", "system", "openai-internal"})
 _CONTEXT_OVERFLOW = re.compile(
     r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
 )
+# vLLM started without `--enable-auto-tool-choice --tool-call-parser`, llama.cpp without `--jinja`.
+_NO_TOOL_PARSER = re.compile(
+    r"tool choice requires --enable-auto-tool-choice|requires --jinja", re.I
+)
 _PROMPT_TOKENS = re.compile(
     r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
     r"|(\d+) in the messages|(\d+) tokens from the input messages",
@@ -68,11 +72,15 @@ class ServerProfile:
         max_tokens: int,
         generation: Mapping[str, Any],
         stream: bool,
+        tools: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
-        """The chat request body: the generation settings, then the fields thinkeval owns."""
+        """The chat request body: the generation settings, then the fields thinkeval owns
+        (`tools`, a tool-calling task's functions, as every flavour takes them: OpenAI's)."""
         body: dict[str, Any] = dict(generation)
         body["model"] = model
         body["messages"] = list(messages)
+        if tools:
+            body["tools"] = list(tools)
         body[self.budget_field] = max_tokens
         if stream:
             body["stream"] = True
@@ -134,6 +142,8 @@ class ServerProfile:
             return "wrong_api"  # the OpenAI API refusing max_tokens: no request can succeed
         if status == 400 and (_CONTEXT_OVERFLOW.search(message) or CONTEXT_WORDING.search(message)):
             return "context_overflow"  # CONTEXT_WORDING: llama.cpp's and SGLang's too
+        if status in (400, 500) and _NO_TOOL_PARSER.search(message):
+            return "no_tool_parser"  # no request with tools can succeed on this server
         if status == 404 and "does not exist" in message:
             return "model_missing"  # vLLM: "The model `m` does not exist."
         return http_kind(status)

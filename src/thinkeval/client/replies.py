@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from thinkeval.failures import FailureKind, http_kind
-from thinkeval.records import Reply, Usage
+from thinkeval.records import Reply, ToolCall, Usage
 
 
 @dataclass(kw_only=True)
@@ -210,8 +210,27 @@ def parse_completion(body: Any) -> tuple[Reply, dict[str, Any]]:
         served_model=_text(body.get("model")),
         prompt_token_ids=token_ids(body.get("prompt_token_ids")),
         token_ids=token_ids(choice.get("token_ids")),
+        tool_calls=tool_calls(msg.get("tool_calls")),
     )
     return reply, msg
+
+
+def tool_calls(value: Any) -> list[ToolCall] | None:
+    """`message.tool_calls` as `ToolCall`s; None when there are none (vLLM sends `[]` up to
+    0.23 and leaves the key out from 0.24, §2.1). A call without a function name is no call;
+    arguments that are not a string (a server that sent them parsed) are kept as JSON."""
+    calls = []
+    for raw in value if isinstance(value, list) else ():
+        function = raw.get("function") if isinstance(raw, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not name:
+            continue
+        assert isinstance(function, dict)
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = orjson.dumps(arguments if arguments is not None else {}).decode()
+        calls.append(ToolCall(name=name, arguments=arguments, id=_text(raw.get("id"))))
+    return calls or None
 
 
 def token_ids(value: Any) -> list[int] | None:
@@ -237,6 +256,8 @@ class StreamAssembly:
         self._finish_reason: str | None = None
         self._usage: Any = None
         self._served: str | None = None
+        # index -> the call's id, name and argument pieces, as the deltas bring them (§3).
+        self._calls: dict[int, dict[str, Any]] = {}
 
     @property
     def finished(self) -> bool:
@@ -271,9 +292,23 @@ class StreamAssembly:
             text_piece = _text(delta.get("content"))
             if text_piece:
                 self._content.append(text_piece)
-            if self.ttft is None and (piece or text_piece):
+            self._add_calls(delta.get("tool_calls"))
+            if self.ttft is None and (piece or text_piece or self._calls):
                 self.ttft = time.perf_counter() - self.started
             self._finish_reason = _text(choice.get("finish_reason")) or self._finish_reason
+
+    def _add_calls(self, deltas: Any) -> None:
+        """A delta's tool-call pieces: the first of a call brings its id and name, the rest
+        pieces of its arguments string, all under the call's `index`."""
+        for raw in deltas if isinstance(deltas, list) else ():
+            if not isinstance(raw, dict) or not isinstance(raw.get("index", 0), int):
+                continue
+            call = self._calls.setdefault(raw.get("index", 0), {"id": None, "name": "", "args": []})
+            call["id"] = _text(raw.get("id")) or call["id"]
+            function = raw.get("function")
+            if isinstance(function, dict):
+                call["name"] += _text(function.get("name")) or ""
+                call["args"].append(_text(function.get("arguments")) or "")
 
     def reply(self) -> Reply:
         """The whole reply, normalised as a non-streaming one would be."""
@@ -287,4 +322,13 @@ class StreamAssembly:
             usage=parse_usage(self._usage),
             http_status=200,
             served_model=self._served,
+            tool_calls=tool_calls(
+                [
+                    {
+                        "id": c["id"],
+                        "function": {"name": c["name"], "arguments": "".join(c["args"])},
+                    }
+                    for _, c in sorted(self._calls.items())
+                ]
+            ),
         )

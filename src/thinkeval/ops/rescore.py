@@ -106,7 +106,7 @@ def _pooled(
         if attempt.error is None:
             gold = golds[attempt.sample_id]
             state = attempt_state(attempt, spec, gold)
-            reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason, state)
+            reply = ReplyText.of(attempt, state)
             jobs.append((spec, reply, gold))
             scored.append(ref)
     return dict(zip(scored, many_verdicts(jobs), strict=True))

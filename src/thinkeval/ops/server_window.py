@@ -65,6 +65,7 @@ def longest(samples: Iterable[Sample]) -> Sample | None:
     best, size = None, -1
     for sample in samples:
         length = sum(len(str(m.get("content", "")).encode()) for m in sample.messages)
+        length += sum(len(str(tool)) for tool in sample.tools)  # a tool's schema is prompt too
         if length > size:
             best, size = sample, length
     return best
@@ -74,7 +75,7 @@ async def prompt_tokens(endpoint: Endpoint, model: str, sample: Sample) -> int |
     """The prompt tokens of `sample` at this server, from one request of one token (its usage,
     or the refusal that names them when the prompt alone is over the window)."""
     profile = endpoint.profile
-    body = profile.request(model, sample.messages, 1, {}, False)
+    body = profile.request(model, sample.messages, 1, {}, False, sample.tools)
     try:
         timed = await endpoint.chat(body)
     except RequestFailed as exc:

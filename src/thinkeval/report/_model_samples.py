@@ -39,6 +39,8 @@ class ReplyView(_Frozen, frozen=True, omit_defaults=True):
     # Every other recording scorer's verdict, by name (`SampleIndex.scorers`); none for an error.
     verdicts: dict[str, Judgement] = msgspec.field(default_factory=dict, name="v")
     content: Text | None = msgspec.field(default=None, name="c")
+    # A tool-calling reply's calls as the server parsed them (JSON text; the page escapes it).
+    tool_calls: str | None = msgspec.field(default=None, name="tc")
     reasoning: Text | None = msgspec.field(default=None, name="r")
     reasoning_chars: int = msgspec.field(default=0, name="rl")  # before shortening
     # The judge scorer's reading (status, answer, the judge's model id as the rule): None where

@@ -386,6 +386,7 @@ def _reply_view(attempt: Attempt, verdicts: dict[str, Verdict], limits: Limits) 
             if name != STRICT.name
         },
         content=None if attempt.content is None else shorten(attempt.content, limits.content),
+        tool_calls=None if attempt.calls is None else msgspec.json.encode(attempt.calls).decode(),
         reasoning=None
         if attempt.reasoning is None
         else shorten(attempt.reasoning, limits.reasoning),

@@ -117,6 +117,10 @@ function replyBox(a, scorers) {
   box.appendChild(el("div", "label", "Content"));
   box.appendChild(a.c == null ? el("div", "empty-list", "(no content)") :
     textBlock(a.c, null, a.lb));
+  if (a.tc != null) {  // the server's parsed tool calls, as text (never markup)
+    box.appendChild(el("div", "label", "Tool calls"));
+    box.appendChild(textBlock(a.tc));
+  }
   return box;
 }
 

@@ -167,9 +167,7 @@ class _TaskReading:
                         if attempt is None or recorded_is_current(attempt, spec, sample.gold):
                             continue
                         state = attempt_state(attempt, spec, sample.gold)
-                        reply = ReplyText(
-                            attempt.content, attempt.reasoning, attempt.finish_reason, state
-                        )
+                        reply = ReplyText.of(attempt, state)
                         refs.append(ref)
                         jobs.append((spec, reply, sample.gold))
         return dict(zip(refs, many_verdicts(jobs), strict=True))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from thinkeval.client.dispatch import Outcome
 from thinkeval.records import (
     Abandoned,
@@ -38,7 +40,9 @@ async def verdicts_for(spec: TaskSpec, reply: Reply, gold: str) -> dict[str, Sto
     """The recording scorers' verdicts on `reply`, as an attempt stores them. A scorer whose
     checks can take long or hang (`pooled_for`) is scored in a worker process with a time
     limit, never on the event loop (`scoring.pooled`)."""
-    text = ReplyText(reply.content, reply.reasoning, reply.finish_reason)
+    text = ReplyText(
+        reply.content, reply.reasoning, reply.finish_reason, tool_calls=reply.tool_calls
+    )
     return stored_verdicts(spec, await pooled_verdicts(spec, text, gold))
 
 
@@ -82,7 +86,7 @@ async def attempt_from(
             usage=Usage(prompt_tokens=outcome.failure.prompt_tokens),
         )
     reply = outcome.timed.reply
-    state = reply_state(reply.content, reply.finish_reason).state
+    state = reply_state(reply.content, reply.finish_reason, reply.tool_calls).state
     if state in RETRY_STATES and reply.finish_reason == "length" and reply.token_ids is not None:
         # Asked for (`retry: continue`): what its continuation resends. Other replies drop them.
         common["prompt_token_ids"] = reply.prompt_token_ids
@@ -94,6 +98,7 @@ async def attempt_from(
         reasoning=reply.reasoning,
         reasoning_in_content=reply.reasoning_in_content,
         finish_reason=reply.finish_reason,
+        tool_calls=reply.tool_calls or msgspec.UNSET,
         usage=reply.usage,
         http_status=reply.http_status,
         latency_s=outcome.timed.latency_s,

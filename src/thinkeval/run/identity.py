@@ -99,6 +99,15 @@ def model_refused(
     )
 
 
+def no_tool_parser(endpoint: str, error: str | None) -> ServerError:
+    """The error ending a model's run whose server parses no tool calls (a tool-calling task)."""
+    return ServerError(
+        f"{redact_url(endpoint)} parses no tool calls ({error}): start vLLM with "
+        "--enable-auto-tool-choice --tool-call-parser PARSER (hermes for Qwen3), SGLang with "
+        "--tool-call-parser, llama.cpp's llama-server with --jinja. Nothing partial was recorded"
+    )
+
+
 async def served_ids(base_url: str, api_key_env: str | None) -> list[str]:
     """The model ids `base_url`'s `/v1/models` lists (a run from flags picks the only one)."""
     if api_key_env:

@@ -29,7 +29,7 @@ from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.records import Attempt, Sample
 from thinkeval.run.attempts import Unit, attempt_from
 from thinkeval.run.continuation import continue_attempt, retry_mode
-from thinkeval.run.identity import model_refused
+from thinkeval.run.identity import model_refused, no_tool_parser
 from thinkeval.run.ordering import FixedWork, TaskEstimate, WorkItem
 from thinkeval.run.requests import clamp_budget, request_body, unit_generation
 from thinkeval.scoring.state import RETRY_STATES
@@ -221,13 +221,18 @@ class ModelRun:
 
     def _continues(self, task: str) -> bool:
         """Whether `task`'s cut-off replies are continued (`retry: continue`), not asked again."""
-        return retry_mode(self.model, self.tasks[task]) == "continue"
+        resolved = self.tasks[task]
+        # A tool-calling task's retries are asked again: a completion carries no `tools`.
+        tools = hasattr(resolved.spec.answer, "judge_calls")
+        return not tools and retry_mode(self.model, resolved) == "continue"
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
         token_ids = item.phase == "fixed" and self._continues(item.task)
-        messages = self._sample(item).messages
+        sample = self._sample(item)
         task = self.tasks[item.task]
-        return request_body(self.model, task, messages, item.repeat, max_tokens, token_ids)
+        return request_body(
+            self.model, task, sample.messages, item.repeat, max_tokens, token_ids, sample.tools
+        )
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         if item.fixed is not None:
@@ -304,6 +309,8 @@ class ModelRun:
             raise model_refused(
                 attempt.endpoint or "", self.model.served_model, attempt.error, self.unlisted
             )
+        if attempt.error_kind == "no_tool_parser":
+            raise no_tool_parser(attempt.endpoint or "", attempt.error)
         self.journal.append(attempt)
         if attempt.error is not None:
             self.last_error = f"{attempt.sample_id}: {attempt.error}"

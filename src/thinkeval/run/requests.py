@@ -40,16 +40,18 @@ def request_body(
     repeat: int,
     max_tokens: int,
     token_ids: bool,
+    tools: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The chat request body in the model's server flavour; `token_ids` asks the server for the
-    prompt's and the reply's token ids (a fixed request whose retry may continue it)."""
+    prompt's and the reply's token ids (a fixed request whose retry may continue it); `tools`
+    are the sample's functions (a tool-calling task)."""
     generation = unit_generation(model, task, repeat)
     if model.prompt is not None:  # a prompt variant (config/prompts.py)
         messages = model.prompt.apply(messages)
     if model.reasoning is not None:
         generation.update(model.reasoning.fields(model.api))
     body = get_profile(model.api).request(
-        model.served_model, messages, max_tokens, generation, model.stream
+        model.served_model, messages, max_tokens, generation, model.stream, tools
     )
     if token_ids:
         ask_token_ids(body)

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from thinkeval.records import ReplyState, Verdict
+from thinkeval.records import Attempt, ReplyState, ToolCall, Verdict
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.scoring.lenient import (
     SLOW_RULES,
@@ -39,12 +39,18 @@ from thinkeval.scoring.text import fold_width
 @dataclass(frozen=True, slots=True)
 class ReplyText:
     """What a scorer may read of a reply. `state` is set only where it was recorded rather than
-    read from the text (imported replies)."""
+    read from the text (imported replies); `tool_calls` are the calls the server parsed."""
 
     content: str | None
     reasoning: str | None
     finish_reason: str | None
     state: ReplyState | None = None
+    tool_calls: list[ToolCall] | None = None
+
+    @classmethod
+    def of(cls, attempt: Attempt, state: ReplyState | None = None) -> ReplyText:
+        """What a scorer reads of a journalled attempt (`state`: the one judged for it)."""
+        return cls(attempt.content, attempt.reasoning, attempt.finish_reason, state, attempt.calls)
 
 
 class ScoredTask(Protocol):
@@ -116,7 +122,9 @@ class StrictScorer:
     recording: bool = True
 
     def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
-        return strict_verdict(spec.answer, reply.content, reply.finish_reason, gold, reply.state)
+        return strict_verdict(
+            spec.answer, reply.content, reply.finish_reason, gold, reply.state, reply.tool_calls
+        )
 
     def version_for(self, spec: ScoredTask) -> str:
         return f"{self.version}/{spec.scoring_version}"
@@ -131,7 +139,7 @@ class StrictScorer:
         kind = task.answer
         if not kind.pooled:
             return False
-        read = reply_state(reply.content, reply.finish_reason)
+        read = reply_state(reply.content, reply.finish_reason, reply.tool_calls)
         if read.state != "finished":
             return False
         quick = getattr(kind, "quick_matches", None)
@@ -142,7 +150,7 @@ class StrictScorer:
 
     def shipped(self, task: ScoredTask, reply: ReplyText) -> ReplyText:
         """Strict never reads the reasoning: a long one is not pickled."""
-        return ReplyText(reply.content, None, reply.finish_reason, reply.state)
+        return ReplyText(reply.content, None, reply.finish_reason, reply.state, reply.tool_calls)
 
     def score_shipped(self, task: ScoredTask, shipped: ReplyText, gold: str) -> Verdict:
         return self.score(task, shipped, gold)
@@ -155,6 +163,12 @@ class LenientScorer:
     recording: bool = True
 
     def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
+        judge_calls = getattr(spec.answer, "judge_calls", None)
+        if judge_calls is not None:
+            # BFCL's own runner: the parsed calls, whatever the finish_reason; none are wrong
+            # (an irrelevance question's correct answer).
+            verdict: Verdict = judge_calls(reply.tool_calls, gold)
+            return verdict if verdict.status in ("correct", "wrong") else Verdict("wrong")
         return lenient_verdict(spec.lenient, reply.content, reply.reasoning, gold)
 
     def version_for(self, spec: ScoredTask) -> str:

@@ -9,18 +9,26 @@ detector: a loop, no worse than a cut-off; `diagnosis.reply_label` counts it apa
 engine dropped the request), `content_filter` (a provider's filter cut it), `tool_calls` /
 `function_call` (the turn ended in a tool call, not an answer) and any value no server documents.
 Their rule is `finish-<reason>`. Only `empty` and `unfinished` fixed replies are asked again.
+
+A reply that made tool calls (`message.tool_calls`, from the server's tool parser) is not empty
+whatever its content: it is `finished` when it ended normally (finish_reason `tool_calls`,
+`function_call`, `stop` or none), `unfinished` otherwise (the token limit cut the call, ...).
+Calls written only in the reasoning are no calls.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
-from thinkeval.records import ReplyState
+from thinkeval.records import ReplyState, ToolCall
 from thinkeval.scoring.text import split_think
 
 REPLY_STATES: tuple[ReplyState, ...] = ("empty", "unfinished", "finished")
 # The finish reasons of a reply that ended as the model meant it to (None: not sent or not known).
 NORMAL_FINISH: frozenset[str | None] = frozenset({"stop", None})
+# A reply with parsed tool calls also ends normally on the tool-call finish reasons.
+_TOOL_CALL_ENDS: frozenset[str | None] = NORMAL_FINISH | {"tool_calls", "function_call"}
 RETRY_STATES: frozenset[str] = frozenset({"empty", "unfinished"})
 
 
@@ -32,8 +40,10 @@ class StateOfReply(NamedTuple):
     rule: str | None
 
 
-def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
-    """Classify a reply from its `content` and `finish_reason` alone.
+def reply_state(
+    content: str | None, finish_reason: str | None, tool_calls: Sequence[ToolCall] | None = None
+) -> StateOfReply:
+    """Classify a reply from its `content`, `finish_reason` and tool calls alone.
 
     >>> reply_state("<think>2+2</think>The answer is 4.", "stop").state
     'finished'
@@ -45,7 +55,14 @@ def reply_state(content: str | None, finish_reason: str | None) -> StateOfReply:
     StateOfReply(state='unfinished', visible='The answer is 4.', rule='finish-content_filter')
     >>> reply_state("   ", "stop").state
     'empty'
+    >>> reply_state(None, "tool_calls", [ToolCall(name="f", arguments="{}")]).state
+    'finished'
     """
+    if tool_calls:
+        visible, _ = split_think(content or "")
+        if finish_reason not in _TOOL_CALL_ENDS:
+            return StateOfReply("unfinished", visible, f"finish-{finish_reason}")
+        return StateOfReply("finished", visible, None)
     if content is None:
         return StateOfReply("empty", "", "no-content")
     visible, unclosed = split_think(content)

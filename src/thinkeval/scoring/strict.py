@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from thinkeval.records import ReplyState, Status, Verdict
+from collections.abc import Sequence
+
+from thinkeval.records import ReplyState, Status, ToolCall, Verdict
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.text import fold_width
@@ -14,8 +16,10 @@ def strict_verdict(
     finish_reason: str | None,
     gold: str,
     state: ReplyState | None = None,
+    tool_calls: Sequence[ToolCall] | None = None,
 ) -> Verdict:
-    """Score the reply's `content` (never its reasoning) against `gold` with answer `kind`.
+    """Score the reply's `content` (never its reasoning) against `gold` with answer `kind`; a
+    tool-calling kind (`judge_calls`) scores the reply's tool calls instead.
 
     `empty` or `unfinished` by the reply state (`scoring.state`); for a finished reply,
     `correct`/`wrong` for a legal final answer and `no_answer` without one, or when the kind
@@ -26,10 +30,13 @@ def strict_verdict(
     >>> strict_verdict(make_kind("number"), "<think>2+2</think>The answer is 4.", "stop", "4")
     Verdict(status='correct', answer='4', rule='the answer is')
     """
-    read = reply_state(content, finish_reason)
+    read = reply_state(content, finish_reason, tool_calls)
     judge = getattr(kind, "judge", None)
+    judge_calls = getattr(kind, "judge_calls", None)
     if read.state != "finished":
         verdict = Verdict(read.state, rule=read.rule)
+    elif judge_calls is not None:
+        verdict = judge_calls(tool_calls, gold)
     elif judge is not None:
         # A kind that reads the whole reply byte for byte (IFEval's instructions), unfolded.
         verdict = judge(read.visible, gold)

@@ -95,6 +95,7 @@ class Generation:
     closed: bool  # `</think>` was generated
     completion_tokens: int
     finish_reason: str
+    tools: bool = False  # the request offered tools: its calls are parsed (sim/tool_calls.py)
 
     @property
     def reasoning_text(self) -> str:
@@ -312,7 +313,15 @@ def plan_for(
     # IFEval's prompts (task flavour "instructions"): replies built to follow the instructions,
     # over the number flavour's reasoning, which never restates the gold.
     instructed = entry is not None and entry[0] == "instructions"
-    if instructed and outcome in ("correct", "wrong"):
+    # A tool-calling task's (BFCL's): `<tool_call>` blocks, or prose that names the call after
+    # the reasoning wrote it (a call only in the reasoning), over the number flavour's pool.
+    mention: str | None = None
+    if entry is not None and entry[0] == "tool_calls":
+        from thinkeval.sim.tool_calls import tool_reply
+
+        answer, plain, mention = tool_reply(gold, outcome, malformed)
+        instructed = True  # its final value is no number to conclude with or restate
+    elif instructed and outcome in ("correct", "wrong"):
         from thinkeval.sim.instructions import ifeval_reply
 
         answer = plain = ifeval_reply(gold, outcome == "correct")
@@ -340,7 +349,7 @@ def plan_for(
         final=None if instructed else final,
         mention=(final or gold)
         if u_mention < _MENTION_SHARE and not instructed and flavour != "code"
-        else None,
+        else mention,
         mention_at=mention_at,
         offset=offset,
     )

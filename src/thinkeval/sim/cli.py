@@ -38,6 +38,7 @@ _HELP: dict[str, str] = {
     "p_greedy_loop": "extra share of never-ending prompts that loop at temperature 0",
     "repetition_detection": "1: end a looping reply with finish_reason repetition (vLLM 0.20+)",
     "parser_off": "1: serve without a reasoning parser (the think block stays in content)",
+    "tool_parser_off": "1: serve without --enable-auto-tool-choice (tools get vLLM's 400)",
     "ignore_reasoning_budget": "accept a thinking budget (thinking_token_budget, thinking_budget) "
     "and ignore it, as servers are known to; by default the think block ends at the budget",
     "p_judge_disagree": "as a judge (thinkeval judge prompts): share of replies read otherwise",

@@ -55,6 +55,7 @@ class SimConfig:
     p_greedy_loop: float = 0.0  # more loops at temperature 0
     repetition_detection: int = 0  # 1: a loop ends with finish_reason "repetition" (vLLM 0.20+)
     parser_off: int = 0  # 1: no reasoning parser, the think block stays in content
+    tool_parser_off: int = 0  # 1: no tool-call parser; a request with tools gets vLLM's 400
     # Accept a thinking budget and drop it, as servers are known to (sim/reasoning_budget.py).
     ignore_reasoning_budget: bool = False
     # As a judge (`thinkeval judge` prompts): share of replies it reads differently from strict.

@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 
 from thinkeval.sim.behaviour import Generation
+from thinkeval.sim.text import tokenize
+from thinkeval.sim.tool_calls import call_deltas, parse_hermes, parsed_calls
 
 ErrorReply = tuple[int, dict[str, Any]]
 StreamEvent = tuple[int, bytes]  # (generated tokens needed before it can be sent, SSE bytes)
@@ -114,6 +116,8 @@ class Profile:
             "prompt_logprobs": None,
             "prompt_token_ids": None,
         }
+        if gen.tools:  # vLLM's hermes tool parser over the content
+            parse_hermes(body, rid[-8:])
         if self.late_fields:
             body["prompt_text"] = None
         body["kv_transfer_params"] = None
@@ -160,6 +164,8 @@ class Profile:
             return {field: text for field in self.reasoning_fields}
         if kind == "content":
             return {"content": text}
+        if kind == "tool_calls":  # `text`: one call delta as JSON (sim/tool_calls.py)
+            return {"tool_calls": [orjson.loads(text)]}
         return {}
 
     def choice(self, delta: dict[str, Any], kind: str, finish: str | None) -> dict[str, Any]:
@@ -207,12 +213,21 @@ class Profile:
 
         emit(1, "role", "", None)
         deltas: list[tuple[int, str, str]] = []
+        last = gen.completion_tokens
+        finish = gen.finish_reason
+        # Tools offered and calls made: the calls instead of their text, as hermes streams them.
+        tools = parsed_calls(gen.content_text, head["id"][-8:]) if gen.tools else None
         for kind, tokens, start in self._segments(gen):
+            if tools is not None and kind == "content":
+                tokens = tokenize(tools[0] or "")
             for i in range(0, len(tokens), chunk_tokens):
                 group = tokens[i : i + chunk_tokens]
                 deltas.append((start + i + len(group) - 1, kind, "".join(group)))
-        last = gen.completion_tokens
-        finish = gen.finish_reason
+        if tools is not None:
+            deltas += [
+                (last, "tool_calls", orjson.dumps(d).decode()) for d in call_deltas(tools[1])
+            ]
+            finish = "tool_calls" if finish == "stop" else finish
         for index, (position, kind, text) in enumerate(deltas):
             is_last = index == len(deltas) - 1 and position == last
             emit(position, kind, text, finish if is_last else None)

@@ -7,8 +7,13 @@ from dataclasses import dataclass
 import orjson
 
 from thinkeval.sim.behaviour import last_user_text, prompt_key, prompt_tokens
+from thinkeval.sim.config import SimConfig
 from thinkeval.sim.profiles import ErrorReply, Profile
 from thinkeval.sim.reasoning_budget import requested_budget
+
+TOOL_PARSER_OFF = (
+    '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,10 +32,11 @@ class ChatRequest:
     greedy: bool = False  # temperature 0: loops more (`sim.causes`)
     token_ids: bool = False  # `return_token_ids`: the reply carries prompt and completion ids
     reasoning_budget: int | None = None  # the thinking budget asked (sim/reasoning_budget.py)
+    tools: bool = False  # `tools` offered: the reply's calls are parsed (sim/tool_calls.py)
 
 
 def parse_chat(
-    profile: Profile, served: str, raw: bytes, max_model_len: int
+    profile: Profile, served: str, raw: bytes, config: SimConfig
 ) -> ChatRequest | ErrorReply:
     """Check a chat body as the profile's server does (serving model `served`); the request
     or the error to send."""
@@ -55,6 +61,8 @@ def parse_chat(
     refused = profile.unsupported_fields(body)
     if refused is not None:
         return refused
+    if body.get("tools") and config.tool_parser_off:  # vLLM's words (serving_chat.py)
+        return profile.error(400, "BadRequestError", TOOL_PARSER_OFF)
     requested = body.get("max_completion_tokens")
     if requested is None:
         requested = body.get("max_tokens")
@@ -67,7 +75,7 @@ def parse_chat(
     thinking = not (isinstance(kwargs, dict) and kwargs.get("enable_thinking") is False)
     # Thinking off: the template appends "<think>\n\n</think>\n\n" to the prompt (4 tokens).
     prompt = prompt_tokens(messages) + (0 if thinking else 4)
-    limit = profile.limit(prompt, requested, max_model_len)
+    limit = profile.limit(prompt, requested, config.max_model_len)
     if isinstance(limit, tuple):
         return limit
     text = last_user_text(messages)
@@ -88,4 +96,5 @@ def parse_chat(
         greedy=body.get("temperature") == 0,
         token_ids=body.get("return_token_ids") is True and profile.returns_token_ids,
         reasoning_budget=requested_budget(profile.name, body),
+        tools=bool(body.get("tools")),
     )

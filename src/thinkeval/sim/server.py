@@ -37,8 +37,7 @@ from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
 from thinkeval.sim.token_ids import completion_ids, prompt_ids
 from thinkeval.sim.unseeded import UnseededRepeats
 
-# Added to every /v1/models card: the run keeps the card, and reports mark such models simulated
-# (report/_context.py reads the same name).
+# Added to every /v1/models card, which runs keep: reports mark such models simulated (_context).
 SIMULATED_CARD_FIELD = "thinkeval_simulated"
 
 
@@ -210,9 +209,7 @@ class Simulator:
         config = self.config
         index = self.chat_requests
         self.chat_requests += 1
-        chat = parse_chat(
-            self.profile, self.served_model(index), await request.read(), self.config.max_model_len
-        )
+        chat = parse_chat(self.profile, self.served_model(index), await request.read(), config)
         if isinstance(chat, tuple):
             return self._error(chat)
 
@@ -253,6 +250,7 @@ class Simulator:
             plan = self.plan(chat.key, chat.text, chat.seed)
             plan = budgeted(plan, chat.reasoning_budget, self.config.ignore_reasoning_budget)
             gen = generate(plan, chat.thinking, chat.limit)
+            gen.tools = chat.tools
             return shape(self.config, plan, gen, chat.greedy)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree

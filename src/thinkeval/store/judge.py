@@ -68,9 +68,9 @@ def attempt_state(attempt: Attempt, spec: TaskSpec, gold: str) -> ReplyState | N
         return None
     if attempt.state is not None:
         return attempt.state
-    state = reply_state(attempt.content, attempt.finish_reason).state
+    state = reply_state(attempt.content, attempt.finish_reason, attempt.calls).state
     if state == "finished" and attempt.imported_from is not None and attempt.finish_reason is None:
-        reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason)
+        reply = ReplyText.of(attempt)
         if STRICT.score(spec, reply, gold).status == "no_answer":
             return "unfinished"
     return state
@@ -218,7 +218,7 @@ def score_attempt(
     if attempt.error is not None:
         return Scored(Outcome("error", (), tokens), {})
     state = attempt_state(attempt, spec, gold)
-    reply = ReplyText(attempt.content, attempt.reasoning, attempt.finish_reason, state)
+    reply = ReplyText.of(attempt, state)
     known = given or {}
     verdicts: dict[str, Verdict] = {}
     for scorer in recording_scorers():

@@ -97,13 +97,16 @@ def read_json(path: Path) -> Any:
 
 
 def sample_to_json(sample: Sample) -> dict[str, Any]:
-    return {
+    row = {
         "id": sample.id,
         "task": sample.task,
         "subset": sample.subset,
         "gold": sample.gold,
         "messages": list(sample.messages),
     }
+    if sample.tools:  # a tool-calling task's functions; other tasks' lines stay as they were
+        row["tools"] = list(sample.tools)
+    return row
 
 
 class PromptsChanged(JournalError):
@@ -262,6 +265,7 @@ class SamplesFile:
                 messages=messages,
                 gold=row["gold"],
                 subset=row.get("subset"),
+                tools=tuple(row.get("tools", ())) if self.messages else (),
             )
         except KeyError as exc:
             raise self._invalid(number, f"missing {exc}") from None

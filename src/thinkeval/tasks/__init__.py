@@ -112,6 +112,9 @@ def _built(
 
 
 def _rows(file: DataFile, data_dir: Path | None, sources: list[DataSource] | None) -> Iterator[Row]:
+    if file.rows is not None:  # an installed package's data (BFCL's)
+        yield from file.rows(sources)
+        return
     own = Path(file.local)
     if own.is_absolute():  # a task file's own data, read wherever the data dir is
         if sources is not None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from thinkeval.records import Sample
 from thinkeval.scoring.kinds import AnswerKind
+from thinkeval.tasks.source import DataSource
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class DataFile:
     # A CSV kept inside a (password-protected) zip, as GPQA's authors ship it: read in memory.
     member: str | None = None
     password: str | None = None
+    # Rows the spec reads itself, from an installed package's data (BFCL's, in bfcl-eval):
+    # `local` then only names the file; the read is appended to the sources it is given.
+    rows: Callable[[list[DataSource] | None], Iterator[Row]] | None = None
 
     @property
     def file_format(self) -> str:
@@ -127,7 +131,8 @@ class TaskSpec:
 
 
 def prompt_digest(samples: Iterator[Sample]) -> tuple[str, int]:
-    """A digest of what a task asks (ids, messages, golds, in order) and the number of samples.
+    """A digest of what a task asks (ids, messages, tools, golds, in order) and the number of
+    samples.
 
     Resuming compares it with the digest recorded at the run's start, so a run never mixes
     answers to two versions of a prompt.
@@ -135,6 +140,8 @@ def prompt_digest(samples: Iterator[Sample]) -> tuple[str, int]:
     digest = hashlib.sha256()
     count = 0
     for sample in samples:
-        digest.update(repr((sample.id, sample.messages, sample.gold)).encode())
+        asked = (sample.id, sample.messages, sample.gold)
+        # A tool-calling task's functions are asked too; other tasks keep their digests.
+        digest.update(repr((*asked, sample.tools) if sample.tools else asked).encode())
         count += 1
     return digest.hexdigest()[:16], count

@@ -42,6 +42,10 @@ def render_sample(shown: ShownSample, console: Console) -> None:
     for number, message in enumerate(sample.messages, start=1):
         console.rule(f"message {number}: {escape(message['role'])}", align="left")
         console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
+    if sample.tools:  # a tool-calling task's functions, sent as `tools`
+        console.rule(f"tools: {len(sample.tools)}", align="left")
+        text = json.dumps(list(sample.tools), ensure_ascii=False, indent=2)
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
     console.rule(align="left")
     console.print(f"gold: {escape(sample.gold)}", soft_wrap=True)
     console.print(
@@ -61,6 +65,7 @@ def sample_json(shown: ShownSample) -> str:
             "id": sample.id,
             "subset": sample.subset,
             "messages": list(sample.messages),
+            **({"tools": list(sample.tools)} if sample.tools else {}),
             "gold": sample.gold,
             "answer_kind": shown.spec.answer.name,
             "budgets": list(shown.spec.budgets),

@@ -46,6 +46,7 @@ KINDS: dict[str, Callable[..., AnswerKind]] = {
     "regex": _built_in("regex", "RegexKind"),
     "code": _built_in("code", "CodeKind"),
     "instructions": _built_in("instructions", "InstructionsKind"),
+    "tool_calls": _built_in("tool_calls", "ToolCallsKind"),
 }
 
 

@@ -46,6 +46,9 @@ class RunOptions:
     # Resume with the prompts recorded at the run's start, even where the data or thinkeval's
     # prompts changed since.
     keep_recorded_samples: bool = False
+    # SIGINT/SIGTERM stop the run cleanly: only the command line asks for it, so a library
+    # caller's (a notebook's) own handlers stay in place.
+    stop_on_signals: bool = False
 
 
 def write_selected_samples(
@@ -167,6 +170,7 @@ async def run_evaluation(
                 limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),
                 shard=options.shard,
                 allow_model_mismatch=options.allow_model_mismatch,
+                stop_on_signals=options.stop_on_signals,
             )
         finally:
             journal.close()

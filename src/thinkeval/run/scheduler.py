@@ -209,11 +209,14 @@ async def run_models(
     limits: EndpointLimits,
     shard: Shard | None = None,
     allow_model_mismatch: bool = False,
+    stop_on_signals: bool = False,
 ) -> RunOutcome:
-    """Run every model's protocol at the same time until all end or a signal stops them."""
+    """Run every model's protocol at the same time until all end or, with `stop_on_signals`
+    (the command line), SIGINT or SIGTERM stops them."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    signals = (signal.SIGINT, signal.SIGTERM) if stop_on_signals else ()
+    for sig in signals:
         loop.add_signal_handler(sig, stop.set)
     lives = {model.name: ModelLive(model) for model in models}
     heartbeat = HeartbeatWriter(run_dir / STATUS_DIR / f"{journal.path.stem}.json", progress, lives)
@@ -250,7 +253,7 @@ async def run_models(
         heartbeat.state, heartbeat.error = "failed", str(exc)
         raise
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in signals:
             loop.remove_signal_handler(sig)
         if beating is not None:
             beating.cancel()

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,7 @@ from conftest import ThreadedSim
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.sim.config import SimConfig
+from thinkeval.tasks import get_task
 
 UNREACHABLE = "http://127.0.0.1:9/v1"
 
@@ -469,6 +470,11 @@ API_CASES: list[tuple[str, Callable[[World], object], str]] = [
     ("score-unknown-scorer",
      lambda w: thinkeval.score("gsm8k", "15", "stop", "15", scorer="fuzzy"),
      "unknown scorer 'fuzzy'"),
+    ("taskspec-lenient-unknown", lambda w: replace(get_task("gsm8k"), lenient="gsm9k"),
+     "task gsm8k: lenient: unknown lenient rule 'gsm9k'; one of gsm8k, first-capital"),
+    ("taskspec-sim-flavour-unknown",
+     lambda w: replace(get_task("boolq"), sim_flavour="boolean"),  # type: ignore[arg-type]
+     "task boolq: sim_flavour: unknown flavour 'boolean'; one of number, yesno"),
     ("load-run-missing", lambda w: thinkeval.load_run(w.root / "no_such_run"), "no_such_run"),
     ("load-run-broken", lambda w: thinkeval.load_run(w.root / "broken_run"), "broken_run"),
 ]  # fmt: skip

@@ -124,9 +124,8 @@ class Dispatcher:
         self._probes = aiohttp.ClientSession(connector=connector, trust_env=False)
         for endpoint in self.endpoints:
             origin = endpoint.root.removesuffix("/v1")
-            load = {"openai": None, "llamacpp": f"{origin}/slots"}.get(
-                self.profile.name, f"{origin}/metrics"
-            )
+            load_path = self.profile.load_path
+            load = f"{origin}{load_path}" if load_path is not None else None
             probe = identity_probe(self._probes, f"{endpoint.root}/models", load, endpoint.headers)
             endpoint.watchdog = Watchdog(settings, probe, on_restart=self._renew_session)
 

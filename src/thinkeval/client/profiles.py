@@ -60,6 +60,18 @@ class ServerProfile:
     takes_template_kwargs: ClassVar[bool] = True
     # `return_token_ids` (vLLM 0.10.2+): what `retry: continue` resends (run/continuation.py).
     returns_token_ids: ClassVar[bool] = True
+    # The request fields of a model's `reasoning:` controls (client/reasoning.py): its thinking
+    # budget's and its effort's; None: no such control, and a config asking for it is refused.
+    budget_control: ClassVar[str | None] = "thinking_token_budget"  # top level, not extra_body
+    effort_control: ClassVar[str | None] = "reasoning_effort"
+    # Where the server counts the requests it holds, under its root (the watchdog's load
+    # probe: `client/watchdog.py` reads both formats); None: it says nowhere.
+    load_path: ClassVar[str | None] = "/metrics"
+    # Where the server states its per-request context window beyond the model card (llama.cpp's
+    # `/props`: its per-slot n_ctx, `ops/server_window.py`); None: the card alone.
+    window_path: ClassVar[str | None] = None
+    # Whether the server may state its window at all (OpenAI never does).
+    states_window: ClassVar[bool] = True
 
     def request(
         self,
@@ -144,6 +156,7 @@ class SGLangProfile(ServerProfile):
 
     name: ClassVar[Api] = "sglang"
     returns_token_ids: ClassVar[bool] = False
+    budget_control: ClassVar[str | None] = "thinking_budget"
 
 
 class OpenAIProfile(ServerProfile):
@@ -153,6 +166,9 @@ class OpenAIProfile(ServerProfile):
     budget_field: ClassVar[str] = "max_completion_tokens"
     takes_template_kwargs: ClassVar[bool] = False
     returns_token_ids: ClassVar[bool] = False
+    budget_control: ClassVar[str | None] = None  # reasoning_effort only
+    load_path: ClassVar[str | None] = None
+    states_window: ClassVar[bool] = False
 
     def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
         """OpenAI names its causes in `error.code`; the shared wording covers the rest."""
@@ -170,6 +186,9 @@ class LlamaCppProfile(ServerProfile):
     "request (N tokens) exceeds the available context size (M tokens)"."""
 
     name: ClassVar[Api] = "llamacpp"
+    budget_control: ClassVar[str | None] = "reasoning_budget_tokens"
+    load_path: ClassVar[str | None] = "/slots"  # a busy flag per slot
+    window_path: ClassVar[str | None] = "/props"
 
 
 PROFILES: dict[Api, ServerProfile] = {
@@ -181,6 +200,11 @@ PROFILES: dict[Api, ServerProfile] = {
 def get_profile(api: Api) -> ServerProfile:
     """The profile for an `api:` value."""
     return PROFILES[api]
+
+
+def profile_named(api: str) -> ServerProfile | None:
+    """The profile called `api`, None for a name no flavour has."""
+    return next((profile for profile in PROFILES.values() if profile.name == api), None)
 
 
 def detect_api(card: Mapping[str, Any]) -> tuple[Api | None, str]:

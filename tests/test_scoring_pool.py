@@ -14,7 +14,7 @@ import pytest
 
 from thinkeval.records import Verdict
 from thinkeval.scoring.kinds import make_kind
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 from thinkeval.scoring.lenient import lenient_verdict
 from thinkeval.scoring.pool import ScoringPool
 from thinkeval.scoring.pooled import many_verdicts, pooled_verdicts
@@ -25,7 +25,7 @@ MATH = make_kind("math")
 
 
 @dataclass(frozen=True)
-class StallingKind:
+class StallingKind(AnswerKind):
     """A pooled kind whose comparison of `stall` never ends and of `die` kills its process."""
 
     name: str = "stalling"

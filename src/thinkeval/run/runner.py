@@ -99,9 +99,7 @@ def write_selected_samples(
 def _ready(spec: TaskSpec) -> None:
     """Refuse, before any request, a task whose answer kind cannot judge here (code without a
     working sandbox): the kind's `ready` raises a one-line error."""
-    ready = getattr(spec.answer, "ready", None)
-    if callable(ready):
-        ready()
+    spec.answer.ready()
 
 
 def _kept(run_dir: Path, before: TaskRecord) -> TaskRecord:

@@ -63,7 +63,7 @@ def _split(
 
 def _limit(task: ScoredTask, shipment: _Shipment) -> float | None:
     """The time limit of a worker call: the longest the kind or a shipped scorer asks for."""
-    asked = [getattr(task.answer, "time_limit_s", None)]
+    asked = [task.answer.time_limit_s]
     asked += [scorer.time_limit_s for scorer, _ in shipment[1]]
     return max((limit for limit in asked if limit), default=None)
 

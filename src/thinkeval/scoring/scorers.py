@@ -148,11 +148,10 @@ class StrictScorer(Scorer):
         read = reply_state(reply.content, reply.finish_reason)
         if read.state != "finished":
             return False
-        quick = getattr(kind, "quick_matches", None)
-        if quick is None:
+        if kind.judges_whole_reply:
             return True
         found = kind.find(fold_width(read.visible))
-        return found is not None and quick(found.answer, gold) is None
+        return found is not None and kind.quick_matches(found.answer, gold) is None
 
     def shipped(self, task: ScoredTask, reply: ReplyText) -> ReplyText:
         """Strict never reads the reasoning: a long one is not pickled."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thinkeval.records import ReplyState, Status, Verdict
+from thinkeval.records import ReplyState, Verdict
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.text import fold_width
@@ -27,24 +27,18 @@ def strict_verdict(
     Verdict(status='correct', answer='4', rule='the answer is')
     """
     read = reply_state(content, finish_reason)
-    judge = getattr(kind, "judge", None)
     if read.state != "finished":
         verdict = Verdict(read.state, rule=read.rule)
-    elif judge is not None:
+    elif kind.judges_whole_reply:
         # A kind that reads the whole reply byte for byte (IFEval's instructions), unfolded.
-        verdict = judge(read.visible, gold)
+        verdict = kind.judge(read.visible, gold)
     else:
         found = kind.find(fold_width(read.visible))
         if found is None:
             verdict = Verdict("no_answer")
         else:
-            explain = getattr(kind, "explain", None)  # a kind that says why (code)
             try:
-                if explain is not None:
-                    verdict = explain(found, gold)
-                    return _recorded(state, read.state, verdict)
-                status: Status = "correct" if kind.matches(found.answer, gold) else "wrong"
-                verdict = Verdict(status, found.answer, found.rule)
+                verdict = kind.explain(found, gold)  # by `matches`, or why (code)
             except TimeoutError as exc:
                 verdict = Verdict("no_answer", found.answer, f"timeout: {exc}")
     return _recorded(state, read.state, verdict)

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,7 @@ from conftest import ThreadedSim
 from thinkeval.cli import main
 from thinkeval.errors import ThinkevalError
 from thinkeval.sim.config import SimConfig
+from thinkeval.tasks import get_task
 
 UNREACHABLE = "http://127.0.0.1:9/v1"
 
@@ -218,6 +219,9 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
     ("cfg-models-empty", "run: x\nmodels: []\n", ("models",)),
     ("cfg-model-twice", "run: x\n" + _model() + "  - name: m\n    base_url: {url}\n", ("m",)),
     ("cfg-task-unknown", "run: x\ntasks: [gsm9k]\n" + _model(), ("gsm9k",)),
+    ("cfg-ollama-budget",
+     "run: x\n" + _model() + "    api: ollama\n    reasoning: {budget: 512}\n",
+     ("reasoning.budget", "the ollama API has no thinking-budget control")),
     ("cfg-task-limit-0", "run: x\ntasks: [{name: gsm8k, limit: 0}]\n" + _model(), ("limit",)),
     ("cfg-task-limit-word", "run: x\ntasks: [{name: gsm8k, limit: many}]\n" + _model(),
      ("limit",)),
@@ -558,6 +562,11 @@ API_CASES: list[tuple[str, Callable[[World], object], str]] = [
     ("score-unknown-scorer",
      lambda w: thinkeval.score("gsm8k", "15", "stop", "15", scorer="fuzzy"),
      "unknown scorer 'fuzzy'"),
+    ("taskspec-lenient-unknown", lambda w: replace(get_task("gsm8k"), lenient="gsm9k"),
+     "task gsm8k: lenient: unknown lenient rule 'gsm9k'; one of gsm8k, first-capital"),
+    ("taskspec-sim-flavour-unknown",
+     lambda w: replace(get_task("boolq"), sim_flavour="boolean"),  # type: ignore[arg-type]
+     "task boolq: sim_flavour: unknown flavour 'boolean'; one of number, yesno"),
     ("load-run-missing", lambda w: thinkeval.load_run(w.root / "no_such_run"), "no_such_run"),
     ("load-run-broken", lambda w: thinkeval.load_run(w.root / "broken_run"), "broken_run"),
 ]  # fmt: skip

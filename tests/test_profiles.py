@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.client.profiles import PROFILES, detect_api, get_profile
+from thinkeval.client.profiles import PROFILES, Api, detect_api, get_profile
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
 from thinkeval.store.journal import iter_attempts
@@ -108,7 +108,7 @@ def test_model_cards_reveal_the_flavour(card: dict[str, Any], api: str | None) -
 
 
 def test_every_profile_is_named_by_its_api_value() -> None:
-    assert sorted(PROFILES) == ["llamacpp", "openai", "sglang", "vllm"]
+    assert sorted(PROFILES) == sorted(get_args(Api))  # every `api:` value has its profile
     assert all(profile.name == name for name, profile in PROFILES.items())
 
 

@@ -3,9 +3,14 @@ the API agrees with the command line."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
+from types import FrameType
 
 import msgspec
 import pytest
@@ -109,3 +114,47 @@ def test_loading_something_that_is_not_a_run_is_one_line(tmp_path: Path) -> None
         r"thinkeval run directory",
     ):
         thinkeval.load_run(tmp_path)
+
+
+def test_evaluate_leaves_the_callers_signal_handlers_in_place(
+    tmp_path: Path, sim, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook's SIGINT/SIGTERM handlers stay its own during and after `thinkeval.evaluate()`:
+    only the command line stops a run on a signal (tests/test_user_errors.py, the detached run's
+    `thinkeval stop` in tests/test_operations.py)."""
+    server = sim(model="m", seed=9, per_token_s=0.002)
+    monkeypatch.setenv("THINKEVAL_DATA_DIR", str(data_dir))
+    received: list[int] = []
+
+    def mine(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+
+    before = {sig: signal.signal(sig, mine) for sig in (signal.SIGINT, signal.SIGTERM)}
+    journal = tmp_path / "api" / "journal" / "main.jsonl"
+    sent = threading.Event()
+
+    def term_mid_run() -> None:
+        deadline = time.monotonic() + 60
+        while not (journal.exists() and journal.read_bytes().count(b"\n") >= 2):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGTERM)
+        sent.set()
+
+    sender = threading.Thread(target=term_mid_run)
+    try:
+        sender.start()
+        run = thinkeval.evaluate(
+            base_url=server.base_url, tasks="gsm8k", limit=20, output=tmp_path / "api"
+        )
+        sender.join()
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    assert sent.is_set(), "the run ended before a second attempt was recorded"
+    assert received == [signal.SIGTERM]  # the caller's handler got it, not the run
+    assert handlers == {signal.SIGINT: mine, signal.SIGTERM: mine}
+    (result,) = run.results
+    assert result.samples == 20 and result.complete  # the signal did not stop the run

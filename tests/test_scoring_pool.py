@@ -7,24 +7,25 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from thinkeval.records import Verdict
 from thinkeval.scoring.kinds import make_kind
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 from thinkeval.scoring.lenient import lenient_verdict
 from thinkeval.scoring.pool import ScoringPool
 from thinkeval.scoring.pooled import many_verdicts, pooled_verdicts
-from thinkeval.scoring.scorers import ReplyText, TaskScoring
+from thinkeval.scoring.scorers import ReplyText, Scorer, TaskScoring
 from thinkeval.scoring.strict import strict_verdict
 
 MATH = make_kind("math")
 
 
 @dataclass(frozen=True)
-class StallingKind:
+class StallingKind(AnswerKind):
     """A pooled kind whose comparison of `stall` never ends and of `die` kills its process."""
 
     name: str = "stalling"
@@ -221,7 +222,7 @@ async def test_a_call_cancelled_while_it_waits_or_while_its_worker_starts_loses_
 
 
 @dataclass(frozen=True)
-class WorkerPidScorer:
+class WorkerPidScorer(Scorer):
     """A slow recording scorer: it declares `pooled_for`, and its verdict's rule names the
     process that gave it; "stall" hangs it."""
 
@@ -259,3 +260,25 @@ async def test_a_scorer_that_declares_pooled_for_is_scored_in_a_worker(pool: Sco
         assert hung["strict"].status == "no_answer" and hung["strict"].rule != hung["pid"].rule
         assert pool.replaced == replaced + 1
     assert list(await pooled_verdicts(number, reply("18"), "18", pool)) == ["strict", "lenient"]
+
+
+def test_a_scorer_is_typed_and_its_capabilities_have_defaults(pool: ScoringPool) -> None:
+    """A set takes only `Scorer`s; first_line overrides none of the pooling capabilities."""
+    from thinkeval.scoring.first_line import FIRST_LINE
+    from thinkeval.scoring.scorers import active_scorers, register_scorer, registered
+
+    before = active_scorers()
+    duck = SimpleNamespace(name="duck", version="1", recording=True, score=FIRST_LINE.score)
+    with pytest.raises(TypeError, match=r"namespace\(name='duck'.* is no scorer: subclass "):
+        register_scorer(duck)  # type: ignore[arg-type]
+    math = TaskScoring("t", make_kind("math"), "math")  # strict and lenient pool here
+    number = TaskScoring("t", make_kind("number"), "gsm8k")
+    assert not FIRST_LINE.pooled_for(math) and FIRST_LINE.time_limit_s is None
+    assert FIRST_LINE.shipped(number, reply("18")) == reply("18")
+    shipped = FIRST_LINE.score_shipped(number, reply("18"), "18")
+    assert shipped == FIRST_LINE.score(number, reply("18"), "18") and shipped.status == "correct"
+    with registered(FIRST_LINE):
+        (verdicts,) = many_verdicts([(math, reply("So $\\boxed{18}$."), "18")], pool)
+        assert verdicts["first_line"] == Verdict("no_answer", rule="pooled kind")
+        assert verdicts["strict"].status == "correct"  # from a worker
+    assert active_scorers() == before

@@ -10,19 +10,30 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from thinkeval.errors import DatasetError
+from thinkeval.errors import ArgumentError, DatasetError
 from thinkeval.records import Sample
-from thinkeval.tasks import DATA_DIR_ENV, Row, load_samples, resolve_data_dir
+from thinkeval.scoring.lenient import RULES
+from thinkeval.sim.behaviour import FLAVOUR_NAMES
+from thinkeval.tasks import (
+    DATA_DIR_ENV,
+    Row,
+    all_tasks,
+    get_task,
+    load_samples,
+    resolve_data_dir,
+)
 from thinkeval.tasks.builtin.boolq import boolq_sample
 from thinkeval.tasks.builtin.ceval import SUBJECTS as CEVAL_SUBJECTS
 from thinkeval.tasks.builtin.ceval import ceval_sample
 from thinkeval.tasks.builtin.gsm8k import gsm8k_sample
+from thinkeval.tasks.spec import SIM_FLAVOUR_NAMES
 
 TASKS = ("boolq", "ceval", "gsm8k")
 
@@ -489,3 +500,18 @@ def test_listing_tasks_finds_every_builtin_module() -> None:
         "code": "CodeKind",
         "tool_calls": "ToolCallsKind",
     }
+
+
+def test_a_spec_with_an_unknown_lenient_rule_or_sim_flavour_is_refused_when_built() -> None:
+    """One line naming the task and the key, when the spec is made (a builtin module, a task
+    file, a `TaskSpec` given to `thinkeval.score`), not when the first reply is scored."""
+    gsm8k = get_task("gsm8k")
+    with pytest.raises(ArgumentError) as lenient:
+        replace(gsm8k, lenient="gsm8k-strict")
+    assert str(lenient.value).startswith("task gsm8k: lenient: unknown lenient rule ")
+    assert ", ".join(RULES) in str(lenient.value)
+    with pytest.raises(ValueError, match="task gsm8k: sim_flavour: unknown flavour 'yes-no'"):
+        replace(gsm8k, sim_flavour="yes-no")  # type: ignore[arg-type]
+    # Every builtin is built with known names, and each simulator answer style is a flavour.
+    assert {spec.sim_flavour for spec in all_tasks()} <= set(SIM_FLAVOUR_NAMES)
+    assert set(FLAVOUR_NAMES) == set(SIM_FLAVOUR_NAMES) - {"instructions"}

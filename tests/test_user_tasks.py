@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,7 +22,8 @@ from thinkeval.api import score
 from thinkeval.cli import main
 from thinkeval.config import load_config, parse_config
 from thinkeval.errors import ConfigError, DatasetError
-from thinkeval.scoring.kinds import KINDS, Found, register_kind
+from thinkeval.records import Verdict
+from thinkeval.scoring.kinds import KINDS, AnswerKind, Found, KindError, make_kind, register_kind
 from thinkeval.sim import SimConfig, answer_key_from_samples
 from thinkeval.tasks import find_task, iter_samples, load_samples
 from thinkeval.tasks.spec import TaskSpec
@@ -294,7 +296,7 @@ def test_a_task_defined_inline_in_the_config(tmp_path: Path) -> None:
 
 
 @dataclass(frozen=True)
-class _Initial:
+class _Initial(AnswerKind):
     """A kind of one's own: the answer is the first letter of the last line, case-folded."""
 
     name: str = "initial"
@@ -328,3 +330,19 @@ def test_a_registered_kind_is_one_a_task_file_can_use(tmp_path: Path) -> None:
         assert verdict.status == "correct"
     finally:
         del KINDS["initial"]
+
+
+def test_a_kind_is_typed_and_its_capabilities_have_defaults() -> None:
+    """A registered factory must make an `AnswerKind`; one that overrides none of its
+    capabilities is ready, decides nothing at once and is judged by `matches`."""
+    register_kind("duck", lambda: SimpleNamespace(name="duck", find=_Initial.find))
+    try:
+        with pytest.raises(KindError, match=r"answer kind 'duck': namespace\(.* is no AnswerKind"):
+            make_kind("duck")
+    finally:
+        del KINDS["duck"]
+    kind = _Initial()
+    assert kind.ready() is None and kind.quick_matches("a", "Apple") is None
+    assert kind.time_limit_s is None and not kind.judges_whole_reply
+    assert kind.explain(Found("a", "initial"), "Apple") == Verdict("correct", "a", "initial")
+    assert kind.explain(Found("b", "initial"), "Apple").status == "wrong"

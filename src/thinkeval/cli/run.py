@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import gc
 import textwrap
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -188,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
         allow_unsafe_exec()
     resolved = asyncio.run(resolve(request))
     config, run_dir, options, shard_origin = resolved
+    options = replace(options, stop_on_signals=True)  # the command line's own: Ctrl-C, stop
     if args.detach:
         from thinkeval.ops.background import detach
 

@@ -124,8 +124,8 @@ class Dispatcher:
         connector = aiohttp.TCPConnector(force_close=True, ssl=ssl_context() if https else True)
         self._probes = aiohttp.ClientSession(connector=connector, trust_env=False)
         for endpoint in self.endpoints:
-            slots, metrics = (api_url(endpoint.root, p, origin=True) for p in ("slots", "metrics"))
-            load = {"openai": None, "llamacpp": slots}.get(self.profile.name, metrics)
+            load_path = self.profile.load_path
+            load = api_url(endpoint.root, load_path, origin=True) if load_path is not None else None
             models = api_url(endpoint.root, "models")
             probe = identity_probe(self._probes, models, load, endpoint.headers)
             endpoint.watchdog = Watchdog(settings, probe, on_restart=self._renew_session)

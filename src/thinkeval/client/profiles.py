@@ -1,6 +1,7 @@
 """Server profiles: how each server flavour is asked, and what it answers differently.
 
-A model's config names its flavour (`api: vllm | sglang | openai | llamacpp`, default vllm);
+A model's config names its flavour (`api: vllm | sglang | openai | llamacpp | ollama`, default
+vllm);
 `thinkeval check` detects it. The profile builds every chat request (`request`, `set_budget`) and
 reads every reply and error (`parse`, `stream`, `failure`), so the protocol, the dispatcher and
 `check` never spell a flavour's field names themselves.
@@ -37,10 +38,8 @@ from thinkeval.client.replies import (
 from thinkeval.failures import FailureKind, http_kind
 from thinkeval.records import Reply
 
-Api = Literal["vllm", "sglang", "openai", "llamacpp"]
+Api = Literal["vllm", "sglang", "openai", "llamacpp", "ollama"]
 DEFAULT_API: Api = "vllm"
-# OpenAI lists its own models as owned by "openai", "system" or "openai-internal".
-_OPENAI_OWNERS = frozenset({"openai", "system", "openai-internal"})
 # How vLLM's eras, SGLang and OpenAI word a prompt over the context window, and its length.
 _CONTEXT_OVERFLOW = re.compile(
     r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
@@ -60,10 +59,24 @@ class ServerProfile:
     """The vLLM flavour; the other profiles change the class attributes or a hook."""
 
     name: ClassVar[Api] = "vllm"
+    # The `owned_by` of its `/v1/models` cards (`detect_api`).
+    card_owners: ClassVar[frozenset[str]] = frozenset({"vllm"})
     budget_field: ClassVar[str] = "max_tokens"
     takes_template_kwargs: ClassVar[bool] = True
     # `return_token_ids` (vLLM 0.10.2+): what `retry: continue` resends (run/continuation.py).
     returns_token_ids: ClassVar[bool] = True
+    # The request fields of a model's `reasoning:` controls (client/reasoning.py): its thinking
+    # budget's and its effort's; None: no such control, and a config asking for it is refused.
+    budget_control: ClassVar[str | None] = "thinking_token_budget"  # top level, not extra_body
+    effort_control: ClassVar[str | None] = "reasoning_effort"
+    # Where the server counts the requests it holds, under its root (the watchdog's load
+    # probe: `client/watchdog.py` reads both formats); None: it says nowhere.
+    load_path: ClassVar[str | None] = "/metrics"
+    # Where the server states its per-request context window beyond the model card (llama.cpp's
+    # `/props`: its per-slot n_ctx, `ops/server_window.py`); None: the card alone.
+    window_path: ClassVar[str | None] = None
+    # Whether the server may state its window at all (OpenAI never does).
+    states_window: ClassVar[bool] = True
 
     def request(
         self,
@@ -153,16 +166,22 @@ class SGLangProfile(ServerProfile):
     """SGLang: asked as vLLM is; replies differ only in shapes the shared reader knows."""
 
     name: ClassVar[Api] = "sglang"
+    card_owners: ClassVar[frozenset[str]] = frozenset({"sglang"})
     returns_token_ids: ClassVar[bool] = False
+    budget_control: ClassVar[str | None] = "thinking_budget"
 
 
 class OpenAIProfile(ServerProfile):
     """The OpenAI API: `max_completion_tokens`, no `chat_template_kwargs`."""
 
     name: ClassVar[Api] = "openai"
+    card_owners: ClassVar[frozenset[str]] = frozenset({"openai", "system", "openai-internal"})
     budget_field: ClassVar[str] = "max_completion_tokens"
     takes_template_kwargs: ClassVar[bool] = False
     returns_token_ids: ClassVar[bool] = False
+    budget_control: ClassVar[str | None] = None  # reasoning_effort only
+    load_path: ClassVar[str | None] = None
+    states_window: ClassVar[bool] = False
 
     def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
         """OpenAI names its causes in `error.code`; the shared wording covers the rest."""
@@ -180,11 +199,49 @@ class LlamaCppProfile(ServerProfile):
     "request (N tokens) exceeds the available context size (M tokens)"."""
 
     name: ClassVar[Api] = "llamacpp"
+    card_owners: ClassVar[frozenset[str]] = frozenset({"llamacpp"})
+    budget_control: ClassVar[str | None] = "reasoning_budget_tokens"
+    load_path: ClassVar[str | None] = "/slots"  # a busy flag per slot
+    window_path: ClassVar[str | None] = "/props"
+
+
+class OllamaProfile(ServerProfile):
+    """Ollama's OpenAI-compatible `/v1`: `max_tokens`, `reasoning_effort` for thinking models
+    (`none` turns thinking off), the reasoning in the message's `reasoning` field. Its cards say
+    `owned_by: library` and state no window (a prompt over its `num_ctx` is cut, not refused);
+    it has no thinking budget, token ids or load metrics, and drops fields it does not know."""
+
+    name: ClassVar[Api] = "ollama"
+    card_owners: ClassVar[frozenset[str]] = frozenset({"library"})
+    takes_template_kwargs: ClassVar[bool] = False
+    returns_token_ids: ClassVar[bool] = False
+    budget_control: ClassVar[str | None] = None
+    load_path: ClassVar[str | None] = None
+    states_window: ClassVar[bool] = False
+
+    def generation_problems(self, generation: Mapping[str, Any]) -> Iterator[str]:
+        if "chat_template_kwargs" in generation:
+            yield (
+                "chat_template_kwargs is dropped unread by Ollama's OpenAI API (api: ollama); "
+                "set reasoning.effort instead (none turns thinking off), or remove it"
+            )
+
+    def kind_of(self, status: int, error: ErrorBody | None, message: str) -> FailureKind:
+        """Ollama says a model it does not have is "not found, try pulling it first"."""
+        if status == 404 and "try pulling it" in message:
+            return "model_missing"
+        return super().kind_of(status, error, message)
 
 
 PROFILES: dict[Api, ServerProfile] = {
     profile.name: profile
-    for profile in (ServerProfile(), SGLangProfile(), OpenAIProfile(), LlamaCppProfile())
+    for profile in (
+        ServerProfile(),
+        SGLangProfile(),
+        OpenAIProfile(),
+        LlamaCppProfile(),
+        OllamaProfile(),
+    )
 }
 
 
@@ -193,22 +250,24 @@ def get_profile(api: Api) -> ServerProfile:
     return PROFILES[api]
 
 
+def profile_named(api: str) -> ServerProfile | None:
+    """The profile called `api`, None for a name no flavour has."""
+    return next((profile for profile in PROFILES.values() if profile.name == api), None)
+
+
 def detect_api(card: Mapping[str, Any]) -> tuple[Api | None, str]:
     """The flavour a `/v1/models` card reveals, and the evidence; None when it says nothing.
 
-    vLLM's cards say `owned_by: vllm` and carry `max_model_len`; SGLang's say `sglang`; OpenAI's
-    say `openai`, `system` or `openai-internal` and carry no context length (§5, §7).
+    A card owned as a profile's `card_owners` say is that flavour's, unless a flavour whose
+    cards state no window sends one: vLLM's cards say `owned_by: vllm` and carry
+    `max_model_len`; OpenAI's say `openai`, `system` or `openai-internal` and carry no context
+    length (§5, §7).
     """
     owner = card.get("owned_by")
     shown = f"owned_by: {owner}" if isinstance(owner, str) else "no owned_by"
-    if owner == "vllm":
-        return "vllm", shown
-    if owner == "sglang":
-        return "sglang", shown
-    if owner == "llamacpp":
-        return "llamacpp", shown
-    if owner in _OPENAI_OWNERS and "max_model_len" not in card:
-        return "openai", shown
+    for profile in PROFILES.values():
+        if owner in profile.card_owners and (profile.states_window or "max_model_len" not in card):
+            return profile.name, shown
     if "max_model_len" in card:
         return "vllm", f"{shown}, but max_model_len as vLLM sends it"
     meta = card.get("meta")

@@ -1,13 +1,9 @@
 """Reasoning controls per server flavour: one config key, each server's own field.
 
-A model's `reasoning: {budget: N, effort: low}` is translated per `api`:
-
-| api      | budget (thinking tokens)          | effort              |
-|----------|-----------------------------------|---------------------|
-| vllm     | `thinking_token_budget` (top level) | `reasoning_effort` |
-| sglang   | `thinking_budget`                 | `reasoning_effort`  |
-| openai   | refused: no such control          | `reasoning_effort`  |
-| llamacpp | `reasoning_budget_tokens`         | `reasoning_effort`  |
+A model's `reasoning: {budget: N, effort: low}` is translated per `api`: each flavour's profile
+names its fields (`budget_control`, `effort_control` in `client/profiles.py`; vLLM's
+`thinking_token_budget`, SGLang's `thinking_budget`, llama.cpp's `reasoning_budget_tokens`, none
+at OpenAI; `reasoning_effort` everywhere).
 
 A control a flavour lacks is refused when the config is read. Servers are known to accept such
 fields and silently drop them, so a run checks afterwards whether the recorded reasoning
@@ -21,16 +17,10 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from thinkeval.client.profiles import profile_named
 from thinkeval.sections import Problem, Section
 
 Effort = Literal["none", "minimal", "low", "medium", "high"]
-# Per flavour: (the budget's field, the effort's field); None: the server has no such control.
-FIELDS: dict[str, tuple[str | None, str | None]] = {
-    "vllm": ("thinking_token_budget", "reasoning_effort"),
-    "sglang": ("thinking_budget", "reasoning_effort"),
-    "openai": (None, "reasoning_effort"),
-    "llamacpp": ("reasoning_budget_tokens", "reasoning_effort"),
-}
 # Tokens past the budget still counted as keeping it: the closing tag, a token of slack.
 SLACK_TOKENS = 8
 
@@ -43,7 +33,7 @@ class ReasoningControls(Section, kw_only=True, frozen=True):
 
     def problems_for(self, api: str) -> Iterator[Problem]:
         """What `api` cannot honour."""
-        budget_field, effort_field = FIELDS.get(api, (None, None))
+        budget_field, effort_field = control_fields(api)
         if self.budget is not None and budget_field is None:
             yield (
                 "budget",
@@ -57,13 +47,19 @@ class ReasoningControls(Section, kw_only=True, frozen=True):
 
     def fields(self, api: str) -> dict[str, Any]:
         """The request fields that carry these controls to an `api` server."""
-        budget_field, effort_field = FIELDS.get(api, (None, None))
+        budget_field, effort_field = control_fields(api)
         out: dict[str, Any] = {}
         if self.budget is not None and budget_field is not None:
             out[budget_field] = self.budget
         if self.effort is not None and effort_field is not None:
             out[effort_field] = self.effort
         return out
+
+
+def control_fields(api: str) -> tuple[str | None, str | None]:
+    """(the budget's field, the effort's field) at an `api` server; None: no such control."""
+    profile = profile_named(api)
+    return (None, None) if profile is None else (profile.budget_control, profile.effort_control)
 
 
 def budget_kept(budget: int, reasoning_tokens: Iterable[int | None]) -> tuple[int, int]:

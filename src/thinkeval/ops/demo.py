@@ -29,6 +29,7 @@ from thinkeval.ops.evaluate import evaluate
 from thinkeval.report import build_report, render_html, render_markdown
 from thinkeval.results.summary import Summary
 from thinkeval.run.progress import Progress
+from thinkeval.run.runner import RunOptions
 from thinkeval.store.rundir import write_atomic
 from thinkeval.tasks import default_tasks, resolve_data_dir
 
@@ -191,7 +192,9 @@ def run_demo(
             },
             source="demo config",
         )
-        summary = asyncio.run(evaluate(config, run_dir, progress=progress(console)))
+        # `thinkeval demo`'s run: Ctrl-C stops it cleanly, as it does `thinkeval run`.
+        options = RunOptions(stop_on_signals=True)
+        summary = asyncio.run(evaluate(config, run_dir, options, progress(console)))
     show(summary, f"thinkeval demo · {BANNER}")
     console.print(f"run directory: {run_dir} (journal, samples, summary.json)")
     report = build_report([run_dir])

@@ -75,9 +75,7 @@ def rescore_run(run_dir: Path) -> Rescore:
         counted = count_journal(journals, indexes)
         for (model, task), entry in sorted(counted.items()):
             spec = record.task(task).spec
-            ready = getattr(spec.answer, "ready", None)
-            if callable(ready):
-                ready()  # code without a working sandbox: one line, before anything runs
+            spec.answer.ready()  # code without a working sandbox: one line, before anything runs
             rows = {s.name: ScorerChanges(model, task, s.name) for s in recording_scorers()}
             with SamplesFile(run_dir, task, messages=False) as samples:
                 golds = {sample.id: sample.gold for _, sample in samples}

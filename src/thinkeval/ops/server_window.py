@@ -2,7 +2,8 @@
 
 vLLM and SGLang state it on the model card (`max_model_len`); llama.cpp states `meta.n_ctx` on
 the card and describes its slots at `/props` (`default_generation_settings.n_ctx` is one
-slot's window, `total_slots` how many share the server); OpenAI's cards state none.
+slot's window, `total_slots` how many share the server); OpenAI's cards state none. Each
+flavour's profile says where to look (`window_path`, `states_window`).
 With `--tasks`, `check` measures each task's longest prompt with one request of one token and
 warns when prompt + B2 cannot fit the window.
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import aiohttp
 import orjson
 
-from thinkeval.client.profiles import Api, card_window
+from thinkeval.client.profiles import Api, card_window, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.records import Sample
 from thinkeval.urls import api_url
@@ -26,14 +27,15 @@ if TYPE_CHECKING:
 PROPS_TIMEOUT_S = 10.0
 
 
-async def llamacpp_props(
-    session: aiohttp.ClientSession, base_url: str, headers: dict[str, str]
+async def window_props(
+    session: aiohttp.ClientSession, base_url: str, headers: dict[str, str], path: str
 ) -> dict[str, Any] | None:
-    """llama.cpp's `/props`, or None when the server has none (or it is unreadable)."""
-    props = api_url(base_url, "props", origin=True)
+    """The JSON at `path` under the server's root (llama.cpp's `/props`), or None when the
+    server has none (or it is unreadable)."""
+    url = api_url(base_url, path, origin=True)
     timeout = aiohttp.ClientTimeout(total=PROPS_TIMEOUT_S)
     try:
-        async with session.get(props, headers=headers, timeout=timeout) as resp:
+        async with session.get(url, headers=headers, timeout=timeout) as resp:
             if resp.status != 200:
                 return None
             body = orjson.loads(await resp.read())
@@ -55,7 +57,8 @@ def window_of(
             shown = f"{slots} slots of {n_ctx}" if isinstance(slots, int) else f"n_ctx {n_ctx}"
             return n_ctx, f"/props: {shown} tokens"
     if stated is None:
-        return None, "not stated by the server" if api == "openai" else "not stated"
+        states = api is None or get_profile(api).states_window
+        return None, "not stated" if states else "not stated by the server"
     field = "max_model_len" if "max_model_len" in card else "meta.n_ctx"
     return stated, f"model card {field}"
 
@@ -133,6 +136,7 @@ class _Windowed(Protocol):
 async def read_window(endpoint: Endpoint, report: _Windowed, card: dict[str, Any]) -> None:
     """The window of one request at this server, and where it was read (`window_of`)."""
     props = None
-    if report.api == "llamacpp":
-        props = await llamacpp_props(endpoint.session, endpoint.root, endpoint.headers)
+    path = get_profile(report.api).window_path if report.api is not None else None
+    if path is not None:
+        props = await window_props(endpoint.session, endpoint.root, endpoint.headers, path)
     report.max_model_len, report.window_source = window_of(report.api, card, props)

@@ -127,7 +127,7 @@ def counted_replies(run_dir: Path) -> Iterator[Judged]:
         counted = count_journal(journals, indexes)
         for task in tasks:
             spec = record.task(task).spec
-            if hasattr(spec.answer, "judge_calls"):
+            if spec.answer.judges_tool_calls:
                 continue  # a judge model reads text; tool calls are BFCL's checker's alone
             with SamplesFile(run_dir, task) as samples:
                 for _, sample in samples:

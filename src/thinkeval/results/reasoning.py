@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
-from thinkeval.client.reasoning import FIELDS, SLACK_TOKENS
+from thinkeval.client.reasoning import SLACK_TOKENS, control_fields
 from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.records import Attempt
 from thinkeval.store.judge import first_successes
@@ -119,7 +119,7 @@ def reasoning_blocks(
 def _block(model: ModelConfig, lengths: _Lengths) -> ReasoningBlock:
     controls = model.reasoning
     assert controls is not None
-    budget_field, effort_field = FIELDS.get(model.api, (None, None))
+    budget_field, effort_field = control_fields(model.api)
     block = ReasoningBlock(
         budget=controls.budget,
         effort=controls.effort,

@@ -173,10 +173,8 @@ def group_votes(kind: AnswerKind, phases: Sequence[QuestionPhase]) -> None:
     if kind.pooled:
         from thinkeval.scoring.pool import missing, shared_pool
 
-        quick = getattr(kind, "quick_matches", None)
-        if quick is not None:
-            for phase in phases:
-                phase.groups = _groups(phase.votes.answers, quick)
+        for phase in phases:
+            phase.groups = _groups(phase.votes.answers, kind.quick_matches)
         todo = [p for p in phases if p.groups is None and len(set(p.votes.answers)) > 1]
         results = shared_pool().map(group_answers, [(kind, p.votes.answers) for p in todo])
         for phase, result in zip(todo, results, strict=True):

@@ -223,7 +223,7 @@ class ModelRun:
         """Whether `task`'s cut-off replies are continued (`retry: continue`), not asked again."""
         resolved = self.tasks[task]
         # A tool-calling task's retries are asked again: a completion carries no `tools`.
-        tools = hasattr(resolved.spec.answer, "judge_calls")
+        tools = resolved.spec.answer.judges_tool_calls
         return not tools and retry_mode(self.model, resolved) == "continue"
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:

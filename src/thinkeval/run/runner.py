@@ -49,6 +49,9 @@ class RunOptions:
     keep_recorded_samples: bool = False
     # `decide:`: ask in batches until the gate says the comparison is decided (run/lockstep.py).
     gate: Gate | None = None
+    # SIGINT/SIGTERM stop the run cleanly: only the command line asks for it, so a library
+    # caller's (a notebook's) own handlers stay in place.
+    stop_on_signals: bool = False
 
 
 def write_selected_samples(
@@ -99,9 +102,7 @@ def write_selected_samples(
 def _ready(spec: TaskSpec) -> None:
     """Refuse, before any request, a task whose answer kind cannot judge here (code without a
     working sandbox): the kind's `ready` raises a one-line error."""
-    ready = getattr(spec.answer, "ready", None)
-    if callable(ready):
-        ready()
+    spec.answer.ready()
 
 
 def _kept(run_dir: Path, before: TaskRecord) -> TaskRecord:
@@ -173,6 +174,7 @@ async def run_evaluation(
                     shard=options.shard,
                     allow_model_mismatch=options.allow_model_mismatch,
                     admitted=admitted,
+                    stop_on_signals=options.stop_on_signals,
                 )
 
             gate = options.gate

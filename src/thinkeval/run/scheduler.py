@@ -212,12 +212,15 @@ async def run_models(
     shard: Shard | None = None,
     allow_model_mismatch: bool = False,
     admitted: Mapping[str, bytes] | None = None,
+    stop_on_signals: bool = False,
 ) -> RunOutcome:
-    """Run every model's protocol at the same time until all end or a signal stops them;
-    `admitted` limits each task to those samples (`run/lockstep.py`)."""
+    """Run every model's protocol at the same time until all end or, with `stop_on_signals`
+    (the command line), SIGINT or SIGTERM stops them; `admitted` limits each task to those
+    samples (`run/lockstep.py`)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    signals = (signal.SIGINT, signal.SIGTERM) if stop_on_signals else ()
+    for sig in signals:
         loop.add_signal_handler(sig, stop.set)
     lives = {model.name: ModelLive(model) for model in models}
     heartbeat = HeartbeatWriter(run_dir / STATUS_DIR / f"{journal.path.stem}.json", progress, lives)
@@ -255,7 +258,7 @@ async def run_models(
         heartbeat.state, heartbeat.error = "failed", str(exc)
         raise
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in signals:
             loop.remove_signal_handler(sig)
         if beating is not None:
             beating.cancel()

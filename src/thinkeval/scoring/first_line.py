@@ -16,14 +16,11 @@ checks may need a worker with a time limit) are not read: `no_answer`, rule `poo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from thinkeval.records import Verdict
+from thinkeval.scoring.scorers import ReplyText, ScoredTask, Scorer
 from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.strict import strict_verdict
-
-if TYPE_CHECKING:
-    from thinkeval.scoring.scorers import ReplyText, ScoredTask
 
 
 def first_line(text: str) -> str:
@@ -39,7 +36,7 @@ def first_line(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class FirstLineScorer:
+class FirstLineScorer(Scorer):
     """The first_line scorer applies strict's rules to the first line of the answer only: it
     counts the replies that lead with their final answer."""
 

@@ -68,9 +68,8 @@ def warm_up_kinds() -> None:
             kind = factory()
         except (TypeError, ValueError):
             continue  # a kind that needs options (regex) is never pooled by default
-        warm = getattr(kind, "warm_up", None)
-        if kind.pooled and callable(warm):
-            warm()
+        if kind.pooled:
+            kind.warm_up()
 
 
 class _Worker:

@@ -1,10 +1,10 @@
 """Which verdicts are given in the scoring pool (`scoring.pool`), and the verdicts.
 
-A scorer says by its own hooks (`scorers.pooled_for`, `scorers.needs_worker`) whether its verdict
+A scorer says by its own methods (`Scorer.pooled_for`, `Scorer.needs_worker`) whether its verdict
 on a reply needs a worker process: the strict scorer for a pooled answer kind's finished reply
 that the kind cannot decide at once, the lenient one for a rule that runs Math-Verify, IFEval's
 checkers or the program. The scorers that need one for a reply are scored there together, in
-one call within the time limit, from what each ships (`scorers.shipped`); every other verdict is
+one call within the time limit, from what each ships (`Scorer.shipped`); every other verdict is
 given where it is, in microseconds. No scorer is named here: a recording scorer that declares
 `pooled_for` is pooled like strict and lenient.
 """
@@ -20,11 +20,7 @@ from thinkeval.scoring.scorers import (
     ScoredTask,
     Scorer,
     TaskScoring,
-    needs_worker,
-    pooled_for,
     recording_scorers,
-    score_shipped,
-    shipped,
 )
 
 if TYPE_CHECKING:
@@ -41,14 +37,14 @@ _Shipment = tuple[TaskScoring, tuple[tuple[Scorer, Any], ...], str]
 def task_pools(task: ScoredTask, scorers: Sequence[Scorer] | None = None) -> bool:
     """Whether some reply to `task` may need a worker (some scorer's `pooled_for`): readers of
     many replies score those together beforehand."""
-    return any(pooled_for(scorer, task) for scorer in scorers or recording_scorers())
+    return any(scorer.pooled_for(task) for scorer in scorers or recording_scorers())
 
 
 def _worker_verdicts(
     task: TaskScoring, shipment: tuple[tuple[Scorer, Any], ...], gold: str
 ) -> dict[str, Verdict]:
     """In a worker: each scorer's verdict from what it shipped."""
-    return {scorer.name: score_shipped(scorer, task, what, gold) for scorer, what in shipment}
+    return {scorer.name: scorer.score_shipped(task, what, gold) for scorer, what in shipment}
 
 
 def _split(
@@ -58,10 +54,8 @@ def _split(
     here: dict[str, Verdict] = {}
     away: list[tuple[Scorer, Any]] = []
     for scorer in scorers:
-        # `scorers.needs_worker`, its first test inlined: this runs for every reply recorded.
-        pools = getattr(scorer, "pooled_for", None)
-        if pools is not None and pools(task) and needs_worker(scorer, task, reply, gold):
-            away.append((scorer, shipped(scorer, task, reply)))
+        if scorer.pooled_for(task) and scorer.needs_worker(task, reply, gold):
+            away.append((scorer, scorer.shipped(task, reply)))
         else:
             here[scorer.name] = scorer.score(task, reply, gold)
     return here, ((TaskScoring.of(task), tuple(away), gold) if away else None)
@@ -69,8 +63,8 @@ def _split(
 
 def _limit(task: ScoredTask, shipment: _Shipment) -> float | None:
     """The time limit of a worker call: the longest the kind or a shipped scorer asks for."""
-    asked = [getattr(task.answer, "time_limit_s", None)]
-    asked += [getattr(scorer, "time_limit_s", None) for scorer, _ in shipment[1]]
+    asked = [task.answer.time_limit_s]
+    asked += [scorer.time_limit_s for scorer, _ in shipment[1]]
     return max((limit for limit in asked if limit), default=None)
 
 

@@ -17,6 +17,7 @@ with a time limit, by that hook alone (see `docs/scoring.md`, "Adding a scorer")
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -87,36 +88,49 @@ class TaskScoring:
         return task if isinstance(task, TaskScoring) else cls(task.name, task.answer, task.lenient)
 
 
-class Scorer(Protocol):
-    """A named, versioned way of judging a reply. `version` changes whenever some reply would
-    get another verdict: recorded verdicts of another version are scored again.
+class Scorer(ABC):
+    """A named, versioned way of judging a reply: subclass it (a frozen dataclass, module-level:
+    workers get it pickled). `version` changes whenever some reply would get another verdict:
+    recorded verdicts of another version are scored again. `recording`: whether it runs whenever
+    a reply is recorded (its verdicts are journalled, counted into `summary.json` and shown as a
+    report column); False for after-the-fact scorers.
 
-    Optional, for slow scorers: `pooled_for(task) -> bool` (its verdicts on the task may need a
-    worker process), `needs_worker(task, reply, gold) -> bool` (this reply's does; default: the
-    task's answer), and `shipped(task, reply)` / `score_shipped(task, shipped, gold)` (what of
-    the reply goes to the worker, and the verdict from it; default: the reply and `score`)."""
+    The methods after `version_for` are capabilities with defaults, for slow scorers: override
+    `pooled_for` (and `time_limit_s`) to be scored in a worker process, the rest to refine it."""
 
-    @property
-    def name(self) -> str: ...
+    name: str
+    version: str
+    recording: bool
+    # A worker call's time limit for its verdicts (None: the answer kind's, else the pool's).
+    time_limit_s: float | None = None
 
-    @property
-    def version(self) -> str: ...
-
-    @property
-    def recording(self) -> bool:
-        """Whether it runs whenever a reply is recorded (its verdicts are journalled, counted
-        into `summary.json` and shown as a report column); False for after-the-fact scorers."""
-        ...
-
+    @abstractmethod
     def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict: ...
 
+    @abstractmethod
     def version_for(self, spec: ScoredTask) -> str:
         """The version its verdicts on `spec` carry (the scorer's and the task's scoring)."""
-        ...
+
+    def pooled_for(self, task: ScoredTask) -> bool:
+        """Whether its verdicts on `task` may need a worker process (default: never)."""
+        return False
+
+    def needs_worker(self, task: ScoredTask, reply: ReplyText, gold: str) -> bool:
+        """Whether this reply's verdict does, asked only where `pooled_for(task)` (default: yes)."""
+        return True
+
+    def shipped(self, task: ScoredTask, reply: ReplyText) -> Any:
+        """What of `reply` goes to the worker (default: the reply)."""
+        return reply
+
+    def score_shipped(self, task: ScoredTask, shipped: Any, gold: str) -> Verdict:
+        """The verdict from what `shipped` gave, in the worker (default: `score`)."""
+        verdict: Verdict = self.score(task, shipped, gold)
+        return verdict
 
 
 @dataclass(frozen=True)
-class StrictScorer:
+class StrictScorer(Scorer):
     name: str = "strict"
     version: str = "3"
     recording: bool = True
@@ -142,11 +156,12 @@ class StrictScorer:
         read = reply_state(reply.content, reply.finish_reason, reply.tool_calls)
         if read.state != "finished":
             return False
-        quick = getattr(kind, "quick_matches", None)
-        if quick is None:
+        if kind.judges_whole_reply:
             return True
         found = kind.find(fold_width(read.visible))
-        return found is not None and found.readable and quick(found.answer, gold) is None
+        return (
+            found is not None and found.readable and kind.quick_matches(found.answer, gold) is None
+        )
 
     def shipped(self, task: ScoredTask, reply: ReplyText) -> ReplyText:
         """Strict never reads the reasoning: a long one is not pickled."""
@@ -157,17 +172,16 @@ class StrictScorer:
 
 
 @dataclass(frozen=True)
-class LenientScorer:
+class LenientScorer(Scorer):
     name: str = "lenient"
     version: str = "3"
     recording: bool = True
 
     def score(self, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
-        judge_calls = getattr(spec.answer, "judge_calls", None)
-        if judge_calls is not None:
+        if spec.answer.judges_tool_calls:
             # BFCL's own runner: the parsed calls, whatever the finish_reason; none are wrong
             # (an irrelevance question's correct answer).
-            verdict: Verdict = judge_calls(reply.tool_calls, gold)
+            verdict = spec.answer.judge_calls(reply.tool_calls, gold)
             return verdict if verdict.status in ("correct", "wrong") else Verdict("wrong")
         return lenient_verdict(spec.lenient, reply.content, reply.reasoning, gold)
 
@@ -199,6 +213,9 @@ class ScorerSet:
     scorers: tuple[Scorer, ...]
 
     def __post_init__(self) -> None:
+        for scorer in self.scorers:
+            if not isinstance(scorer, Scorer):
+                raise TypeError(f"{scorer!r} is no scorer: subclass thinkeval.scoring.Scorer")
         names = [scorer.name for scorer in self.scorers]
         if not names or names[0] != STRICT.name:
             raise ValueError("a scorer set starts with the strict scorer")
@@ -289,30 +306,3 @@ def get_scorer(name: str) -> Scorer:
         names = ", ".join(active_scorers().names)
         raise ValueError(f"unknown scorer {name!r}: expected one of {names}")
     return scorer
-
-
-def pooled_for(scorer: Scorer, task: ScoredTask) -> bool:
-    """Whether `scorer`'s verdicts on `task` may need a scoring worker (its `pooled_for`)."""
-    hook = getattr(scorer, "pooled_for", None)
-    return bool(hook(task)) if callable(hook) else False
-
-
-def needs_worker(scorer: Scorer, task: ScoredTask, reply: ReplyText, gold: str) -> bool:
-    """Whether `scorer`'s verdict on this reply needs a scoring worker."""
-    if not pooled_for(scorer, task):
-        return False
-    hook = getattr(scorer, "needs_worker", None)
-    return bool(hook(task, reply, gold)) if callable(hook) else True
-
-
-def shipped(scorer: Scorer, task: ScoredTask, reply: ReplyText) -> Any:
-    """What of `reply` the worker gets for `scorer` (its `shipped`, else the reply)."""
-    hook = getattr(scorer, "shipped", None)
-    return hook(task, reply) if callable(hook) else reply
-
-
-def score_shipped(scorer: Scorer, task: ScoredTask, what: Any, gold: str) -> Verdict:
-    """`scorer`'s verdict from what `shipped` gave (in a worker)."""
-    hook = getattr(scorer, "score_shipped", None)
-    verdict: Verdict = hook(task, what, gold) if callable(hook) else scorer.score(task, what, gold)
-    return verdict

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from thinkeval.records import ReplyState, Status, ToolCall, Verdict
+from thinkeval.records import ReplyState, ToolCall, Verdict
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.scoring.state import reply_state
 from thinkeval.scoring.text import fold_width
@@ -31,15 +31,13 @@ def strict_verdict(
     Verdict(status='correct', answer='4', rule='the answer is')
     """
     read = reply_state(content, finish_reason, tool_calls)
-    judge = getattr(kind, "judge", None)
-    judge_calls = getattr(kind, "judge_calls", None)
     if read.state != "finished":
         verdict = Verdict(read.state, rule=read.rule)
-    elif judge_calls is not None:
-        verdict = judge_calls(tool_calls, gold)
-    elif judge is not None:
+    elif kind.judges_tool_calls:
+        verdict = kind.judge_calls(tool_calls, gold)
+    elif kind.judges_whole_reply:
         # A kind that reads the whole reply byte for byte (IFEval's instructions), unfolded.
-        verdict = judge(read.visible, gold)
+        verdict = kind.judge(read.visible, gold)
     else:
         found = kind.find(fold_width(read.visible))
         if found is None:
@@ -47,13 +45,8 @@ def strict_verdict(
         elif not found.readable:
             verdict = Verdict("no_answer", found.answer, found.rule)
         else:
-            explain = getattr(kind, "explain", None)  # a kind that says why (code)
             try:
-                if explain is not None:
-                    verdict = explain(found, gold)
-                    return _recorded(state, read.state, verdict)
-                status: Status = "correct" if kind.matches(found.answer, gold) else "wrong"
-                verdict = Verdict(status, found.answer, found.rule)
+                verdict = kind.explain(found, gold)  # by `matches`, or why (code)
             except TimeoutError as exc:
                 verdict = Verdict("no_answer", found.answer, f"timeout: {exc}")
     return _recorded(state, read.state, verdict)

@@ -15,7 +15,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, get_args
 
 import thinkeval.sim.maths as maths
 from thinkeval.records import Sample
@@ -32,16 +32,14 @@ from thinkeval.sim.text import (
     pool,
     tokenize,
 )
-
-if TYPE_CHECKING:
-    from thinkeval.tasks.spec import TaskSpec
+from thinkeval.tasks.spec import SimAnswerStyle, TaskSpec
 
 Outcome = Literal["correct", "wrong", "malformed", "empty", "never"]
-# The kind of answer a prompt asks for: a task spec's `sim_flavour`.
-Flavour = Literal["number", "yesno", "choice", "math", "code"]
+# The kind of answer a prompt asks for: a task spec's `sim_flavour`, but "instructions".
+Flavour = SimAnswerStyle
 # What the simulator knows of a prompt: (flavour, gold, task name).
 AnswerEntry = tuple[str, str, str]
-FLAVOUR_NAMES: tuple[Flavour, ...] = ("number", "yesno", "choice", "math", "code")
+FLAVOUR_NAMES: tuple[Flavour, ...] = get_args(SimAnswerStyle)
 # How strongly the outcomes of one prompt's repeats agree (the correlation of their normal
 # scores): some questions are hard for the model, whatever the seed.
 _REPEAT_CORRELATION = 0.6

@@ -10,11 +10,12 @@ names a task: adding a benchmark is one spec file (`tasks/builtin/`) or one task
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, get_args
 
+from thinkeval.errors import ArgumentError
 from thinkeval.records import Sample
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.tasks.source import DataSource
@@ -72,6 +73,14 @@ class Row:
     subset: str | None = None
 
 
+# How the simulator (`sim/behaviour.py`) answers a task's prompts, its spec's `sim_flavour`:
+# the style of the answer and its reasoning, or "instructions" (IFEval's: replies built to follow
+# the prompt's instructions) or "tool_calls" (BFCL's: calls from the answer key, sim/tool_calls.py),
+# both over the number style's reasoning.
+SimAnswerStyle = Literal["number", "yesno", "choice", "math", "code"]
+SimFlavour = Literal[SimAnswerStyle, "instructions", "tool_calls"]
+SIM_FLAVOUR_NAMES: tuple[SimFlavour, ...] = get_args(SimFlavour)
+
 # row -> Sample; raises `DatasetError` naming `row.where` for a bad row.
 SampleBuilder = Callable[[Row], Sample]
 # The samples of all files, in file order -> the task's samples: where a sample needs other
@@ -105,7 +114,7 @@ class TaskSpec:
     # Names other tools use for it: AISBench dataset abbreviations (matched as prefixes; a
     # subset follows after "-" or "_"), and the simulator's answer flavour.
     aisbench_names: tuple[str, ...] = ()
-    sim_flavour: str = "number"
+    sim_flavour: SimFlavour = "number"
     # Run when a config lists no tasks: the seed's three benchmarks are "default".
     suite: str = "extra"
     assemble: Assembler | None = None
@@ -118,6 +127,15 @@ class TaskSpec:
             raise ValueError(f"task {self.name}: repeats must be at least 1")
         if not 0 < self.budgets[0] < self.budgets[1]:
             raise ValueError(f"task {self.name}: budgets must increase, got {self.budgets}")
+        from thinkeval.scoring.lenient import RULES  # its rules import their scorers lazily
+
+        if self.lenient not in RULES:
+            self._refuse("lenient", f"unknown lenient rule {self.lenient!r}", RULES)
+        if self.sim_flavour not in SIM_FLAVOUR_NAMES:
+            self._refuse("sim_flavour", f"unknown flavour {self.sim_flavour!r}", SIM_FLAVOUR_NAMES)
+
+    def _refuse(self, key: str, what: str, known: Iterable[str]) -> None:
+        raise ArgumentError(f"task {self.name}: {key}: {what}; one of {', '.join(known)}")
 
     @property
     def subsets(self) -> tuple[str, ...]:

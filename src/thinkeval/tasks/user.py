@@ -24,7 +24,7 @@ from thinkeval.records import Sample, Status, Verdict
 from thinkeval.scoring.kinds import AnswerKind, KindError, make_kind
 from thinkeval.sections import read_yaml
 from thinkeval.tasks.registry import is_builtin
-from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
+from thinkeval.tasks.spec import DataFile, HubSplit, Row, SimFlavour, TaskSpec
 from thinkeval.tasks.taskfile import TaskFile, parse_task
 
 BOXED = "Please reason step by step, and put your final answer within \\boxed{}."
@@ -51,7 +51,7 @@ DEFAULT_REPLIES = {
 }
 GENERIC_PROMPT = '{question}\n\nGive your final answer on the last line, as "Answer: ...".'
 GENERIC_REPLY = "Answer: {answer}"
-SIM_FLAVOURS = {
+SIM_FLAVOURS: dict[str, SimFlavour] = {
     "number": "number", "math": "math", "choice": "choice", "boolean": "yesno", "code": "code"
 }  # fmt: skip
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")

@@ -68,6 +68,9 @@ def make_kind(name: str, **options: Any) -> AnswerKind:
     if factory is None:
         raise KindError(f"unknown answer kind {name!r}; known kinds: {', '.join(KINDS)}")
     try:
-        return factory(**options)
+        kind = factory(**options)
     except TypeError as exc:
         raise KindError(f"answer kind {name!r}: {exc}") from None
+    if not isinstance(kind, AnswerKind):
+        raise KindError(f"answer kind {name!r}: {kind!r} is no AnswerKind; subclass it")
+    return kind

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thinkeval.scoring.choice_answers import ChoiceFinder
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 from thinkeval.scoring.text import fold_width
 
 _FINDER = ChoiceFinder("AB", yes_no=True)
 
 
 @dataclass(frozen=True)
-class BooleanKind:
+class BooleanKind(AnswerKind):
     """`Yes`/`True`/`A` is A, `No`/`False`/`B` is B; the gold is the letter."""
 
     name: str = "boolean"

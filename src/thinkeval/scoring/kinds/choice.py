@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from thinkeval.scoring.choice_answers import ChoiceFinder
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 from thinkeval.scoring.text import fold_width
 
 
 @dataclass(frozen=True)
-class ChoiceKind:
+class ChoiceKind(AnswerKind):
     """The last explicit choice of one option letter (`答案：C`, `The answer is (B)`, `B`)."""
 
     letters: str = "ABCD"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from thinkeval.errors import ThinkevalError
 from thinkeval.records import Verdict
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 
 # A fence at the start of a line, its info string, the body, the same fence closing it.
 _BLOCK = re.compile(
@@ -42,7 +42,7 @@ def final_block(text: str) -> tuple[str, int] | None:
 
 
 @dataclass(frozen=True)
-class CodeKind:
+class CodeKind(AnswerKind):
     """The final Python block, correct when it passes every test in the gold
     (`execution.grading`)."""
 

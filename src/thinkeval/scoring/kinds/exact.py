@@ -6,7 +6,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 from thinkeval.scoring.text import ascii_lower
 
 # Statements of a final answer, searched in the ASCII-lower-cased text; the answer runs to the
@@ -35,7 +35,7 @@ def normalise_text(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class ExactKind:
+class ExactKind(AnswerKind):
     """The stated final answer (a marker, `\\boxed{...}`, or a short last line), compared as text.
 
     Comparison ignores case, surrounding markdown, quotes, LaTeX `\\text{}` and final punctuation.

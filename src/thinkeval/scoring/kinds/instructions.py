@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from thinkeval.records import Verdict
 from thinkeval.scoring.ifeval import Instruction, check_instruction, follows
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 
 
 def instructions_gold(ids: Sequence[str], kwargs: Sequence[Mapping[str, Any]]) -> str:
@@ -57,7 +57,7 @@ def instruction_verdict(text: str, gold: str, loose: bool) -> Verdict:
 
 
 @dataclass(frozen=True)
-class InstructionsKind:
+class InstructionsKind(AnswerKind):
     """Every instruction followed, strictly (the IFEval prompt-level strict accuracy)."""
 
     name: str = "instructions"
@@ -65,6 +65,7 @@ class InstructionsKind:
     # Language detection and sentence splitting take tens of milliseconds a reply (seconds to
     # load): scored in the worker processes, never on the event loop.
     pooled: bool = True
+    judges_whole_reply: ClassVar[bool] = True
 
     def warm_up(self) -> None:
         from thinkeval.scoring.ifeval.content import warm_up

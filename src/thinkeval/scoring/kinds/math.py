@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from thinkeval.records import Verdict
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 from thinkeval.scoring.math_statements import final_answer
 
 _INTEGER = re.compile(r"[-+]?\d+")
@@ -45,7 +45,7 @@ class _Expired(BaseException):
 
 
 @dataclass(frozen=True)
-class MathKind:
+class MathKind(AnswerKind):
     """The final answer (last `\\boxed{}` or explicit statement), equal to the gold when
     Math-Verify says the two are equivalent."""
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thinkeval.scoring.json_answer import json_answer
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 from thinkeval.scoring.math_answers import field_number, find_number_answer
 from thinkeval.scoring.numbers import canonical_number
 
 
 @dataclass(frozen=True)
-class NumberKind:
+class NumberKind(AnswerKind):
     """Answers compared as exact decimal numbers: `$1,200.00` equals `1200`."""
 
     name: str = "number"

@@ -6,11 +6,11 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 
 
 @dataclass(frozen=True)
-class RegexKind:
+class RegexKind(AnswerKind):
     """The last match of `pattern` (its group `answer`, else its first group, else the whole
     match) is the answer; it equals the gold after stripping, ignoring case when asked.
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
 from thinkeval.records import ToolCall, Verdict
-from thinkeval.scoring.kinds.base import Found
+from thinkeval.scoring.kinds.base import AnswerKind, Found
 
 
 def decoded_calls(calls: Sequence[ToolCall]) -> list[dict[str, dict[str, Any]]] | None:
@@ -50,10 +50,11 @@ def parse_gold(gold: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class ToolCallsKind:
+class ToolCallsKind(AnswerKind):
     name: str = "tool_calls"
     version: str = "1"
     pooled: bool = False  # BFCL's checker is a few dict comparisons
+    judges_tool_calls: ClassVar[bool] = True
 
     def find(self, text: str) -> Found | None:
         """Text is never a call: only the server's parsed `tool_calls` are (`judge_calls`)."""

@@ -1,6 +1,6 @@
-"""Sections of RESULTS.md that other scripts own: `server_bound.py`, `math_bench.py` and
-`continue_bench.py` each put one between its markers, and `run_bench.py` keeps them when it
-rewrites the rest of the page."""
+"""Sections of RESULTS.md that other scripts own: `server_bound.py`, `math_bench.py`,
+`continue_bench.py` and `affinity_bench.py` each put one between its markers, and `run_bench.py`
+keeps them when it rewrites the rest of the page."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ MARKERS = {
     "server-bound": ("<!-- server-bound:start -->", "<!-- server-bound:end -->"),
     "math": ("<!-- math:start -->", "<!-- math:end -->"),
     "continue": ("<!-- continue:start -->", "<!-- continue:end -->"),
+    "affinity": ("<!-- affinity:start -->", "<!-- affinity:end -->"),
 }
 
 

@@ -158,6 +158,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run even if /v1/models does not list the configured model id",
     )
     common.add_argument(
+        "--allow-mixed-fleet",
+        action="store_true",
+        help="run a model whose replicas (base_url list) differ in model, version, window or "
+        "reasoning parser, flagging it, instead of refusing (docs/operations.md)",
+    )
+    common.add_argument(
         "--keep-recorded-samples",
         action="store_true",
         help="resume with the prompts recorded when the run started, even if the data or "
@@ -208,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
         only_tasks=split_list(args.tasks, "--tasks") if from_config else (),
         shard=shard,
         allow_model_mismatch=args.allow_model_mismatch,
+        allow_mixed_fleet=args.allow_mixed_fleet,
         keep_recorded_samples=args.keep_recorded_samples,
     )
     console = _console()

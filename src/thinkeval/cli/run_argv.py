@@ -37,6 +37,7 @@ def run_argv(
         argv += ["--shard", f"{shard.index}/{shard.count}"]
     for flag, name in (
         ("--allow-model-mismatch", "allow_model_mismatch"),
+        ("--allow-mixed-fleet", "allow_mixed_fleet"),
         ("--keep-recorded-samples", "keep_recorded_samples"),
         ("--unsafe-local-exec", "unsafe_local_exec"),
     ):

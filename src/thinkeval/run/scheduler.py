@@ -29,6 +29,7 @@ from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
 from thinkeval.run.continuation import probe_token_ids, retry_mode
+from thinkeval.run.fleet import check_fleet
 from thinkeval.run.identity import check_identity
 from thinkeval.run.ordering import TaskEstimate
 from thinkeval.run.progress import Progress
@@ -183,6 +184,7 @@ class _Shared:
     allow_mismatch: bool
     stop: asyncio.Event
     estimates: dict[str, dict[str, TaskEstimate]]
+    allow_mixed_fleet: bool = False
     _indexes: dict[str, IdIndex] | None = None
     _counted: dict[tuple[str, str], CountedAttempts] | None = None
 
@@ -209,6 +211,7 @@ async def run_models(
     limits: EndpointLimits,
     shard: Shard | None = None,
     allow_model_mismatch: bool = False,
+    allow_mixed_fleet: bool = False,
 ) -> RunOutcome:
     """Run every model's protocol at the same time until all end or a signal stops them."""
     stop = asyncio.Event()
@@ -230,6 +233,7 @@ async def run_models(
                 allow_model_mismatch,
                 stop,
                 {model.name: default_estimates(tasks) for model in models},
+                allow_mixed_fleet,
             )
             heartbeat.state = "running"
             heartbeat.write()
@@ -281,6 +285,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
     async with Dispatcher(model, limits=shared.limits) as dispatcher:
         live.dispatcher, live.state = dispatcher, "checking"
         card = await check_identity(dispatcher, model.served_model, shared.allow_mismatch)
+        card.update(await check_fleet(dispatcher, heartbeat.progress.say, shared.allow_mixed_fleet))
         write_model_card(shared.run_dir, model.name, card)
         if any(retry_mode(model, task) == "continue" for task in shared.tasks):
             why = await probe_token_ids(dispatcher)

@@ -27,6 +27,8 @@ class ChatRequest:
     greedy: bool = False  # temperature 0: loops more (`sim.causes`)
     token_ids: bool = False  # `return_token_ids`: the reply carries prompt and completion ids
     reasoning_budget: int | None = None  # the thinking budget asked (sim/reasoning_budget.py)
+    top_k: int | None = None
+    effort: str | None = None  # reasoning_effort (sim/sampling.py)
 
 
 def parse_chat(
@@ -84,8 +86,14 @@ def parse_chat(
         thinking=thinking,
         stream=stream,
         include_usage=include_usage,
-        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        seed=_whole(seed),
         greedy=body.get("temperature") == 0,
         token_ids=body.get("return_token_ids") is True and profile.returns_token_ids,
         reasoning_budget=requested_budget(profile.name, body),
+        top_k=_whole(body.get("top_k")),
+        effort=effort if isinstance(effort := body.get("reasoning_effort"), str) else None,
     )
+
+
+def _whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -194,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
     from thinkeval.run.runner import RunOptions
     from thinkeval.run.selection import split_list
     from thinkeval.ui.progress import RunProgress
+    from thinkeval.ui.replicas import replicas_table
     from thinkeval.ui.tables import repeats_table, results_table, stdout_console
 
     # The modules just imported live as long as the process: freezing them keeps the cyclic
@@ -234,9 +235,9 @@ def run(args: argparse.Namespace) -> int:
         discard_unstarted(run_dir, existed)
         raise
     stdout_console().print(results_table(summary))
-    repeated = repeats_table(summary)
-    if repeated is not None:
-        stdout_console().print(repeated)
+    for table in (repeats_table(summary), replicas_table(summary)):
+        if table is not None:
+            stdout_console().print(table)
     errors = sum(r.fixed.error + r.retry.error for r in summary.results)
     console.print(f"summary: {run_dir / 'summary.json'}")
     if any(r.fixed.refused or r.retry.refused for r in summary.results):

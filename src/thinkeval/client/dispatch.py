@@ -84,6 +84,9 @@ class Dispatcher:
         self._closing: set[asyncio.Future[None]] = set()  # sessions left after restarts
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[Endpoint, float] = {}
+        # Requests routed to each endpoint and not ended: counted from the choice on, so
+        # requests chosen at the same moment see each other (client/replicas.py).
+        self._routed: dict[Endpoint, int] = {}
         self._failures: dict[Endpoint, int] = {}
         self._limits = limits or EndpointLimits()
         self._slots: dict[str, asyncio.Semaphore] = {}
@@ -156,8 +159,13 @@ class Dispatcher:
 
     def _choose(self, affinity: str | None) -> Endpoint:
         now = time.monotonic()
-        healthy = [e for e in self.endpoints if self._rested_until.get(e, 0.0) <= now]
-        return choose_replica(healthy or self.endpoints, affinity, self.config.route)
+        pool = [e for e in self.endpoints if self._rested_until.get(e, 0.0) <= now]
+        pool = pool or self.endpoints
+        urls = [e.base_url for e in pool]
+        load = self._routed.get
+        chosen = choose_replica(pool, urls, lambda e: load(e, 0), affinity, self.config.route)
+        self._routed[chosen] = self._routed.get(chosen, 0) + 1
+        return chosen
 
     def _backoff(self, attempt: int, failure: RequestFailed) -> float:
         cap = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**attempt)
@@ -196,9 +204,9 @@ class Dispatcher:
         for attempt in range(self.config.max_retries + 1):
             if attempt:
                 await asyncio.sleep(self._backoff(attempt - 1, failure))  # type: ignore[arg-type]
-            endpoint = self._choose(affinity)
             if self._rate is not None:
                 await self._rate.wait()
+            endpoint = self._choose(affinity)  # counted in _routed until _send ends
             token = self.health.started()
             try:
                 timed = await self._send(endpoint, body, completion, deadline_ok)
@@ -231,10 +239,13 @@ class Dispatcher:
             return await endpoint.chat(body, deadline_ok)
 
         slot = self._slots.get(endpoint.base_url)
-        if slot is None:
-            return await send()
-        async with slot:  # a server shared with other models: wait for one of its slots
-            return await send()
+        try:
+            if slot is None:
+                return await send()
+            async with slot:  # a server shared with other models: wait for one of its slots
+                return await send()
+        finally:
+            self._routed[endpoint] -= 1
 
     async def fingerprints(self) -> list[Fingerprint]:
         """Every replica's fingerprint (`fingerprint.py`), read side by side."""

@@ -54,6 +54,7 @@ class Fingerprint(msgspec.Struct, kw_only=True):
     engine_version: str | None = None
     reasoning: ReasoningField | None = None  # where the probe's reasoning arrived
     error: str | None = None  # the replica could not be read
+    unreachable: bool = False  # nothing answered (down, not different): the run avoids it
 
 
 def reasoning_field(message: dict[str, Any]) -> ReasoningField:
@@ -136,6 +137,7 @@ async def fingerprint(
         cards = await endpoint.models()
     except RequestFailed as exc:
         found.error = f"/models: {exc.message}"
+        found.unreachable = exc.http_status is None
         return found
     card = next((c for c in cards if c.get("id") == model), cards[0] if len(cards) == 1 else None)
     if card is None:
@@ -166,14 +168,15 @@ async def fingerprint(
 
 
 def differences(prints: Sequence[Fingerprint]) -> list[str]:
-    """One line per compared field on which the replicas disagree, and per unreadable replica.
+    """One line per compared field on which the replicas disagree, and per replica that answered
+    wrongly (one that did not answer at all is down, not different: not listed).
 
     >>> a = Fingerprint(base_url="http://a/v1", model="m", max_model_len=40960)
     >>> b = Fingerprint(base_url="http://b/v1", model="m", max_model_len=32768)
     >>> differences([a, b])
     ['max_model_len: 40960 at http://a/v1; 32768 at http://b/v1']
     """
-    lines = [f"{p.base_url}: {p.error}" for p in prints if p.error is not None]
+    lines = [f"{p.base_url}: {p.error}" for p in prints if p.error and not p.unreachable]
     read = [p for p in prints if p.error is None]
     for name in COMPARED:
         values: dict[str, list[str]] = {}

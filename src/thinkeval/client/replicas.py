@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
-from typing import Literal, Protocol, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeVar
 
 Route = Literal["affinity", "least_loaded"]
 DEFAULT_ROUTE: Route = "affinity"
@@ -31,14 +31,7 @@ DEFAULT_ROUTE: Route = "affinity"
 DEFAULT_EPSILON = 0.25
 
 
-class Loaded(Protocol):
-    """A replica as routing sees it: its URL and its requests in flight."""
-
-    base_url: str
-    outstanding: int
-
-
-T = TypeVar("T", bound=Loaded)
+T = TypeVar("T")
 
 
 def prompt_affinity(task: str, sample_id: str) -> str:
@@ -70,14 +63,20 @@ def load_cap(in_flight: int, replicas: int, epsilon: float = DEFAULT_EPSILON) ->
 
 
 def choose_replica(
-    pool: Sequence[T], key: str | None, route: Route, epsilon: float = DEFAULT_EPSILON
+    pool: Sequence[T],
+    urls: Sequence[str],
+    load: Callable[[T], int],
+    key: str | None,
+    route: Route,
+    epsilon: float = DEFAULT_EPSILON,
 ) -> T:
-    """The replica of `pool` for a request about `key` (None: no prompt to keep together)."""
+    """The replica of `pool` (their `urls`; `load`: requests in flight at one) for a request
+    about `key` (None: no prompt to keep together)."""
     if key is None or route == "least_loaded" or len(pool) == 1:
-        return min(pool, key=lambda e: e.outstanding)
-    cap = load_cap(sum(e.outstanding for e in pool), len(pool), epsilon)
-    order = rendezvous_rank(key, [e.base_url for e in pool])
+        return min(pool, key=load)
+    cap = load_cap(sum(load(e) for e in pool), len(pool), epsilon)
+    order = rendezvous_rank(key, urls)
     for index in order:
-        if pool[index].outstanding < cap:
+        if load(pool[index]) < cap:
             return pool[index]
     return pool[order[0]]  # unreachable: the cap leaves room on some replica

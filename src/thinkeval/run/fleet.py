@@ -41,6 +41,11 @@ async def check_fleet(
         )
     if found:
         say(f"{model.name}: mixed fleet (allow_mixed_fleet): " + "; ".join(found))
+    for down in (p for p in prints if p.unreachable):
+        say(
+            f"{model.name}: replica {down.base_url} not fingerprinted ({down.error}); the run "
+            "avoids it while it does not answer"
+        )
     return {
         "replicas": [msgspec.to_builtins(p) for p in prints],
         "fleet_differences": found,

@@ -70,6 +70,7 @@ class Measured:
     prefill_tokens: int
     prompt_tokens: int
     hits: int
+    busy_s: float  # seconds the replicas' slots were held (prefill + decode): the GPU time
     failed: int
 
 
@@ -127,13 +128,15 @@ async def _measure(shape: Shape, slots: int, route: Route, args: argparse.Namesp
             await asyncio.gather(*(worker() for _ in range(args.concurrency)))
             wall = time.perf_counter() - started
         prompt = hits = 0
+        busy = 0.0
         async with aiohttp.ClientSession() as session:
             for url in urls:
                 async with session.get(f"{url.removesuffix('/v1')}/sim/stats") as reply:
                     stats = await reply.json()
                 prompt += stats["prompt_tokens"]
                 hits += stats["prefix_cache_hits"]
-    return Measured(shape.name, slots, route, wall, prompt - hits, prompt, hits, failed)
+                busy += stats["service_s"]
+    return Measured(shape.name, slots, route, wall, prompt - hits, prompt, hits, busy, failed)
 
 
 def _render(results: list[Measured], command: str, settings: str) -> str:
@@ -143,20 +146,22 @@ def _render(results: list[Measured], command: str, settings: str) -> str:
         "",
         f"`{command}`, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC. {settings}",
         "",
-        "| workload | slots/replica | route | wall s | prefill tokens computed | cache hits |",
-        "| --- | ---: | --- | ---: | ---: | ---: |",
+        "| workload | slots/replica | route | wall s | server busy s | prefill tokens computed "
+        "| cache hits |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
     ]
     for m in results:
         rate = m.hits / m.prompt_tokens if m.prompt_tokens else 0.0
         lines.append(
-            f"| {m.shape} | {m.slots} | {m.route} | {m.wall_s:.2f} | {m.prefill_tokens:,} "
+            f"| {m.shape} | {m.slots} | {m.route} | {m.wall_s:.2f} | {m.busy_s:.1f} "
+            f"| {m.prefill_tokens:,} "
             f"| {rate:.1%} |"
         )
     lines += [
         "",
         "| workload | slots/replica | wall affinity / least-loaded "
-        "| prefill affinity / least-loaded |",
-        "| --- | ---: | ---: | ---: |",
+        "| busy affinity / least-loaded | prefill affinity / least-loaded |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     pairs: dict[tuple[str, int], dict[str, Measured]] = {}
     for m in results:
@@ -164,7 +169,7 @@ def _render(results: list[Measured], command: str, settings: str) -> str:
     for (shape, slots), pair in pairs.items():
         a, b = pair["affinity"], pair["least_loaded"]
         lines.append(
-            f"| {shape} | {slots} | {a.wall_s / b.wall_s:.2f}x | "
+            f"| {shape} | {slots} | {a.wall_s / b.wall_s:.2f}x | {a.busy_s / b.busy_s:.2f}x | "
             f"{a.prefill_tokens / max(1, b.prefill_tokens):.2f}x |"
         )
     lines.append("<!-- affinity:end -->")

@@ -117,7 +117,7 @@ def test_text_output_is_one_line_per_check(capsys, sim) -> None:
     lines = out.strip().splitlines()
     assert len(lines) == 1 + len(CHECKS) + 0  # header + checks; the verdict goes to stderr
     assert any(line.startswith("FAIL") and " top_k " in line for line in lines)
-    assert "audit failed: top_k" in err
+    assert "check failed: the audit failed top_k" in err
 
 
 def test_an_unknown_skip_is_bad_input(capsys, sim) -> None:

@@ -177,3 +177,32 @@ def test_sigterm_with_connections_held_then_a_fresh_server_on_the_port(
     attempts = list(iter_attempts(out))
     assert any(a.abandoned for a in attempts), "no request was abandoned"
     assert main(["verify", str(out)]) == 0
+
+
+def test_audit_of_llamacpp_serving_a_model_that_does_not_think(
+    llama: Start, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check --audit` against the real llama-server (SmolLM2-135M, no think tags): the model
+    does not think, which the reasoning checks say; sampling and finish_reason are llama.cpp's
+    own, measured. docs/operations.md records what it reports."""
+    port = _free_port()
+    llama(port)
+    url = f"http://127.0.0.1:{port}/v1"
+    argv = ["check", "--audit", "--base-url", url, "--concurrency", "4",
+            "--audit-max-tokens", "256", "--json"]  # fmt: skip
+    code = main(argv)
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    checks = {check["id"]: check for check in report["checks"]}
+    sys.stderr.write(json.dumps(report, indent=1) + "\n")  # the record docs/operations.md quotes
+    assert code == 1 and report["api"] == "llamacpp"
+    assert report["engine_version"].startswith("llama.cpp ")
+    assert report["max_model_len"] == 2048
+    assert checks["reasoning_field"]["status"] == "fail"
+    assert "no reasoning in the reply" in checks["reasoning_field"]["evidence"]
+    assert checks["finish_length"]["status"] == "pass"
+    assert checks["temperature"]["status"] == "pass"
+    assert checks["context_window"]["status"] == "pass"
+    assert "llama.cpp caps generation at the slot's window" in checks["context_window"]["evidence"]
+    assert checks["budget"]["status"] == checks["effort"]["status"] == "skipped"
+    assert "audit: waiting on 4 greedy requests at once" in captured.err

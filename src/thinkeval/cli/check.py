@@ -191,7 +191,7 @@ def _audit(args: argparse.Namespace, api_key: str | None) -> int:
         text = msgspec.json.format(msgspec.json.encode(report), indent=2).decode()
         sys.stdout.write(text + "\n")
         if report.reason is not None:
-            err.print(f"audit failed: {report.reason}", soft_wrap=True, markup=False)
+            err.print(f"check failed: {report.reason}", soft_wrap=True, markup=False)
     else:
         render_audit(report, stdout_console(), err)
     return 0 if report.ok else 1

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from thinkeval.client.fingerprint import engine_version
-from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api, get_profile
+from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
 from thinkeval.client.reasoning import FIELDS
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
@@ -52,6 +52,7 @@ from thinkeval.ops.audit_checks import (
     split_stop_check,
     window_check,
 )
+from thinkeval.ops.server_window import read_window
 from thinkeval.urls import redact_url, url_problem
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ class AuditReport(msgspec.Struct, kw_only=True):
     model: str | None = None
     api: Api | None = None
     engine_version: str | None = None
-    max_model_len: int | None = None
+    max_model_len: int | None = None  # the window of one request (one slot for llama.cpp)
+    window_source: str | None = None  # where it was read (ops/server_window.py)
     concurrency: int
     max_tokens: int
     requests: int = 0
@@ -169,7 +171,7 @@ async def audit_server(
             return report
         report.model = str(card.get("id"))
         report.api = api or detect_api(card)[0] or DEFAULT_API
-        report.max_model_len = card_window(card)
+        await read_window(lister, report, card)  # sets max_model_len, window_source
         endpoint = Endpoint(session, base_url, api_key, timeout_s, profile=get_profile(report.api))
         report.engine_version = await engine_version(session, endpoint)
         asker = _Asker(endpoint, report.model, say)
@@ -230,7 +232,7 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
     if report.max_model_len is not None and "context_window" not in skip:
         say(f"asking max_tokens {report.max_model_len + 1}, one over the card's window")
         over = await asker.ask(report.max_model_len + 1)
-    checks.append(window_check(api, report.max_model_len, over))
+    checks.append(window_check(api, report.max_model_len, report.window_source, over))
     return _skipped(checks, skip)
 
 

@@ -277,6 +277,9 @@ def effort_check(api: str, field: str | None, stop: Shot, low: Shot | None) -> A
     used, _ = low.reasoning_tokens
     if base is None or used is None:
         return _check("effort", title, "skipped", "the replies' reasoning lengths are unknown")
+    if base < MIN_MEASURABLE:
+        why = f"the probe reasoned {base} tokens: too few to tell an effort's effect"
+        return _check("effort", title, "skipped", why)
     got = f"{field}=low: reasoning {_tokens(low)} tokens, without it {_tokens(stop)}"
     if used <= EFFORT_CUT * base:
         return _check("effort", title, "pass", got)
@@ -319,17 +322,20 @@ def repetition_check(looped: Shot) -> AuditCheck:
     return _check("repetition", title, "skipped", f"{got}: the reply loops")
 
 
-def window_check(api: str, card_window: int | None, over: Shot | None) -> AuditCheck:
-    """The context window the card states is the one the server enforces."""
+def window_check(
+    api: str, card_window: int | None, source: str | None, over: Shot | None
+) -> AuditCheck:
+    """The context window the server states (its card, llama.cpp's /props) is the one it
+    enforces."""
     title = "context window"
     if card_window is None or over is None:
         return _check(
             "context_window",
             title,
             "warn",
-            "the model card states no context window: runs cannot clamp budgets before sending",
+            "the server states no context window: runs cannot clamp budgets before sending",
         )
-    asked = f"card max_model_len {card_window}; max_tokens {over.max_tokens}"
+    asked = f"window {card_window} ({source}); max_tokens {over.max_tokens}"
     if over.error is not None:
         enforced = over.error.window
         if over.error.http_status != 400:
@@ -339,8 +345,8 @@ def window_check(api: str, card_window: int | None, over: Shot | None) -> AuditC
                 "context_window",
                 title,
                 "fail",
-                f"{asked} refused naming a window of {enforced}: the card does not state the "
-                "window the server enforces",
+                f"{asked} refused naming a window of {enforced}: the server does not state "
+                "the window it enforces",
             )
         shown = f" of {enforced}" if enforced is not None else ""
         return _check("context_window", title, "pass", f"{asked} refused (window{shown})")
@@ -357,5 +363,5 @@ def window_check(api: str, card_window: int | None, over: Shot | None) -> AuditC
         "context_window",
         title,
         "fail",
-        f"{asked} accepted: the server allows more than the card's window",
+        f"{asked} accepted: the server allows more than the window it states",
     )

@@ -18,7 +18,7 @@ _MARKS = {
 def render_audit(report: AuditReport, out: Console, err: Console) -> None:
     """The header, one line per check, and the last line: ok, or what failed."""
     if report.reason is not None:
-        err.print(f"[red]audit failed:[/] {escape(report.reason)}", soft_wrap=True)
+        err.print(f"[red]check failed:[/] {escape(report.reason)}", soft_wrap=True)
         return
     version = report.engine_version or "version unknown"
     out.print(
@@ -35,6 +35,6 @@ def render_audit(report: AuditReport, out: Console, err: Console) -> None:
         )
     failed = [check.id for check in report.checks if check.status == "fail"]
     if failed:
-        err.print(f"[red]audit failed:[/] {', '.join(failed)}", soft_wrap=True)
+        err.print(f"[red]check failed:[/] the audit failed {', '.join(failed)}", soft_wrap=True)
     else:
         out.print("[green]ok:[/] no check failed", soft_wrap=True)

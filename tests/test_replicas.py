@@ -163,6 +163,16 @@ def test_a_worse_replica_is_flagged_an_outlier(
     assert not any(by_url[s.base_url]["outlier"] for s in sims[:2])
     assert sum(row["replies"] for row in rows) == 120
     assert "per replica" in out and "OUTLIER" in out
+    # `thinkeval report` regenerates the same rows from the journal, section and JSON alike.
+    report = tmp_path / "r.md"
+    assert main(["report", str(tmp_path / "out"), "--out", str(report)]) == 0
+    markdown = report.read_text()
+    assert "Replicas" in markdown and f"| m | {sims[2].base_url} |" in markdown
+    line = next(x for x in markdown.splitlines() if f"| {sims[2].base_url} |" in x)
+    assert line.rstrip(" |").endswith("outlier")
+    as_json = tmp_path / "r.json"
+    assert main(["report", str(tmp_path / "out"), "--format", "json", "--out", str(as_json)]) == 0
+    assert json.loads(as_json.read_text())["replicas"] == rows
 
 
 def test_one_server_leaves_summary_as_it_was(tmp_path: Path, sim) -> None:
@@ -171,6 +181,9 @@ def test_one_server_leaves_summary_as_it_was(tmp_path: Path, sim) -> None:
     assert "replicas" not in json.loads((tmp_path / "out" / "summary.json").read_text())
     card = json.loads((tmp_path / "out" / "models" / "m.json").read_text())
     assert "replicas" not in card
+    as_json = tmp_path / "r.json"
+    assert main(["report", str(tmp_path / "out"), "--format", "json", "--out", str(as_json)]) == 0
+    assert "replicas" not in json.loads(as_json.read_text())
 
 
 def test_sim_prefix_cache_skips_the_prefill_of_a_prompt_seen_before() -> None:

@@ -90,6 +90,7 @@ class RunSettings(TypedDict, total=False):
     data_dir: str | Path
     shard: str
     allow_model_mismatch: bool
+    allow_mixed_fleet: bool
     console: Console
 
 
@@ -99,7 +100,7 @@ def evaluate(config: ConfigLike | None = None, **settings: Unpack[RunSettings]) 
     Give either `config` (a `RunConfig`, a mapping in the YAML layout, or a YAML file's path)
     or the keywords that mirror the flags (`base_url` defaults to `OPENAI_BASE_URL`, `model`
     to the only model the server lists, `tasks` to the default suite); `output`, `data_dir`,
-    `shard`, `allow_model_mismatch` and `console` go with either. Errors are
+    `shard`, `allow_model_mismatch`, `allow_mixed_fleet` and `console` go with either. Errors are
     `thinkeval.ThinkevalError`s with one-line messages. In a notebook, whose event loop is
     already running, `await evaluate_async(...)` instead.
     """
@@ -174,6 +175,7 @@ async def evaluate_async(
     options = RunOptions(
         shard=Shard.parse(shard) if shard else None,
         allow_model_mismatch=settings.get("allow_model_mismatch", False),
+        allow_mixed_fleet=settings.get("allow_mixed_fleet", False),
     )
     await evaluate(resolved, run_dir, options, RunProgress(settings.get("console")))
     return load_run(run_dir)

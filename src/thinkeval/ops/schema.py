@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from thinkeval.config import RunConfig
+from thinkeval.ops.audit import AuditReport
 from thinkeval.records import Attempt
 from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.summary import Summary
@@ -32,6 +33,7 @@ DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {
     ),
     "heartbeat": (Heartbeat, "status/<writer>.json: a running process's heartbeat"),
     "compare": (CompareResult, "`thinkeval compare --json`: candidates against a baseline"),
+    "audit": (AuditReport, "`thinkeval check --audit --json`: pass/fail per server property"),
 }
 
 

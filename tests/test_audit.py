@@ -138,3 +138,13 @@ def test_an_unreachable_server_is_one_line(capsys) -> None:
     code, report, _ = audit(capsys, f"http://127.0.0.1:{port}/v1")
     assert code == 1 and report["checks"] == []
     assert report["reason"].startswith(f"cannot read http://127.0.0.1:{port}/v1/models")
+
+
+def test_hidden_reasoning_is_a_warning_and_no_top_k_for_openai(capsys, sim) -> None:
+    server = sim(**WELL, profile="openai")
+    code, report, _ = audit(capsys, server.base_url)
+    found = statuses(report)
+    assert code == 0 and report["api"] == "openai"
+    assert found["reasoning_field"] == "warn"
+    assert found["split_stop"] == found["split_length"] == found["top_k"] == "skipped"
+    assert found["budget"] == "skipped" and found["context_window"] == "warn"

@@ -214,7 +214,7 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
             f"{report.concurrency} concurrent greedy replies against the one asked alone",
         )
     )
-    checks.append(await _top_k(asker, cut, checks[4]))
+    checks.append(await _top_k(asker, api, cut, checks[4]))
     budget_field, effort_field = FIELDS.get(api, (None, None))
     measured, _ = stop.reasoning_tokens
     if "budget" not in skip:
@@ -236,15 +236,15 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
     return _skipped(checks, skip)
 
 
-async def _top_k(asker: _Asker, greedy: Shot, temperature: AuditCheck) -> AuditCheck:
+async def _top_k(asker: _Asker, api: str, greedy: Shot, temperature: AuditCheck) -> AuditCheck:
     title = "top_k applied"
-    if temperature.status != "pass":
-        return AuditCheck(
-            id="top_k",
-            title=title,
-            status="skipped",
-            evidence="temperature 0 is not deterministic here: no greedy reply to compare",
-        )
+    why = None
+    if api == "openai":
+        why = "the OpenAI API has no top_k"
+    elif temperature.status != "pass":
+        why = "temperature 0 is not deterministic here: no greedy reply to compare"
+    if why is not None:
+        return AuditCheck(id="top_k", title=title, status="skipped", evidence=why)
     asker.say("waiting on temperature 1 with top_k 1")
     sampled = await asker.ask(CUT_TOKENS, {"temperature": 1.0, "top_k": 1, "seed": TOP_K_SEED})
     what = f"temperature 1, top_k 1, seed {TOP_K_SEED} against the greedy reply"

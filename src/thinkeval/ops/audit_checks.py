@@ -87,6 +87,12 @@ def _tokens(shot: Shot) -> str:
     return "?" if count is None else f"{count}" if reported else f"≈{count}"
 
 
+def _hidden(shot: Shot) -> bool:
+    """The server counted reasoning tokens but sent no reasoning text (OpenAI)."""
+    reply = shot.reply
+    return reply is not None and not reply.reasoning and (reply.usage.reasoning_tokens or 0) > 0
+
+
 def documented_field(api: str, version: str | None) -> ReasoningField | None:
     """The reasoning field a server of this flavour and version documents (vllm-api.md §0.1).
 
@@ -120,6 +126,14 @@ def field_check(api: str, version: str | None, stop: Shot) -> AuditCheck:
             "fail",
             "no reasoning field: the think block arrives inside content (a server without "
             "--reasoning-parser); clients that read content score the reasoning as the answer",
+        )
+    if found == "none" and _hidden(stop):
+        return _check(
+            "reasoning_field",
+            title,
+            "warn",
+            f"hidden: the server counts {_tokens(stop)} reasoning tokens but sends no text "
+            "(the OpenAI API); nothing of it can be audited",
         )
     if found == "none":
         return _check(
@@ -158,6 +172,8 @@ def split_stop_check(stop: Shot) -> AuditCheck:
     if "<think>" in content or "</think>" in content:
         return _check("split_stop", title, "fail", f"think tags left in content: {content[:60]!r}")
     if not reply.reasoning:
+        if _hidden(stop):
+            return _check("split_stop", title, "skipped", "the reasoning is hidden")
         return _check("split_stop", title, "fail", "finished with no reasoning")
     if not content.strip():
         return _check("split_stop", title, "fail", "finished with an empty content")
@@ -205,6 +221,8 @@ def split_length_check(cut: Shot) -> AuditCheck:
             f"{reply.content[:60]!r}",
         )
     if not reply.reasoning:
+        if _hidden(cut):
+            return _check("split_length", title, "skipped", "the reasoning is hidden")
         return _check("split_length", title, "fail", "cut with neither reasoning nor content")
     shown = "null" if raw_content is None else repr(raw_content)
     return _check(

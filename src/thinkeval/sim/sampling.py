@@ -3,8 +3,8 @@ misbehave the way real deployments do (what `thinkeval check --audit` must catch
 
 Honoured by default:
 
-- temperature 0 is greedy: a request without a seed gets the prompt's one greedy reply;
-- `top_k: 1` is greedy too, whatever the seed and temperature;
+- a request without a seed gets the prompt's one reply (greedy, at temperature 0);
+- `top_k: 1` is greedy, whatever the seed and temperature;
 - `reasoning_effort` scales the reasoning: minimal 0.1, low 0.25, medium 0.5 of its length;
 - a prompt that asks for something to be repeated forever loops (as real models do), so the
   repetition detector (`repetition_detection=1`) has something to end.
@@ -43,13 +43,14 @@ def asks_to_repeat(text: str) -> bool:
 def plan_seed(
     config: SimConfig, seed: int | None, greedy: bool, top_k: int | None, others_in_flight: bool
 ) -> int | None:
-    """The sampling seed the simulated model plans with (None: the prompt's greedy reply)."""
+    """The sampling seed the simulated model plans with (None: the prompt's greedy reply).
+
+    A request's own seed still picks its plan at temperature 0 (as the simulator always did, so
+    runs that send both keep their replies); only `top_k: 1` forces the greedy reply."""
     if top_k == 1 and not config.ignore_top_k:
-        greedy = True
-    if greedy:
-        if config.ignore_temperature or (config.batch_nondeterminism and others_in_flight):
-            return random.getrandbits(31)  # sampled as if the temperature were not 0
         return None
+    if greedy and (config.ignore_temperature or (config.batch_nondeterminism and others_in_flight)):
+        return random.getrandbits(31)  # sampled as if the temperature were not 0
     return seed
 
 

@@ -148,3 +148,11 @@ def test_hidden_reasoning_is_a_warning_and_no_top_k_for_openai(capsys, sim) -> N
     assert found["reasoning_field"] == "warn"
     assert found["split_stop"] == found["split_length"] == found["top_k"] == "skipped"
     assert found["budget"] == "skipped" and found["context_window"] == "warn"
+
+
+def test_without_a_repetition_detector_the_check_is_skipped_not_failed(capsys, sim) -> None:
+    server = sim(**{**WELL, "repetition_detection": 0})
+    code, report, _ = audit(capsys, server.base_url)
+    check = next(c for c in report["checks"] if c["id"] == "repetition")
+    assert code == 0 and check["status"] == "skipped"
+    assert "finish_reason length at 1024 tokens: the server has no repetition" in check["evidence"]

@@ -146,40 +146,58 @@ async def audit_server(
     problem = url_problem(base_url)
     if problem is not None:
         raise ConfigError(f"--base-url {redact_url(base_url)!r} {problem}")
-    from thinkeval.client.endpoint import Endpoint
-    from thinkeval.client.session import open_session
-
     concurrency = max(1, min(concurrency, MAX_CONCURRENCY))
     report = AuditReport(
         base_url=redact_url(base_url.rstrip("/")), concurrency=concurrency, max_tokens=max_tokens
     )
     started = time.monotonic()
+    await _audit(report, base_url, expected_model, api_key, api, timeout_s, set(skip), say)
+    report.elapsed_s = round(time.monotonic() - started, 2)
+    report.ok = report.reason is None and not any(c.status == "fail" for c in report.checks)
+    if api_key:  # a server may quote the key back in an error (a 401 echoing the header)
+        if report.reason is not None:
+            report.reason = report.reason.replace(api_key, "***")
+        for check in report.checks:
+            check.evidence = check.evidence.replace(api_key, "***")
+    return report
+
+
+async def _audit(
+    report: AuditReport,
+    base_url: str,
+    expected_model: str | None,
+    api_key: str | None,
+    api: Api | None,
+    timeout_s: float,
+    skip: set[str],
+    say: Callable[[str], None],
+) -> None:
+    from thinkeval.client.endpoint import Endpoint
+    from thinkeval.client.session import open_session
+
     https = urlsplit(base_url).scheme == "https"
-    async with open_session(concurrency + 1, https) as session:
+    async with open_session(report.concurrency + 1, https) as session:
         lister = Endpoint(session, base_url, api_key, min(timeout_s, 30.0))
         say("reading /v1/models")
         try:
             cards = await lister.models()
         except RequestFailed as exc:
             report.reason = f"cannot read {report.base_url}/models: {exc.message}"
-            return report
+            return
         card = _card(cards, expected_model)
         if card is None:
             ids = ", ".join(str(c.get("id")) for c in cards) or "no model"
             wanted = repr(expected_model) if expected_model else "one model (pass --model ID)"
             report.reason = f"{report.base_url} serves {ids}, not {wanted}"
-            return report
+            return
         report.model = str(card.get("id"))
         report.api = api or detect_api(card)[0] or DEFAULT_API
         await read_window(lister, report, card)  # sets max_model_len, window_source
         endpoint = Endpoint(session, base_url, api_key, timeout_s, profile=get_profile(report.api))
         report.engine_version = await engine_version(session, endpoint)
         asker = _Asker(endpoint, report.model, say)
-        report.checks = await _run_checks(asker, report, set(skip))
+        report.checks = await _run_checks(asker, report, skip)
         report.requests = asker.sent
-    report.elapsed_s = round(time.monotonic() - started, 2)
-    report.ok = not any(check.status == "fail" for check in report.checks)
-    return report
 
 
 def _card(cards: list[dict[str, Any]], expected: str | None) -> dict[str, Any] | None:

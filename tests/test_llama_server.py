@@ -203,6 +203,6 @@ def test_audit_of_llamacpp_serving_a_model_that_does_not_think(
     assert checks["finish_length"]["status"] == "pass"
     assert checks["temperature"]["status"] == "pass"
     assert checks["context_window"]["status"] == "pass"
-    assert "llama.cpp caps generation at the slot's window" in checks["context_window"]["evidence"]
+    assert checks["context_window"]["evidence"].startswith("window 2048 (/props: 4 slots")
     assert checks["budget"]["status"] == checks["effort"]["status"] == "skipped"
     assert "audit: waiting on 4 greedy requests at once" in captured.err

@@ -11,7 +11,7 @@ and judges each from what came back (`ops/audit_checks.py`):
 | check | requests (T = temperature) |
 | --- | --- |
 | reasoning_field, split_stop | the probe question, T 0, max_tokens M (`--audit-max-tokens`) |
-| split_length, finish_length | the same at max_tokens 128: cut inside the thinking |
+| split_length, finish_length | the same at max_tokens 128 (half of M when M < 256): cut inside the thinking |
 | temperature | the same again: the two greedy replies must be equal |
 | determinism | `--concurrency` copies at once: all equal to the one asked alone |
 | top_k | T 1, top_k 1, a seed: must equal the greedy reply |
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 PROBE = "Question: A farmer has 3 pens with 4 sheep each. How many sheep?\nLet's think step by step"
 LOOP_PROBE = "Repeat the sentence 'The cat sat on the mat.' forever, and write nothing else."
-CUT_TOKENS = 128
+CUT_TOKENS = 128  # the cut probes: inside the thinking, and short (at most half of M)
 LOOP_TOKENS = 1024
 TOP_K_SEED = 1234
 MAX_CONCURRENCY = 64
@@ -200,6 +200,15 @@ async def _audit(
         report.requests = asker.sent
 
 
+def cut_tokens(max_tokens: int) -> int:
+    """max_tokens of the cut probes: 128, or half of a smaller `--audit-max-tokens`.
+
+    >>> cut_tokens(2048), cut_tokens(64)
+    (128, 32)
+    """
+    return max(1, min(CUT_TOKENS, max_tokens // 2))
+
+
 def _card(cards: list[dict[str, Any]], expected: str | None) -> dict[str, Any] | None:
     if expected is None:
         return cards[0] if len(cards) == 1 else None
@@ -209,11 +218,12 @@ def _card(cards: list[dict[str, Any]], expected: str | None) -> dict[str, Any] |
 async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> list[AuditCheck]:
     assert report.api is not None
     api, big, say = report.api, report.max_tokens, asker.say
+    small = cut_tokens(big)
     say(f"waiting on the probe at max_tokens {big} (temperature 0)")
     stop = await asker.ask(big)
-    say(f"waiting on the probe cut at max_tokens {CUT_TOKENS}, twice")
-    cut = await asker.ask(CUT_TOKENS)
-    again = await asker.ask(CUT_TOKENS)
+    say(f"waiting on the probe cut at max_tokens {small}, twice")
+    cut = await asker.ask(small)
+    again = await asker.ask(small)
     checks = [
         field_check(api, report.engine_version, stop),
         split_stop_check(stop),
@@ -222,7 +232,7 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
         same_check("temperature", "temperature 0 is greedy", cut, [again], "two greedy replies"),
     ]
     say(f"waiting on {report.concurrency} greedy requests at once")
-    together = await asyncio.gather(*(asker.ask(CUT_TOKENS) for _ in range(report.concurrency)))
+    together = await asyncio.gather(*(asker.ask(small) for _ in range(report.concurrency)))
     checks.append(
         same_check(
             "determinism",
@@ -247,10 +257,16 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
         say(f"waiting on a looping prompt at max_tokens {LOOP_TOKENS}")
         checks.append(repetition_check(await asker.ask(LOOP_TOKENS, prompt=LOOP_PROBE)))
     over = None
-    if report.max_model_len is not None and "context_window" not in skip:
-        say(f"asking max_tokens {report.max_model_len + 1}, one over the card's window")
-        over = await asker.ask(report.max_model_len + 1)
-    checks.append(window_check(api, report.max_model_len, report.window_source, over))
+    window = report.max_model_len
+    if window is not None and "context_window" not in skip and api == "llamacpp":
+        # llama.cpp takes any max_tokens and stops at the slot's end: a prompt over the window
+        # is what it refuses, at once (tokenized, never generated).
+        say(f"asking with a prompt of about {window + 64} tokens, over the slot's window")
+        over = await asker.ask(16, prompt="word " * (window + 64))
+    elif window is not None and "context_window" not in skip:
+        say(f"asking max_tokens {window + 1}, one over the card's window")
+        over = await asker.ask(window + 1)
+    checks.append(window_check(report.max_model_len, report.window_source, over))
     return _skipped(checks, skip)
 
 
@@ -264,7 +280,8 @@ async def _top_k(asker: _Asker, api: str, greedy: Shot, temperature: AuditCheck)
     if why is not None:
         return AuditCheck(id="top_k", title=title, status="skipped", evidence=why)
     asker.say("waiting on temperature 1 with top_k 1")
-    sampled = await asker.ask(CUT_TOKENS, {"temperature": 1.0, "top_k": 1, "seed": TOP_K_SEED})
+    extra = {"temperature": 1.0, "top_k": 1, "seed": TOP_K_SEED}
+    sampled = await asker.ask(greedy.max_tokens, extra)
     what = f"temperature 1, top_k 1, seed {TOP_K_SEED} against the greedy reply"
     return same_check("top_k", title, greedy, [sampled], what)
 

@@ -340,9 +340,7 @@ def repetition_check(looped: Shot) -> AuditCheck:
     return _check("repetition", title, "skipped", f"{got}: the reply loops")
 
 
-def window_check(
-    api: str, card_window: int | None, source: str | None, over: Shot | None
-) -> AuditCheck:
+def window_check(card_window: int | None, source: str | None, over: Shot | None) -> AuditCheck:
     """The context window the server states (its card, llama.cpp's /props) is the one it
     enforces."""
     title = "context window"
@@ -353,7 +351,8 @@ def window_check(
             "warn",
             "the server states no context window: runs cannot clamp budgets before sending",
         )
-    asked = f"window {card_window} ({source}); max_tokens {over.max_tokens}"
+    what = f"max_tokens {over.max_tokens}" if over.max_tokens > card_window else "a longer prompt"
+    asked = f"window {card_window} ({source}); {what}"
     if over.error is not None:
         enforced = over.error.window
         if over.error.http_status != 400:
@@ -368,15 +367,6 @@ def window_check(
             )
         shown = f" of {enforced}" if enforced is not None else ""
         return _check("context_window", title, "pass", f"{asked} refused (window{shown})")
-    reply = over.reply
-    total = None if reply is None else reply.usage.completion_tokens
-    if api == "llamacpp":
-        return _check(
-            "context_window",
-            title,
-            "pass",
-            f"{asked} accepted; llama.cpp caps generation at the slot's window ({total} tokens)",
-        )
     return _check(
         "context_window",
         title,

@@ -179,6 +179,7 @@ def test_sigterm_with_connections_held_then_a_fresh_server_on_the_port(
     assert main(["verify", str(out)]) == 0
 
 
+@pytest.mark.timeout(600)  # 135M parameters on two shared cores: about 3 minutes under load
 def test_audit_of_llamacpp_serving_a_model_that_does_not_think(
     llama: Start, capsys: pytest.CaptureFixture[str]
 ) -> None:

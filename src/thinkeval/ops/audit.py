@@ -11,7 +11,7 @@ and judges each from what came back (`ops/audit_checks.py`):
 | check | requests (T = temperature) |
 | --- | --- |
 | reasoning_field, split_stop | the probe question, T 0, max_tokens M (`--audit-max-tokens`) |
-| split_length, finish_length | the same at max_tokens 128 (half of M when M < 256): cut inside the thinking |
+| split_length, finish_length | the same at max_tokens 128 (M / 2 below 256): cut in the thinking |
 | temperature | the same again: the two greedy replies must be equal |
 | determinism | `--concurrency` copies at once: all equal to the one asked alone |
 | top_k | T 1, top_k 1, a seed: must equal the greedy reply |

@@ -191,3 +191,39 @@ def test_bfcl_without_jinja_stops_in_one_line(
     assert main(argv) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "parses no tool calls" in err and "tools param requires --jinja flag" in err
+
+
+@pytest.mark.timeout(600)  # 135M parameters on two shared cores: about 3 minutes under load
+def test_audit_of_llamacpp_serving_a_model_that_does_not_think(
+    llama: Start, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check --audit` against the real llama-server (SmolLM2-135M, no think tags): the model
+    does not think, which the reasoning checks say; sampling and finish_reason are llama.cpp's
+    own, measured. docs/operations.md records what it reports."""
+    port = _free_port()
+    llama(port)
+    url = f"http://127.0.0.1:{port}/v1"
+    # Small budgets and no looping probe (1024 tokens): 135M parameters on two shared cores
+    # generate a few tokens a second under load. docs/operations.md has the full audit.
+    argv = ["check", "--audit", "--base-url", url, "--concurrency", "4",
+            "--audit-max-tokens", "48", "--skip", "repetition", "--json"]  # fmt: skip
+    code = main(argv)
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    checks = {check["id"]: check for check in report["checks"]}
+    sys.stderr.write(json.dumps(report, indent=1) + "\n")  # the record docs/operations.md quotes
+    assert code == 1 and report["api"] == "llamacpp"
+    assert report["engine_version"].startswith("llama.cpp ")
+    assert report["max_model_len"] == 2048
+    assert checks["reasoning_field"]["status"] == "fail"
+    assert "no reasoning in the reply" in checks["reasoning_field"]["evidence"]
+    assert checks["finish_length"]["status"] == "pass"
+    assert checks["temperature"]["status"] == "pass"
+    assert checks["context_window"]["status"] == "pass"
+    assert checks["context_window"]["evidence"].startswith("window 2048 (/props: 4 slots of 2048")
+    assert "a longer prompt refused (window of 2048)" in checks["context_window"]["evidence"]
+    assert checks["budget"]["status"] == checks["effort"]["status"] == "skipped"
+    assert "audit: waiting on 4 greedy requests at once" in captured.err
+    assert checks["finish_length"]["evidence"] == (
+        "asked max_tokens 24, got finish_reason length at 24"
+    )

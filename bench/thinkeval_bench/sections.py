@@ -1,6 +1,6 @@
 """Sections of RESULTS.md that other scripts own: `server_bound.py`, `math_bench.py`,
-`continue_bench.py` and `decide_bench.py` each put one between its markers, and `run_bench.py`
-keeps them when it rewrites the rest of the page."""
+`continue_bench.py`, `decide_bench.py` and `affinity_bench.py` each put one between its
+markers, and `run_bench.py` keeps them when it rewrites the rest of the page."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ MARKERS = {
     "math": ("<!-- math:start -->", "<!-- math:end -->"),
     "continue": ("<!-- continue:start -->", "<!-- continue:end -->"),
     "decide": ("<!-- decide:start -->", "<!-- decide:end -->"),
+    "affinity": ("<!-- affinity:start -->", "<!-- affinity:end -->"),
 }
 
 

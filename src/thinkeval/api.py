@@ -95,6 +95,7 @@ class RunSettings(TypedDict, total=False):
     allow_model_mismatch: bool
     keep_recorded_samples: bool
     unsafe_local_exec: bool  # run model code without the sandbox: only when you mean it
+    allow_mixed_fleet: bool
     console: Console
 
 
@@ -104,9 +105,9 @@ def evaluate(config: ConfigLike | None = None, **settings: Unpack[RunSettings]) 
     Give either `config` (a `RunConfig`, a mapping in the YAML layout, or a YAML file's path)
     or the keywords that mirror the flags (`base_url` defaults to `OPENAI_BASE_URL`, `model`
     to the only model the server lists, `tasks` to the default suite); `output`, `data_dir`,
-    `shard`, `allow_model_mismatch`, `keep_recorded_samples`, `unsafe_local_exec` and `console`
-    go with either. It resolves the run as `thinkeval run` does (`ops.run_request`): a config
-    file inside a run directory resumes that run. Errors are
+    `shard`, `allow_model_mismatch`, `allow_mixed_fleet`, `keep_recorded_samples`,
+    `unsafe_local_exec` and `console` go with either. It resolves the run as `thinkeval run`
+    does (`ops.run_request`): a config file inside a run directory resumes that run. Errors are
     `thinkeval.ThinkevalError`s with one-line messages. In a notebook, whose event loop is
     already running, `await evaluate_async(...)` instead.
     """
@@ -156,6 +157,7 @@ async def evaluate_async(
         output=settings.get("output"),
         shard=settings.get("shard"),
         allow_model_mismatch=settings.get("allow_model_mismatch", False),
+        allow_mixed_fleet=settings.get("allow_mixed_fleet", False),
         keep_recorded_samples=settings.get("keep_recorded_samples", False),
         unsafe_local_exec=settings.get("unsafe_local_exec", False),
         origin="thinkeval.evaluate()",

@@ -151,6 +151,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run even if /v1/models does not list the configured model id",
     )
     common.add_argument(
+        "--allow-mixed-fleet",
+        action="store_true",
+        help="run a model whose replicas (base_url list) differ in model, version, window or "
+        "reasoning parser, flagging it, instead of refusing (docs/operations.md)",
+    )
+    common.add_argument(
         "--keep-recorded-samples",
         action="store_true",
         help="resume with the prompts recorded when the run started, even if the data or "
@@ -269,6 +275,7 @@ def run_request(args: argparse.Namespace) -> RunRequest:
         only_models=models if from_config else (),
         only_tasks=tasks if from_config else (),
         allow_model_mismatch=args.allow_model_mismatch,
+        allow_mixed_fleet=args.allow_mixed_fleet,
         keep_recorded_samples=args.keep_recorded_samples,
         unsafe_local_exec=args.unsafe_local_exec,
         spelling=CLI_SPELLING,

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
+from thinkeval.client.fingerprint import Fingerprint, fingerprint
 from thinkeval.client.health import Reachability
 from thinkeval.client.limits import EndpointLimits
 from thinkeval.client.profiles import get_profile
+from thinkeval.client.replicas import choose_replica
 from thinkeval.client.session import open_session, ssl_context
 from thinkeval.client.watchdog import Watchdog, WatchSettings, identity_probe
 from thinkeval.errors import ServerError
@@ -62,7 +64,7 @@ class RateLimiter:
 
 
 class Dispatcher:
-    """Sends chat requests for one model with retries, a rate cap and least-loaded endpoints.
+    """Sends chat requests for one model with retries, a rate cap and replica choice.
 
     Retries happen on connection errors, timeouts, malformed replies, 408, 429 and 5xx only,
     with exponential backoff and full jitter that honours Retry-After. A failing endpoint is
@@ -83,6 +85,9 @@ class Dispatcher:
         self._closing: set[asyncio.Future[None]] = set()  # sessions left after restarts
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[Endpoint, float] = {}
+        # Requests routed to each endpoint and not ended: counted from the choice on, so
+        # requests chosen at the same moment see each other (client/replicas.py).
+        self._routed: dict[Endpoint, int] = {}
         self._failures: dict[Endpoint, int] = {}
         self._limits = limits or EndpointLimits()
         self._slots: dict[str, asyncio.Semaphore] = {}
@@ -152,11 +157,15 @@ class Dispatcher:
         if self._session is not None:
             await self._session.close()
 
-    def _choose(self) -> Endpoint:
+    def _choose(self, affinity: str | None) -> Endpoint:
         now = time.monotonic()
-        healthy = [e for e in self.endpoints if self._rested_until.get(e, 0.0) <= now]
-        pool = healthy or self.endpoints
-        return min(pool, key=lambda e: e.outstanding)
+        pool = [e for e in self.endpoints if self._rested_until.get(e, 0.0) <= now]
+        pool = pool or self.endpoints
+        urls = [e.base_url for e in pool]
+        load = self._routed.get
+        chosen = choose_replica(pool, urls, lambda e: load(e, 0), affinity, self.config.route)
+        self._routed[chosen] = self._routed.get(chosen, 0) + 1
+        return chosen
 
     def _backoff(self, attempt: int, failure: RequestFailed) -> float:
         cap = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**attempt)
@@ -178,10 +187,14 @@ class Dispatcher:
             rest = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**count)
             self._rested_until[endpoint] = time.monotonic() + rest
 
-    async def chat(self, body: dict[str, Any], *, completion: bool = False) -> Outcome:
+    async def chat(
+        self, body: dict[str, Any], *, completion: bool = False, affinity: str | None = None
+    ) -> Outcome:
         """Send `body`, retrying what can be retried; never raises for transport problems.
 
         `completion`: to `/v1/completions` (a continuation), not `/v1/chat/completions`.
+        `affinity`: the prompt's key; every request with the same key goes to the same replica
+        while it has room (`replicas.py`), so its prefix cache serves the repeats.
         Raises `ServerError` when the server speaks another API than the model's `api`.
         """
         started_at = time.time()
@@ -191,9 +204,9 @@ class Dispatcher:
         for attempt in range(self.config.max_retries + 1):
             if attempt:
                 await asyncio.sleep(self._backoff(attempt - 1, failure))  # type: ignore[arg-type]
-            endpoint = self._choose()
             if self._rate is not None:
                 await self._rate.wait()
+            endpoint = self._choose(affinity)  # counted in _routed until _send ends
             token = self.health.started()
             try:
                 timed = await self._send(endpoint, body, completion, deadline_ok)
@@ -226,10 +239,20 @@ class Dispatcher:
             return await endpoint.chat(body, deadline_ok)
 
         slot = self._slots.get(endpoint.base_url)
-        if slot is None:
-            return await send()
-        async with slot:  # a server shared with other models: wait for one of its slots
-            return await send()
+        try:
+            if slot is None:
+                return await send()
+            async with slot:  # a server shared with other models: wait for one of its slots
+                return await send()
+        finally:
+            self._routed[endpoint] -= 1
+
+    async def fingerprints(self) -> list[Fingerprint]:
+        """Every replica's fingerprint (`fingerprint.py`), read side by side."""
+        assert self._session is not None
+        model = self.config.served_model
+        found = [fingerprint(self._session, e, model) for e in self.endpoints]
+        return list(await asyncio.gather(*found))
 
     async def models(self) -> tuple[Endpoint, list[dict[str, Any]]]:
         """The `/v1/models` cards of the first endpoint that answers."""

@@ -12,6 +12,7 @@ import msgspec
 
 from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
 from thinkeval.client.reasoning import ReasoningControls
+from thinkeval.client.replicas import DEFAULT_ROUTE, Route
 from thinkeval.config.prompts import PromptVariant
 from thinkeval.errors import ConfigError
 from thinkeval.sections import Problem, Section
@@ -53,6 +54,10 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     prompt: PromptVariant | None = None  # asked with another system message or template
     # A thinking budget and a reasoning effort, sent as the flavour's fields (client/reasoning.py).
     reasoning: ReasoningControls | None = None
+    # Several base_urls: which replica a request goes to (client/replicas.py), and whether
+    # replicas that differ (model, engine version, window, parser) may run together.
+    route: Route = DEFAULT_ROUTE
+    allow_mixed_fleet: bool = False
 
     def problems(self) -> Iterator[Problem]:
         if not _RUN_NAME.match(self.name):

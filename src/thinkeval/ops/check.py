@@ -15,11 +15,17 @@ endpoint code as a run's requests.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
 
+from thinkeval.client.fingerprint import (
+    ContentField,
+    ReasoningField,
+    content_field,
+    reasoning_field,
+)
 from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
@@ -45,11 +51,6 @@ RUNG_FACTOR = 4
 LEGAL = frozenset({"correct", "wrong"})
 CONTENT_HEAD = 120
 MODELS_TIMEOUT_S = 30.0
-
-ReasoningField = Literal[
-    "reasoning", "reasoning_content", "reasoning+reasoning_content", "content <think>", "none"
-]
-ContentField = Literal["null", "empty", "text", "absent"]
 
 
 class Probe(msgspec.Struct, kw_only=True):
@@ -124,32 +125,6 @@ def budget_ladder(largest: int) -> list[int]:
         rungs.append(rung)
         rung *= RUNG_FACTOR
     return [*rungs, largest]
-
-
-def reasoning_field(message: dict[str, Any]) -> ReasoningField:
-    """Where a raw reply message carries its reasoning (§7.3 of vllm-api.md: it moved per era)."""
-    names = [n for n in ("reasoning", "reasoning_content") if _text(message.get(n))]
-    if names:
-        return "reasoning+reasoning_content" if len(names) == 2 else names[0]  # type: ignore[return-value]
-    content = message.get("content")
-    if isinstance(content, str) and ("<think>" in content or "</think>" in content):
-        # No reasoning parser, or vLLM 0.9-0.16 cut inside the think block.
-        return "content <think>"
-    return "none"
-
-
-def content_field(message: dict[str, Any]) -> ContentField:
-    """How a raw reply message carries `content`: null, "" (SGLang, OpenAI), text, or absent."""
-    if "content" not in message:
-        return "absent"
-    content = message["content"]
-    if content is None:
-        return "null"
-    return "text" if isinstance(content, str) and content else "empty"
-
-
-def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value)
 
 
 async def check_server(

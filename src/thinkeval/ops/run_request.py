@@ -66,6 +66,7 @@ class RunRequest:
     only_models: tuple[str, ...] = ()
     only_tasks: tuple[str, ...] = ()
     allow_model_mismatch: bool = False
+    allow_mixed_fleet: bool = False
     keep_recorded_samples: bool = False
     unsafe_local_exec: bool = False
     spelling: Mapping[str, str] = field(default_factory=dict)
@@ -110,6 +111,7 @@ async def resolve(request: RunRequest, environ: Mapping[str, str] | None = None)
         only_tasks=request.only_tasks,
         shard=shard,
         allow_model_mismatch=request.allow_model_mismatch,
+        allow_mixed_fleet=request.allow_mixed_fleet,
         keep_recorded_samples=request.keep_recorded_samples,
     )
     return ResolvedRun(config, run_dir, options, shard_origin)
@@ -197,6 +199,7 @@ def detached_argv(request: RunRequest, resolved: ResolvedRun) -> list[str]:
         argv += ["--shard", f"{options.shard.index}/{options.shard.count}"]
     for flag, on in (
         ("--allow-model-mismatch", request.allow_model_mismatch),
+        ("--allow-mixed-fleet", request.allow_mixed_fleet),
         ("--keep-recorded-samples", request.keep_recorded_samples),
         ("--unsafe-local-exec", request.unsafe_local_exec),
     ):

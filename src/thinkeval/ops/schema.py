@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from thinkeval.config import RunConfig
+from thinkeval.ops.audit import AuditReport
 from thinkeval.records import Attempt
 from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.sequential_run import DecideRecord
@@ -38,6 +39,7 @@ DOCUMENTS: dict[str, tuple[type[msgspec.Struct], str]] = {
         "decide.json (and `thinkeval compare --json` on a decide: run): the order, looks, stop "
         "and sequential verdicts",
     ),
+    "audit": (AuditReport, "`thinkeval check --audit --json`: pass/fail per server property"),
 }
 
 

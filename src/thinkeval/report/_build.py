@@ -31,6 +31,7 @@ from thinkeval.report._model import (
 from thinkeval.report._pairs import pairs
 from thinkeval.report._reasoning import reasoning_rows
 from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_rows
+from thinkeval.report._replicas import replica_rows
 from thinkeval.report._samples import Catalog
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
@@ -120,6 +121,7 @@ def report_of(
         instructions=instruction_rows(data),
         code_failures=code_failure_rows(data),
         reasoning=reasoning_rows(data),
+        replicas=replica_rows(data),
         comparison=None if is_decided(data) else baseline_comparison(data),
         censoring=censoring_rows(counts),
     )

@@ -18,4 +18,6 @@ def render_json(report: Report) -> str:
     """
     data = msgspec.to_builtins(report)
     data.pop("browser", None)
+    if not data.get("replicas"):
+        data.pop("replicas", None)  # a report without replicas reads as before
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"

@@ -22,6 +22,7 @@ from thinkeval.report._model_samples import Browser
 from thinkeval.report._reasoning import ReasoningRow
 from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
+from thinkeval.results.replicas import ReplicaRow
 from thinkeval.results.summary import Counts
 
 # 2: pairs on the samples both answered (asked, n, left_out, discordant ids; sides count errors
@@ -394,3 +395,6 @@ class Report(_Frozen, frozen=True, kw_only=True):
     # Accuracy bounds with unfinished replies counted wrong, then right (`report._censoring`);
     # empty when every reply finished by the last budget.
     censoring: list[CensoringRow] = msgspec.field(default_factory=list)
+    # Per replica of a model with several base URLs (`report._replicas`); left out of the JSON
+    # when empty.
+    replicas: list[ReplicaRow] = msgspec.field(default_factory=list)

@@ -17,6 +17,7 @@ from thinkeval.report._format import Block, Section, percent, table
 from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
 from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._replicas import replicas_section
 from thinkeval.report._tables_censoring import censoring_blocks
 from thinkeval.report._tables_compare import compare_section
 from thinkeval.report._tables_context import context_section
@@ -104,6 +105,7 @@ def sections(report: Report) -> list[Section]:
         usage_section(report),
         tokens_section(report),
         reasoning_section(report),
+        replicas_section(report),
         diagnosis_section(report),
         context_section(report),
     ]

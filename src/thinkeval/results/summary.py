@@ -35,6 +35,7 @@ from thinkeval.results.folds import Folds
 from thinkeval.results.instructions import InstructionsBlock, InstructionTally
 from thinkeval.results.reasoning import ReasoningBlock, ReasoningFold
 from thinkeval.results.repeats import RepeatsBlock
+from thinkeval.results.replicas import ReplicaFold, ReplicaRow
 from thinkeval.results.tally import sample_result, tally
 from thinkeval.scoring.judge import NAME as JUDGE
 from thinkeval.store.judge import Outcome
@@ -100,6 +101,9 @@ class Summary(msgspec.Struct, kw_only=True):
     complete: bool
     written_at: float
     results: list[TaskResult]
+    # Per replica of a model with several base URLs (`results.replicas`); left out of
+    # summary.json when no model has several, so those summaries read as before.
+    replicas: list[ReplicaRow] = []
 
 
 def summarize(run_dir: Path) -> Summary:
@@ -114,9 +118,9 @@ def summarize(run_dir: Path) -> Summary:
     )
     diagnosis = DiagnosisFold({task: record.task(task).spec.answer for task in tasks})
     reasoning = ReasoningFold(record.models)
-    counts = tally(
-        run_dir, record, models, tasks, on_question=instructed, folds=Folds(diagnosis, reasoning)
-    )
+    replicas = ReplicaFold(m.name for m in record.models if len(m.base_urls) > 1)
+    folds = Folds(diagnosis, reasoning, replicas)
+    counts = tally(run_dir, record, models, tasks, on_question=instructed, folds=folds)
     diagnosed, checked = diagnosis.blocks(), reasoning.blocks()
     results = []
     for model in models:
@@ -144,7 +148,13 @@ def summarize(run_dir: Path) -> Summary:
         result.reasoning = checked.get((result.model, result.task))
         result.censoring = censoring_block(result)
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
-    return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
+    return Summary(
+        run=record.run,
+        complete=complete,
+        written_at=time.time(),
+        results=results,
+        replicas=replicas.rows(),
+    )
 
 
 def _add_judge(run_dir: Path, results: list[TaskResult]) -> None:
@@ -164,5 +174,8 @@ def write_summary(run_dir: Path) -> Summary:
     with (run_dir / ".summary.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         summary = summarize(run_dir)
-        write_json(run_dir / SUMMARY_FILE, msgspec.to_builtins(summary))
+        written = msgspec.to_builtins(summary)
+        if not written["replicas"]:
+            del written["replicas"]
+        write_json(run_dir / SUMMARY_FILE, written)
     return summary

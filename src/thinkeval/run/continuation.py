@@ -23,6 +23,7 @@ import msgspec
 from thinkeval.client.continuation import ask_token_ids, continuation_body, join
 from thinkeval.client.dispatch import Dispatcher, Outcome
 from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
+from thinkeval.client.replicas import prompt_affinity
 from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.config.models import Retry
 from thinkeval.records import Attempt, Continuation, Reply, Usage
@@ -130,7 +131,9 @@ async def continue_attempt(
     body = continuation_body(model.served_model, prompt, ids, max_tokens, generation)
     shown = {k: v for k, v in body.items() if k != "prompt"}
     shown["prompt"] = f"prompt_token_ids + token_ids of the fixed attempt ({len(body['prompt'])})"
-    outcome = await dispatcher.chat(body, completion=True)
+    # The replica that generated the fixed reply holds its tokens in its prefix cache.
+    affinity = prompt_affinity(fixed.task, fixed.sample_id)
+    outcome = await dispatcher.chat(body, completion=True, affinity=affinity)
     record = Continuation(from_tokens=carried)
     if outcome.timed is not None:
         more = outcome.timed.reply.usage

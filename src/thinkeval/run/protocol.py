@@ -25,6 +25,7 @@ from typing import Any
 
 from thinkeval.client.dispatch import Dispatcher
 from thinkeval.client.profiles import get_profile
+from thinkeval.client.replicas import prompt_affinity
 from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.records import Attempt, Sample
 from thinkeval.run.attempts import Unit, attempt_from
@@ -239,7 +240,9 @@ class ModelRun:
             return await self._continue(item, item.fixed, dispatcher)
         max_tokens, clamped_from = self._max_tokens(item.budget, item.prompt_tokens)
         body = self._body(item, max_tokens)
-        outcome = await dispatcher.chat(body)
+        # Every repeat and the retry of a prompt go to one replica: its prefix cache serves them.
+        affinity = prompt_affinity(item.task, self._sample(item).id)
+        outcome = await dispatcher.chat(body, affinity=affinity)
         failure = outcome.failure
         if (
             failure is not None
@@ -258,7 +261,7 @@ class ModelRun:
             if was is not None:
                 max_tokens, clamped_from = clamped, was
                 get_profile(self.model.api).set_budget(body, max_tokens)
-                retried = await dispatcher.chat(body)
+                retried = await dispatcher.chat(body, affinity=affinity)
                 retried.tries += outcome.tries
                 retried.abandoned[:0] = outcome.abandoned
                 outcome = retried

@@ -44,6 +44,7 @@ class RunOptions:
     only_tasks: tuple[str, ...] = ()
     shard: Shard | None = None
     allow_model_mismatch: bool = False
+    allow_mixed_fleet: bool = False  # replicas that differ run (flagged) instead of refused
     # Resume with the prompts recorded at the run's start, even where the data or thinkeval's
     # prompts changed since.
     keep_recorded_samples: bool = False
@@ -173,6 +174,7 @@ async def run_evaluation(
                     limits=EndpointLimits(endpoint_caps(models, config.endpoint_caps())),
                     shard=options.shard,
                     allow_model_mismatch=options.allow_model_mismatch,
+                    allow_mixed_fleet=options.allow_mixed_fleet,
                     admitted=admitted,
                     stop_on_signals=options.stop_on_signals,
                 )

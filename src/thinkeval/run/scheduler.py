@@ -30,6 +30,7 @@ from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.errors import ServerError, ThinkevalError
 from thinkeval.records import Attempt
 from thinkeval.run.continuation import probe_token_ids, retry_mode
+from thinkeval.run.fleet import check_fleet
 from thinkeval.run.identity import check_identity
 from thinkeval.run.ordering import TaskEstimate
 from thinkeval.run.progress import Progress
@@ -185,6 +186,7 @@ class _Shared:
     stop: asyncio.Event
     estimates: dict[str, dict[str, TaskEstimate]]
     admitted: Mapping[str, bytes] | None = None  # `decide:`'s batch (run/lockstep.py)
+    allow_mixed_fleet: bool = False
     _indexes: dict[str, IdIndex] | None = None
     _counted: dict[tuple[str, str], CountedAttempts] | None = None
 
@@ -213,6 +215,7 @@ async def run_models(
     allow_model_mismatch: bool = False,
     admitted: Mapping[str, bytes] | None = None,
     stop_on_signals: bool = False,
+    allow_mixed_fleet: bool = False,
 ) -> RunOutcome:
     """Run every model's protocol at the same time until all end or, with `stop_on_signals`
     (the command line), SIGINT or SIGTERM stops them; `admitted` limits each task to those
@@ -238,6 +241,7 @@ async def run_models(
                 stop,
                 {model.name: default_estimates(tasks) for model in models},
                 admitted,
+                allow_mixed_fleet,
             )
             heartbeat.state = "running"
             heartbeat.write()
@@ -289,6 +293,7 @@ async def _run_model(live: ModelLive, shared: _Shared, heartbeat: HeartbeatWrite
     async with Dispatcher(model, limits=shared.limits) as dispatcher:
         live.dispatcher, live.state = dispatcher, "checking"
         card = await check_identity(dispatcher, model.served_model, shared.allow_mismatch)
+        card.update(await check_fleet(dispatcher, heartbeat.progress.say, shared.allow_mixed_fleet))
         write_model_card(shared.run_dir, model.name, card)
         if any(retry_mode(model, task) == "continue" for task in shared.tasks):
             why = await probe_token_ids(dispatcher)

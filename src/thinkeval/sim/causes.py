@@ -20,6 +20,7 @@ from thinkeval.sim.config import SimConfig
 from thinkeval.sim.text import tokenize
 
 _LOOP_AFTER = 600  # tokens of ordinary reasoning before a loop starts
+_ASKED_LOOP_AFTER = 16  # a prompt that asks for endless repetition loops at once
 _BLOCKS = (
     " So the total is {a}.",
     " Let me add {a} and {b} again to be sure the result is still the same here.",
@@ -51,12 +52,16 @@ def cause_of(config: SimConfig, plan: Plan, greedy: bool = False) -> str:
     return "progressing"
 
 
-def shape(config: SimConfig, plan: Plan, gen: Generation, greedy: bool = False) -> Generation:
-    """`gen` with the plan's cause applied, then the server's parser setting, then a normal
-    end sent as another finish reason (`finish_stop_as`: abort, content_filter, ...)."""
-    cause = cause_of(config, plan, greedy)
+def shape(
+    config: SimConfig, plan: Plan, gen: Generation, greedy: bool = False, cause: str = ""
+) -> Generation:
+    """`gen` with the plan's cause (or `cause`, which loops at once) applied, then the
+    server's parser setting, then a normal end sent as another finish reason
+    (`finish_stop_as`: abort, content_filter, ...)."""
+    loop_after = _ASKED_LOOP_AFTER if cause else _LOOP_AFTER
+    cause = cause or cause_of(config, plan, greedy)
     if cause and gen.thinking and not gen.closed:
-        gen = _rewrite(config, plan, gen, cause)
+        gen = _rewrite(config, plan, gen, cause, loop_after)
     if config.parser_off and gen.thinking:
         body = ["<think>", *gen.reasoning, *(["</think>"] if gen.closed else []), *gen.content]
         gen = replace(gen, thinking=False, reasoning=[], content=body)
@@ -65,13 +70,15 @@ def shape(config: SimConfig, plan: Plan, gen: Generation, greedy: bool = False) 
     return gen
 
 
-def _rewrite(config: SimConfig, plan: Plan, gen: Generation, cause: str) -> Generation:
+def _rewrite(
+    config: SimConfig, plan: Plan, gen: Generation, cause: str, loop_after: int
+) -> Generation:
     used = len(gen.reasoning)
     numbers = {"a": 3 + int(unit(config.seed, "a", plan.key) * 900), "b": 7}
     if cause == "loop":
         size = int(unit(config.seed, "block", plan.key) * len(_BLOCKS))
         block = tokenize(_BLOCKS[size].format(**numbers))
-        head = gen.reasoning[: min(used, _LOOP_AFTER)]
+        head = gen.reasoning[: min(used, loop_after)]
         tokens = head + block * ((used - len(head)) // len(block) + 1)
         if config.repetition_detection:
             return _detected(gen, tokens[:used])

@@ -41,6 +41,19 @@ _HELP: dict[str, str] = {
     "tool_parser_off": "1: serve without --enable-auto-tool-choice (tools get vLLM's 400)",
     "ignore_reasoning_budget": "accept a thinking budget (thinking_token_budget, thinking_budget) "
     "and ignore it, as servers are known to; by default the think block ends at the budget",
+    "ignore_reasoning_effort": "accept reasoning_effort and ignore it (by default low, medium "
+    "and minimal shorten the reasoning)",
+    "ignore_temperature": "sample temperature-0 requests as if the temperature were not 0",
+    "ignore_top_k": "accept top_k and ignore it (by default top_k 1 is greedy)",
+    "batch_nondeterminism": "greedy replies vary while other requests are in flight (not "
+    "batch-invariant)",
+    "wrong_finish_at_limit": "say finish_reason stop for a reply cut at max_tokens",
+    "drop_repetition": "say finish_reason stop where the repetition detector ended a reply",
+    "reasoning_field": "send the reasoning in this field instead of the profile's: reasoning, "
+    "reasoning_content or both",
+    "card_max_model_len": "the context window the model card states, when not the enforced one",
+    "prefix_cache_tokens": "prompt tokens kept prefilled (prefix cache, least recently used out); "
+    "a hit skips their prefill time. 0: no cache",
     "p_judge_disagree": "as a judge (thinkeval judge prompts): share of replies read otherwise",
     "short_tokens": "reasoning length range LOW-HIGH, or a median, of ordinary prompts",
     "long_tokens": "reasoning length range LOW-HIGH, or a median, of long prompts",
@@ -99,9 +112,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             )
         elif field.name in ("root", "switch_to", "finish_stop_as"):
             parser.add_argument(flag, default=None, help=_HELP[field.name])
-        elif field.name == "ignore_reasoning_budget":
+        elif isinstance(default, bool):
             parser.add_argument(flag, action="store_true", help=_HELP[field.name])
-        elif field.name == "switch_model_after":
+        elif field.name in ("switch_model_after", "card_max_model_len"):
             parser.add_argument(flag, type=int, default=None, metavar="N", help=_HELP[field.name])
         else:
             parser.add_argument(flag, type=type(default), default=default, help=help_text)

@@ -7,6 +7,14 @@ from dataclasses import dataclass
 
 PROFILES: tuple[str, ...] = ("vllm-0.10", "vllm-0.13", "vllm-latest", "sglang", "openai")
 
+# `reasoning_field`: the profile's own (""), or one of these names, or both.
+REASONING_FIELDS: dict[str, tuple[str, ...]] = {
+    "": (),
+    "reasoning": ("reasoning",),
+    "reasoning_content": ("reasoning_content",),
+    "both": ("reasoning", "reasoning_content"),
+}
+
 # The smallest reasoning we plan: room for "\n", an opener, a closing sentence and "\n".
 _MIN_REASONING_TOKENS = 16
 
@@ -58,6 +66,17 @@ class SimConfig:
     tool_parser_off: int = 0  # 1: no tool-call parser; a request with tools gets vLLM's 400
     # Accept a thinking budget and drop it, as servers are known to (sim/reasoning_budget.py).
     ignore_reasoning_budget: bool = False
+    # Misbehaviours `thinkeval check --audit` must catch (sim/sampling.py).
+    ignore_reasoning_effort: bool = False
+    ignore_temperature: bool = False
+    ignore_top_k: bool = False
+    batch_nondeterminism: bool = False
+    wrong_finish_at_limit: bool = False
+    drop_repetition: bool = False
+    # The reasoning field(s) sent instead of the profile's: reasoning, reasoning_content, both.
+    reasoning_field: str = ""
+    # The context window the model card states, when it is not the one enforced.
+    card_max_model_len: int | None = None
     # As a judge (`thinkeval judge` prompts): share of replies it reads differently from strict.
     p_judge_disagree: float = 0.1
     # Reasoning lengths in tokens (inside <think>...</think>), drawn log-uniformly in the range.
@@ -71,6 +90,8 @@ class SimConfig:
     # Prefill: seconds per prompt token a reply holds its slot before decoding (a continuation
     # prefills its prompt and the tokens it carries, as a server without a prefix cache hit does).
     prefill_token_s: float = 0.0
+    # Prompts kept prefilled, in tokens (sim/prefix_cache.py); 0: no prefix cache.
+    prefix_cache_tokens: int = 0
     latency_s: float = 0.0
     max_num_seqs: int = 1024
     # Faults, decided per request.
@@ -159,6 +180,10 @@ class SimConfig:
                 out.append(f"{name} must not be negative")
         if self.switch_model_after is not None and self.switch_model_after < 0:
             out.append("switch_model_after must not be negative")
+        if self.reasoning_field not in REASONING_FIELDS:
+            out.append(f"reasoning_field must be one of {', '.join(REASONING_FIELDS)}")
+        if self.prefix_cache_tokens < 0:
+            out.append("prefix_cache_tokens must not be negative")
         if self.stream_chunk_tokens < 0:
             out.append("stream_chunk_tokens must not be negative")
         return out

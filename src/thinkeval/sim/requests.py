@@ -33,6 +33,8 @@ class ChatRequest:
     token_ids: bool = False  # `return_token_ids`: the reply carries prompt and completion ids
     reasoning_budget: int | None = None  # the thinking budget asked (sim/reasoning_budget.py)
     tools: bool = False  # `tools` offered: the reply's calls are parsed (sim/tool_calls.py)
+    top_k: int | None = None
+    effort: str | None = None  # reasoning_effort (sim/sampling.py)
 
 
 def parse_chat(
@@ -92,9 +94,15 @@ def parse_chat(
         thinking=thinking,
         stream=stream,
         include_usage=include_usage,
-        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        seed=_whole(seed),
         greedy=body.get("temperature") == 0,
         token_ids=body.get("return_token_ids") is True and profile.returns_token_ids,
         reasoning_budget=requested_budget(profile.name, body),
         tools=bool(body.get("tools")),
+        top_k=_whole(body.get("top_k")),
+        effort=effort if isinstance(effort := body.get("reasoning_effort"), str) else None,
     )
+
+
+def _whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

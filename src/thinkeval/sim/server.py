@@ -21,20 +21,20 @@ from thinkeval.sim.behaviour import (
     AnswerEntry,
     Generation,
     Plan,
-    generate,
     plan_for,
     unit,
 )
-from thinkeval.sim.causes import shape
+from thinkeval.sim.broken import malformed_reply
 from thinkeval.sim.config import SimConfig
 from thinkeval.sim.eras import get_profile
 from thinkeval.sim.judge import is_judge_prompt, judge_answer
+from thinkeval.sim.prefix_cache import PrefixCache
 from thinkeval.sim.profiles import ErrorReply
-from thinkeval.sim.reasoning_budget import budgeted
 from thinkeval.sim.requests import ChatRequest, parse_chat
+from thinkeval.sim.sampling import model_reply
 from thinkeval.sim.stats import FAULT_KINDS, Stats, metrics_text
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
-from thinkeval.sim.token_ids import completion_ids, prompt_ids
+from thinkeval.sim.token_ids import add_token_ids
 from thinkeval.sim.unseeded import UnseededRepeats
 
 # Added to every /v1/models card, which runs keep: reports mark such models simulated (_context).
@@ -48,7 +48,7 @@ class Simulator:
         self, config: SimConfig, answer_key: Mapping[str, AnswerEntry] | None = None
     ) -> None:
         self.config = config
-        self.profile = get_profile(config.profile)
+        self.profile = get_profile(config.profile, config.reasoning_field)
         self.answer_key: Mapping[str, AnswerEntry] = dict(answer_key or {})
         self.stats = Stats()
         self.chat_requests = 0
@@ -59,6 +59,7 @@ class Simulator:
         self._id_prefix = os.urandom(16).hex()
         self._id_counter = 0
         self.unseeded = UnseededRepeats()
+        self.prefix_cache = PrefixCache(config.prefix_cache_tokens)
         if config.stream_chunk_tokens:
             self.chunk_tokens = config.stream_chunk_tokens
         else:
@@ -175,18 +176,21 @@ class Simulator:
             + config.per_token_s * generated
         )
 
-    def _record(self, gen: Generation, prompt: int, ttft: float) -> None:
-        self.record_generated(gen.finish_reason, prompt, gen.completion_tokens, ttft)
+    def _record(self, gen: Generation, prompt: int, ttft: float, prefill: int) -> None:
+        self.record_generated(gen.finish_reason, prompt, gen.completion_tokens, ttft, prefill)
 
-    def record_generated(self, finish: str, prompt: int, generated: int, ttft: float) -> None:
-        """Count one reply sent: its prefill and decode tokens, its slot time."""
+    def record_generated(
+        self, finish: str, prompt: int, generated: int, ttft: float, prefill: int | None = None
+    ) -> None:
+        """Count one reply sent: its prompt and decode tokens, its slot time (`prefill`: the
+        prompt tokens computed, fewer than `prompt` after a prefix-cache hit)."""
         stats = self.stats
         stats.completed += 1
         stats.prompt_tokens += prompt
         stats.generation_tokens += generated
         stats.finished[finish] += 1
         stats.observe_ttft(ttft)
-        stats.service_s += self.service_s(prompt, generated)
+        stats.service_s += self.service_s(prompt if prefill is None else prefill, generated)
 
     # Routes ------------------------------------------------------------------------------
 
@@ -233,25 +237,31 @@ class Simulator:
         rid = self.profile.response_id(self._next_id(request))
         created = int(time.time())
         if fault == "malformed":
-            return self._malformed(rid, created, chat, gen)
+            self.stats.by_status[200] += 1
+            return malformed_reply(self.profile, rid, created, chat, gen, self.chunk_tokens)
         if chat.stream:
             return await self._stream(request, rid, created, chat, gen)
-        waited = await self.hold_slot(self.service_s(chat.prompt_tokens, gen.completion_tokens))
+        prefill = self._prefill(chat)
+        waited = await self.hold_slot(self.service_s(prefill, gen.completion_tokens))
         body = self.profile.completion(rid, created, chat.model, gen, chat.prompt_tokens)
         if chat.token_ids:
-            add_token_ids(body, self.plan(chat.key, chat.text, chat.seed), chat, gen)
+            plan = self.plan(chat.key, chat.text, chat.seed)
+            add_token_ids(body, plan.flavour, chat.key, chat.thinking, chat.prompt_tokens, gen)
         reply = self._reply(200, body)
-        self._record(gen, chat.prompt_tokens, waited + config.latency_s + config.ttft_s)
+        ttft = waited + config.latency_s + config.ttft_s + config.prefill_token_s * prefill
+        self._record(gen, chat.prompt_tokens, ttft, prefill)
         return reply
+
+    def _prefill(self, chat: ChatRequest) -> int:
+        """The prompt tokens this request must prefill: those its prefix cache lacks."""
+        key = f"{chat.key}\x1f{chat.thinking}"
+        return chat.prompt_tokens - self.prefix_cache.lookup(key, chat.prompt_tokens)
 
     def _generate(self, chat: ChatRequest) -> Generation:
         if not is_judge_prompt(chat.text):
             self.unseeded.saw(chat.key, chat.limit, chat.seed)
-            plan = self.plan(chat.key, chat.text, chat.seed)
-            plan = budgeted(plan, chat.reasoning_budget, self.config.ignore_reasoning_budget)
-            gen = generate(plan, chat.thinking, chat.limit)
-            gen.tools = chat.tools
-            return shape(self.config, plan, gen, chat.greedy)
+            others = self.stats.in_flight > 1
+            return model_reply(self.config, self.plan, chat, others)
         # A judge request: the JSON answer as content, no reasoning.
         disagree = unit(self.config.seed, "judge", chat.key) < self.config.p_judge_disagree
         tokens = [*tokenize(judge_answer(chat.text, disagree)), EOS]
@@ -277,24 +287,6 @@ class Simulator:
         # aiohttp cannot write this to the aborted transport; the client sees a disconnect.
         return web.Response(status=503)
 
-    def _malformed(
-        self, rid: str, created: int, chat: ChatRequest, gen: Generation
-    ) -> web.Response:
-        """HTTP 200 whose JSON is cut in half, as a broken proxy or a crashed worker sends."""
-        profile = self.profile
-        self.stats.by_status[200] += 1
-        if chat.stream:
-            head = profile.stream_head(rid, created, chat.model)
-            events = profile.stream(head, gen, chat.prompt_tokens, False, self.chunk_tokens)
-            cut = events[1][1][: len(events[1][1]) // 2]
-            return web.Response(
-                status=200, body=events[0][1] + cut, headers={"Content-Type": "text/event-stream"}
-            )
-        full = orjson.dumps(profile.completion(rid, created, chat.model, gen, chat.prompt_tokens))
-        return web.Response(
-            status=200, body=full[: len(full) // 2], content_type="application/json"
-        )
-
     async def _stream(
         self, request: web.Request, rid: str, created: int, chat: ChatRequest, gen: Generation
     ) -> web.StreamResponse:
@@ -311,9 +303,10 @@ class Simulator:
         # Like vLLM, the 200 and headers go out before generation starts.
         await response.prepare(request)
         self.stats.by_status[200] += 1
+        prefill = self._prefill(chat)
         waited = await self._acquire_slot()
         try:
-            base = config.latency_s + config.ttft_s + config.prefill_token_s * chat.prompt_tokens
+            base = config.latency_s + config.ttft_s + config.prefill_token_s * prefill
             per_token = config.per_token_s
             loop = asyncio.get_running_loop()
             start = loop.time()
@@ -332,7 +325,7 @@ class Simulator:
         finally:
             self._release_slot()
         await response.write_eof()
-        self._record(gen, chat.prompt_tokens, waited + base)
+        self._record(gen, chat.prompt_tokens, waited + base, prefill)
         return response
 
     async def models(self, request: web.Request) -> web.Response:
@@ -341,7 +334,7 @@ class Simulator:
         body = self.profile.model_list(
             self.served_model(),
             self.config.served_root,
-            self.config.max_model_len,
+            self.config.card_max_model_len or self.config.max_model_len,
             int(time.time()),
         )
         for card in body["data"]:
@@ -365,7 +358,9 @@ class Simulator:
 
     def metrics_text(self) -> str:
         """The Prometheus exposition of the current counters."""
-        text = metrics_text(self.stats, self.served_model(), self.config.max_num_seqs)
+        text = metrics_text(
+            self.stats, self.served_model(), self.config.max_num_seqs, self.prefix_cache
+        )
         # As prometheus_client's process collector adds to vLLM's and SGLang's /metrics.
         return f"{text}process_start_time_seconds {self.started_at}\n"
 
@@ -374,6 +369,8 @@ class Simulator:
         detail = request.query.get("detail", "") not in ("", "0", "false")
         body = self.stats.as_json(detail)
         body["served_model"] = self.served_model()
+        body["prefix_cache_queries"] = self.prefix_cache.queries
+        body["prefix_cache_hits"] = self.prefix_cache.hits
         return _json(200, body)
 
     async def on_startup(self, app: web.Application) -> None:
@@ -384,12 +381,6 @@ class Simulator:
     async def on_shutdown(self, app: web.Application) -> None:
         # Release stalled requests so that a stall never holds the server's shutdown hostage.
         self.shutting_down.set()
-
-
-def add_token_ids(body: dict[str, Any], plan: Plan, chat: ChatRequest, gen: Generation) -> None:
-    """Fill the ids `return_token_ids` asks for into a non-streaming chat reply."""
-    body["prompt_token_ids"] = prompt_ids(chat.key, plan.flavour, chat.thinking, chat.prompt_tokens)
-    body["choices"][0]["token_ids"] = completion_ids(gen)
 
 
 def _json(status: int, body: Any, headers: Mapping[str, str] | None = None) -> web.Response:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from thinkeval.sim.prefix_cache import PrefixCache
 
 FAULT_KINDS: tuple[str, ...] = ("500", "429", "reset", "timeout", "malformed")
 _TTFT_BUCKETS = (
@@ -91,7 +94,7 @@ class Stats:
         return out
 
 
-def metrics_text(stats: Stats, model: str, max_num_seqs: int) -> str:
+def metrics_text(stats: Stats, model: str, max_num_seqs: int, cache: PrefixCache) -> str:
     """The Prometheus exposition of the counters, labelled with the served `model`."""
     labels = f'engine="0",model_name="{model}"'
     lines: list[str] = []
@@ -155,7 +158,7 @@ def metrics_text(stats: Stats, model: str, max_num_seqs: int) -> str:
         "vllm:prefix_cache_hits_total",
         "counter",
         "Prefix cache hits, in terms of number of cached tokens.",
-        [(f"{{{labels}}}", 0)],
+        [(f"{{{labels}}}", cache.hits)],
     )
     buckets: list[tuple[str, float]] = []
     running_total = 0

@@ -22,6 +22,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from thinkeval.sim.behaviour import FLAVOUR_NAMES, Flavour, Generation, Plan, generate
 from thinkeval.sim.text import EOS, THINK_CLOSE, THINK_OPEN
@@ -127,3 +128,16 @@ def continue_plan(plan: Plan, prompt: ContinuedPrompt, limit: int) -> Continued:
     tokens = raw_tokens(whole)
     matches = [token_id(t) for t in tokens[:carried]] == prompt.generated
     return Continued(tokens[carried:], whole, matches)
+
+
+def add_token_ids(
+    body: dict[str, Any],
+    flavour: Flavour,
+    key: str,
+    thinking: bool,
+    prompt_tokens: int,
+    gen: Generation,
+) -> None:
+    """Fill the ids `return_token_ids` asks for into a non-streaming chat reply."""
+    body["prompt_token_ids"] = prompt_ids(key, flavour, thinking, prompt_tokens)
+    body["choices"][0]["token_ids"] = completion_ids(gen)

@@ -155,8 +155,11 @@ def censoring_table(summary: Summary) -> Table | None:
 
 def show_summary(summary: Summary, title: str | None = None) -> None:
     """Print the end-of-run table and, when a task was sampled more than once, the repeats';
-    when a reply is still unfinished after the last budget, the accuracy bounds."""
+    when a model has several replicas, each one's numbers; when a reply is still unfinished
+    after the last budget, the accuracy bounds."""
+    from thinkeval.ui.replicas import replicas_table
+
     stdout_console().print(results_table(summary, title=title))
-    for extra in (repeats_table(summary), censoring_table(summary)):
+    for extra in (repeats_table(summary), replicas_table(summary), censoring_table(summary)):
         if extra is not None:
             stdout_console().print(extra)

@@ -64,11 +64,8 @@ Observer = Callable[[Attempt], None]
 class ModelRun:
     """Runs both phases of the protocol for one model over its tasks' samples and repeats.
 
-    Samples stream from the run's samples files: fixed work is read as workers need it, so
-    memory does not grow with the number of samples. `counted` is what the journal already
-    holds for this model (`counted.count_journal`); those attempts are not asked again, and
-    `estimates` (per task, fed with what the journal holds) order the fixed work.
-    """
+    What `counted` holds (the journal's, `counted.count_journal`) is not asked again;
+    `estimates` (per task, fed with what the journal holds) order the fixed work."""
 
     def __init__(
         self,
@@ -89,8 +86,7 @@ class ModelRun:
         admitted: Mapping[str, bytes] | None = None,
     ) -> None:
         self.model = model
-        # `decide:`'s batch: per task a flag per sample, in samples-file order (None: all).
-        self.admitted = admitted
+        self.admitted = admitted  # `decide:`'s batch: a flag per sample of each task (None: all)
         # The ids /v1/models listed when it did not list the model (--allow-model-mismatch).
         self.unlisted = unlisted
         self.run_dir = run_dir
@@ -229,11 +225,9 @@ class ModelRun:
 
     def _body(self, item: WorkItem, max_tokens: int) -> dict[str, Any]:
         token_ids = item.phase == "fixed" and self._continues(item.task)
-        sample = self._sample(item)
-        task = self.tasks[item.task]
-        return request_body(
-            self.model, task, sample.messages, item.repeat, max_tokens, token_ids, sample.tools
-        )
+        sample, task = self._sample(item), self.tasks[item.task]
+        asked = (sample.messages, item.repeat, max_tokens, token_ids, sample.tools)
+        return request_body(self.model, task, *asked)
 
     async def _ask(self, item: WorkItem, dispatcher: Dispatcher) -> Attempt:
         if item.fixed is not None:

@@ -173,6 +173,12 @@ def _ifeval(text: str, gold: str) -> Verdict:
     return instruction_verdict(text, gold, loose=True)
 
 
+def _bfcl(text: str, gold: str) -> Verdict:
+    # Text is never a tool call: the lenient scorer judges a tool-calling kind's parsed calls
+    # before any text rule, so this is reached only for a reply read as text alone.
+    return Verdict("wrong", rule="bfcl: no parsed call")
+
+
 # AISBench's post-processors and evaluators by name; a task spec names the one its AISBench
 # dataset config uses.
 def _code(text: str, gold: str) -> Verdict:
@@ -194,6 +200,7 @@ RULES: dict[str, Callable[[str, str], Verdict]] = {
     "simple-evals-ABCD": _simple_evals_abcd,  # simple-evals' GPQA regex (first match)
     "ifeval-loose": _ifeval,  # IFEvaluator's loose prompt-level accuracy
     "code": _code,  # the final Python block of the text, run against the tests (HumanEval)
+    "bfcl": _bfcl,  # BFCL's own runner reads the parsed calls (the scorer passes them first)
 }
 # Rules too slow for the event loop: Math-Verify on the whole reply (MATH-500's, as AISBench
 # scores it), IFEval's checkers on it, and the code rule, which runs the program. The lenient

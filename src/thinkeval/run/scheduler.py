@@ -34,7 +34,14 @@ from thinkeval.run.ordering import TaskEstimate
 from thinkeval.run.progress import Progress
 from thinkeval.run.protocol import ModelRun, default_estimates
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
-from thinkeval.store.heartbeat import HEARTBEAT_S, Heartbeat, ModelBeat, ProgressRow, write_record
+from thinkeval.store.heartbeat import (
+    HEARTBEAT_S,
+    Heartbeat,
+    ModelBeat,
+    ProgressRow,
+    own_start,
+    write_record,
+)
 from thinkeval.store.journal import Journal
 from thinkeval.store.rundir import STATUS_DIR, write_model_card
 from thinkeval.store.shard import Shard
@@ -107,6 +114,7 @@ class HeartbeatWriter:
     started_at: float = field(default_factory=time.time)
     state: str = "starting"
     error: str | None = None
+    proc_start: int | None = field(default_factory=own_start)
 
     def write(self) -> None:
         now = time.monotonic()
@@ -133,6 +141,7 @@ class HeartbeatWriter:
             last_error=next((b.last_error for b in beats if b.last_error), None) or self.error,
             rows=rows,
             models=beats,
+            proc_start=self.proc_start,
         )
         # No fsync: the heartbeat is rewritten every few seconds, and a disk flush here would
         # stall the event loop that keeps requests in flight.

@@ -72,14 +72,17 @@ def models_app(model: str = "m", **card: Any) -> web.Application:
     return app
 
 
-def refusing_app(status: int, body: dict[str, Any], model: str = "m") -> web.Application:
-    """Every chat request answered with `status` and the error `body`; counts the requests."""
+def refusing_app(
+    status: int, body: dict[str, Any], model: str = "m", headers: dict[str, str] | None = None
+) -> web.Application:
+    """Every chat request answered with `status`, the error `body` and `headers`; counts the
+    requests."""
     app = models_app(model, owned_by="vllm", max_model_len=4096)
 
     async def chat(request: web.Request) -> web.Response:
         request.app[SEEN].requests += 1
         await request.read()
-        return web.json_response(body, status=status)
+        return web.json_response(body, status=status, headers=headers)
 
     app.router.add_post("/v1/chat/completions", chat)
     return app

@@ -198,6 +198,8 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
     ("cfg-concurrency-neg", "run: x\n" + _model(extra="    concurrency: -1\n"),
      ("concurrency",)),
     ("cfg-gen-list", "run: x\n" + _model(extra="    generation: [1, 2]\n"), ("generation",)),
+    ("cfg-retry-after-max-neg", "run: x\n" + _model(extra="    retry_after_max_s: -5\n"),
+     ("retry_after_max_s",)),
     ("cfg-key-env-unset", "run: x\n" + _model(extra="    api_key_env: I23_NOT_SET\n"),
      ("I23_NOT_SET", "not set")),
     ("cfg-model-not-served", "run: x\ntasks: [{name: gsm8k, limit: 2}]\n"

@@ -29,6 +29,35 @@ if TYPE_CHECKING:  # the config is above the client: types only
     from thinkeval.config import ModelConfig
 
 
+# A wait before a retry at least this long is shown on screen and in the heartbeat.
+NOTICE_S = 10.0
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A long wait before a retry: which endpoint, how long and why, and the server's
+    Retry-After when it asked for longer than `retry_after_max_s` allows."""
+
+    endpoint: str
+    seconds: float
+    why: str
+    until: float  # wall clock
+    retry_after_s: float | None = None
+    capped: bool = False
+
+    def line(self) -> str:
+        """`HTTP 429: busy from http://h/v1: Retry-After 999999 s, capped at 300 s
+        (retry_after_max_s); retrying at 12:03:04`."""
+        at = time.strftime("%H:%M:%S", time.localtime(self.until))
+        if self.retry_after_s is not None:
+            wait = f"Retry-After {self.retry_after_s:g} s"
+            if self.capped:
+                wait += f", capped at {self.seconds:g} s (retry_after_max_s)"
+        else:
+            wait = f"backing off {self.seconds:.0f} s"
+        return f"{self.why} from {self.endpoint}: {wait}; retrying at {at}"
+
+
 @dataclass
 class Outcome:
     """The result of one logical request after all its tries."""
@@ -86,6 +115,7 @@ class Dispatcher:
         self._limits = limits or EndpointLimits()
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.health = Reachability(config.unreachable_after_s)
+        self.pause: Pause | None = None  # the latest long wait before a retry
 
     async def __aenter__(self) -> Dispatcher:
         urls = self.config.base_urls
@@ -158,11 +188,17 @@ class Dispatcher:
         pool = healthy or self.endpoints
         return min(pool, key=lambda e: e.outstanding)
 
-    def _backoff(self, attempt: int, failure: RequestFailed) -> float:
+    def _backoff(self, attempt: int, failure: RequestFailed, endpoint: str) -> float:
+        """The wait before retry `attempt + 1`: exponential backoff with full jitter, at least
+        the server's Retry-After up to `retry_after_max_s`. A long one is kept in `pause`."""
         cap = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**attempt)
         delay = self._rng.uniform(0, cap)
-        if failure.retry_after_s is not None:
-            delay = max(delay, failure.retry_after_s)
+        asked = failure.retry_after_s
+        capped = asked is not None and asked > self.config.retry_after_max_s
+        if asked is not None:
+            delay = max(delay, min(asked, self.config.retry_after_max_s))
+        if delay >= NOTICE_S or capped:
+            self.pause = Pause(endpoint, delay, failure.message, time.time() + delay, asked, capped)
         return delay
 
     def _mark(self, endpoint: Endpoint, failure: RequestFailed | None) -> None:
@@ -188,9 +224,11 @@ class Dispatcher:
         failure: RequestFailed | None = None
         abandoned: list[tuple[str, float]] = []
         deadline_ok = True  # a request abandoned past its deadline is asked once more, no more
+        endpoint = self._choose()
         for attempt in range(self.config.max_retries + 1):
             if attempt:
-                await asyncio.sleep(self._backoff(attempt - 1, failure))  # type: ignore[arg-type]
+                assert failure is not None
+                await asyncio.sleep(self._backoff(attempt - 1, failure, endpoint.base_url))
             endpoint = self._choose()
             if self._rate is not None:
                 await self._rate.wait()

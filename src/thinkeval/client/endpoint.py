@@ -89,7 +89,10 @@ class Endpoint:
         self.profile = profile or get_profile("vllm")
         self.timeout_s = timeout_s
         self.stream = stream
-        self.outstanding = 0  # requests in flight, for least-loaded endpoint choice
+        # When each request in flight was sent (monotonic): their count picks the least-loaded
+        # endpoint, the oldest says how long a silent server has kept the run waiting.
+        self._sent: dict[int, float] = {}
+        self._sent_count = 0
         self.proxy = proxy_for(self.root)
         self._timeout = aiohttp.ClientTimeout(
             total=timeout_s, sock_connect=min(timeout_s, CONNECT_TIMEOUT_S)
@@ -169,6 +172,20 @@ class Endpoint:
         return [card for card in data if isinstance(card, dict)]
 
     @property
+    def outstanding(self) -> int:
+        """Requests in flight at this endpoint."""
+        return len(self._sent)
+
+    def oldest_s(self, now: float) -> float | None:
+        """How long the oldest request in flight has waited at `now` (monotonic), or None."""
+        return now - min(self._sent.values()) if self._sent else None
+
+    def _send(self) -> int:
+        self._sent_count += 1
+        self._sent[self._sent_count] = time.monotonic()
+        return self._sent_count
+
+    @property
     def headers(self) -> dict[str, str]:
         """The request headers (with the Authorization this endpoint sends)."""
         return dict(self._headers)
@@ -212,7 +229,7 @@ class Endpoint:
         started = time.perf_counter()
         message: dict[str, Any] | None = None
         ttft: float | None = None
-        self.outstanding += 1
+        sent = self._send()
         try:
             async with self.session.post(
                 self._chat_url,
@@ -251,7 +268,7 @@ class Endpoint:
         except aiohttp.ClientError as exc:
             raise transport_failure(exc, self.base_url) from None
         finally:
-            self.outstanding -= 1
+            self._sent.pop(sent, None)
         return Timed(reply, time.perf_counter() - started, ttft, message)
 
     def _timed_out(self) -> RequestFailed:
@@ -263,7 +280,7 @@ class Endpoint:
         """Send one `/v1/completions` request (a continuation, `continuation.py`); return its
         raw text as the reply's content, or raise `RequestFailed`."""
         started = time.perf_counter()
-        self.outstanding += 1
+        sent = self._send()
         try:
             async with self.session.post(
                 self._chat_url.removesuffix("chat/completions") + "completions",
@@ -281,7 +298,7 @@ class Endpoint:
         except aiohttp.ClientError as exc:
             raise transport_failure(exc, self.base_url) from None
         finally:
-            self.outstanding -= 1
+            self._sent.pop(sent, None)
         try:
             parsed = orjson.loads(raw)
         except orjson.JSONDecodeError:

@@ -39,6 +39,8 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     max_retries: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 10
     retry_backoff_s: Annotated[float, msgspec.Meta(ge=0)] = 1.0
     retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
+    # A server's Retry-After is honoured up to this; longer ones are capped, and said.
+    retry_after_max_s: Annotated[float, msgspec.Meta(ge=0)] = 300.0
     stream: bool = False
     # Watchdogs over requests in flight (client/watchdog.py, docs/operations.md); null: off.
     stream_idle_s: Annotated[float, msgspec.Meta(gt=0)] | None = 600.0

@@ -52,6 +52,7 @@ def world(
     assert main(["run", "--base-url", server.base_url, "--tasks", "gsm8k", "--limit", "4",
                  "--output", str(run)]) == 0  # fmt: skip
     _files(root)
+    _edited_copy(run, root / "edited_run")
     try:
         yield World(server.base_url, run, root)
     finally:
@@ -92,6 +93,15 @@ def _files(root: Path) -> None:
     broken = root / "broken_run"
     broken.mkdir()
     (broken / "config.json").write_text("{not json")
+
+
+def _edited_copy(run: Path, copy: Path) -> None:
+    """A copy of the finished run whose samples file had a gold edited by hand."""
+    shutil.copytree(run, copy)
+    path = copy / "samples" / "gsm8k.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('"gold":"', '"gold":"9', 1)
+    path.write_text("".join(lines))
 
 
 @dataclass(frozen=True)
@@ -257,6 +267,10 @@ def _read_only_run_cases() -> list[Case]:
 
 
 OTHER_CASES = [
+    Case("rescore-edited-samples", ("rescore", "{root}/edited_run"), 2,
+         ("edited_run/samples/gsm8k.jsonl was changed", "--allow-edited-samples")),
+    Case("report-edited-samples", ("report", "{root}/edited_run"), 2,
+         ("edited_run/samples/gsm8k.jsonl was changed", "--allow-edited-samples")),
     Case("check-no-url", ("check",), 2, ("--base-url",)),
     # `check` exits 1 for a server that fails a check (its EPILOG), 2 for bad input.
     Case("check-unreachable", ("check", "--base-url", UNREACHABLE), 1, ("127.0.0.1:9",)),

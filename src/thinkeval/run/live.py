@@ -189,19 +189,19 @@ class HeartbeatWriter:
                 live.waiting = None
                 continue
             quiet = now - live.quiet_since
-            if quiet < wait_note_s(live.model.timeout_s) * (live.waits_said + 1):
+            if quiet < wait_note_s(live.model.timeout_s or WAIT_NOTE_S) * (live.waits_said + 1):
                 continue
             live.waits_said += 1
             for endpoint in live.dispatcher.endpoints:
-                oldest = endpoint.oldest_s(now)
+                oldest = endpoint.in_flight.oldest(now)
                 if oldest is None:
                     continue
-                count = endpoint.outstanding
+                count, (waited, limit) = endpoint.outstanding, oldest
                 noun = "request" if count == 1 else "requests"
                 live.waiting = (
                     f"waiting on {count} chat {noun} to {endpoint.base_url}, the oldest sent "
-                    f"{oldest:.0f} s ago; nothing recorded for {quiet:.0f} s "
-                    f"(timeout_s {endpoint.timeout_s:g} s per request)"
+                    f"{waited:.0f} s ago (given up at {limit:g} s); nothing recorded for "
+                    f"{quiet:.0f} s"
                 )
                 self.progress.say(f"{name}: {live.waiting}", "warning")
 

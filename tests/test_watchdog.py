@@ -44,20 +44,25 @@ async def test_a_request_past_its_deadline_is_abandoned_once() -> None:
 
 async def test_a_new_start_time_or_a_server_back_from_down_is_a_restart() -> None:
     renewed: list[bool] = []
+    downs: list[bool] = []
     dog = _dog()
-    dog.on_restart = lambda: renewed.append(True)
+    dog.on_restart = renewed.append  # with whether the server was seen down first
+    dog.on_down = lambda: downs.append(True)
     dog.observe(Identity(up=True, started=100.0))
     _, lost = dog.begin(10)
     dog.observe(Identity(up=True, started=100.0))
     assert not lost.done()
     dog.observe(Identity(up=True, started=200.0))
-    assert lost.result() == "server_restarted" and renewed == [True]
+    assert lost.result() == "server_restarted" and renewed == [False]
     _, later = dog.begin(10)
     dog.observe(Identity(down=True))
+    assert downs == [True]  # new requests go over new connections from here
+    _, to_fresh = dog.begin(10)  # sent after the server was seen down: to the fresh one
     dog.observe(Identity())  # a probe that timed out says nothing
     assert not later.done()
     dog.observe(Identity(up=True))
     assert later.result() == "server_restarted" and dog.restarts == 2
+    assert not to_fresh.done() and renewed == [False, True]
 
 
 async def test_a_server_holding_fewer_requests_twice_lost_the_oldest() -> None:

@@ -109,6 +109,7 @@ class Dispatcher:
         self._session: aiohttp.ClientSession | None = None
         self._probes: aiohttp.ClientSession | None = None
         self._closing: set[asyncio.Future[None]] = set()  # sessions left after restarts
+        self._retired: list[aiohttp.ClientSession] = []  # replaced, still carrying requests
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[Endpoint, float] = {}
         self._failures: dict[Endpoint, int] = {}
@@ -158,18 +159,31 @@ class Dispatcher:
                 self.profile.name, f"{origin}/metrics"
             )
             probe = identity_probe(self._probes, f"{endpoint.root}/models", load, endpoint.headers)
-            endpoint.watchdog = Watchdog(settings, probe, on_restart=self._renew_session)
+            endpoint.watchdog = Watchdog(
+                settings, probe, on_down=self._retire_session, on_restart=self._restarted
+            )
 
-    def _renew_session(self) -> None:
-        """A server restarted: new requests go over a new session, since the old one's pooled
-        connections lead to the old process; closing it ends the requests held there."""
+    def _retire_session(self) -> None:
+        """New requests go over a new session, since the old one's pooled connections may lead
+        to a process that stopped listening (a request on one would hang); the requests in
+        flight keep theirs until `_restarted` closes them."""
         old = self._session
         https = any(urlsplit(url).scheme == "https" for url in self.config.base_urls)
         self._session = open_session(self.config.concurrency, https)
         for endpoint in self.endpoints:
             endpoint.session = self._session
         if old is not None:
+            self._retired.append(old)
+
+    def _restarted(self, seen_down: bool) -> None:
+        """A server restarted: close the sessions that lead to the old process, which ends the
+        requests held there (abandoned already). Seen down first, the session in use was opened
+        since and leads to the fresh server: its requests go on."""
+        if not seen_down:
+            self._retire_session()
+        for old in self._retired:
             self._closing.add(asyncio.ensure_future(old.close()))
+        self._retired.clear()
 
     async def __aexit__(self, *exc: object) -> None:
         for endpoint in self.endpoints:
@@ -177,6 +191,8 @@ class Dispatcher:
                 await endpoint.watchdog.close()
         if self._probes is not None:
             await self._probes.close()
+        for old in self._retired:
+            self._closing.add(asyncio.ensure_future(old.close()))
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
         if self._session is not None:

@@ -89,12 +89,16 @@ class Watchdog:
     _next_id: int = 0
     _rate: float | None = None  # completion tokens per second of the fastest reply seen
     _was_down: bool = False
+    _down_at: float | None = None  # when a probe first found the server down (monotonic)
     _started: float | None = None
     _task: asyncio.Task[None] | None = None
     _short: tuple[float, int] | None = None  # (when, how many) the server last held too few
-    # Called at a restart, after the lost requests are abandoned: the dispatcher drops its
-    # pooled connections, which lead to the old process (a new request on one would hang too).
-    on_restart: Callable[[], None] | None = None
+    # Called when a probe first finds the server down: new requests go over new connections
+    # (pooled ones may lead to the old process), those in flight keep theirs.
+    on_down: Callable[[], None] | None = None
+    # Called at a restart, after the lost requests are abandoned, with whether the server was
+    # seen down first: the dispatcher closes the connections that lead to the old process.
+    on_restart: Callable[[bool], None] | None = None
 
     def begin(
         self, max_tokens: int, deadline_ok: bool = True
@@ -127,11 +131,16 @@ class Watchdog:
     def observe(self, seen: Identity) -> None:
         """Take one probe's result; abandon what a restart lost."""
         if seen.down:
+            if not self._was_down:
+                self._down_at = time.monotonic()
+                if self.on_down is not None:
+                    self.on_down()
             self._was_down = True
             return
         if not seen.up:
             return
         restarted = self._was_down
+        down_at = self._down_at if self._was_down else None
         if seen.started is not None:
             changed = self._started is not None and seen.started != self._started
             restarted = restarted or changed
@@ -143,10 +152,15 @@ class Watchdog:
             lost = self.epoch
             self.epoch += 1
             for flight in self._flights.values():
-                if flight.epoch <= lost:
+                # Sent after the server was seen down, a request found the port closed (and
+                # failed) or the fresh server: it is not lost. Abandoning it would ask it again
+                # from scratch, and a slow server would never see the end of it.
+                sent_to_fresh = down_at is not None and flight.started >= down_at
+                if flight.epoch <= lost and not sent_to_fresh:
                     _resolve(flight.abandon, "server_restarted")
             if self.on_restart is not None:
-                self.on_restart()
+                self.on_restart(down_at is not None)
+        self._down_at = None
 
     def _compare_load(self, busy: int | None) -> None:
         """Abandon the oldest requests a server has held too few of, two probes in a row."""

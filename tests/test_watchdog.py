@@ -23,7 +23,12 @@ async def _never() -> Identity:
 
 
 def _dog(**settings: float | None) -> Watchdog:
-    values = {"probe_interval_s": None, "deadline_factor": 2.0, "deadline_min_s": 0.0}
+    values = {
+        "probe_interval_s": None,
+        "deadline_factor": 2.0,
+        "deadline_min_s": 0.0,
+        "lost_after_s": 0.0,
+    }
     values.update(settings)
     return Watchdog(WatchSettings(**values), _never)  # type: ignore[arg-type]
 
@@ -79,6 +84,17 @@ async def test_a_server_holding_fewer_requests_twice_lost_the_oldest() -> None:
     assert not new.done() and not newest.done()
     dog.observe(Identity(up=True, busy=5))  # other clients' load hides nothing away
     assert not new.done()
+
+
+async def test_a_slow_server_s_queue_is_no_loss() -> None:
+    """llama.cpp on a busy CPU keeps a request in its queue, out of any slot, for several
+    probes; only a shortfall that lasts `lost_after_s` is a loss."""
+    dog = _dog(lost_after_s=30.0)
+    _, first = dog.begin(10)
+    _, queued = dog.begin(10)
+    for _ in range(5):
+        dog.observe(Identity(up=True, busy=1))  # one still in the server's queue
+    assert not first.done() and not queued.done()
 
 
 async def test_a_silent_stream_is_abandoned_after_stream_idle_s() -> None:

@@ -11,9 +11,10 @@ endpoint has requests in flight, its watchdog:
   before the restart is abandoned (its reply can never come) and asked again;
 - **compares the server's load with the requests it should be holding**: a server whose own
   count of requests (vLLM's and SGLang's `/metrics`, llama.cpp's busy `/slots`) stays below
-  this client's requests in flight there for two probes in a row has lost the difference (a
-  fresh server on the port knows nothing of them), and that many of the oldest are abandoned
-  and asked again. Other clients' requests only hide a loss, never invent one;
+  this client's requests in flight there at every probe for `lost_after_s` (30 s) has lost the
+  difference (a fresh server on the port knows nothing of them), and that many of the oldest
+  are abandoned and asked again (sooner, a slow server's queue would pass for a loss). Other
+  clients' requests only hide a loss, never invent one;
 - **holds each request to a deadline** derived from its token budget and the fastest reply
   rate seen at this server: `max(deadline_min_s, deadline_factor * max_tokens / rate)`. A
   request past it is abandoned and asked again once; the second try has only the timeout.
@@ -66,6 +67,10 @@ class WatchSettings:
     probe_interval_s: float | None = 15.0
     deadline_factor: float | None = 4.0
     deadline_min_s: float = 600.0
+    # How long a server must hold too few requests, probe after probe, before the oldest count
+    # as lost: a slow server (llama.cpp on a busy CPU takes seconds per step) holds a request
+    # in its queue, not yet in a slot, for longer than two probes.
+    lost_after_s: float = 30.0
 
 
 @dataclass
@@ -163,7 +168,8 @@ class Watchdog:
         self._down_at = None
 
     def _compare_load(self, busy: int | None) -> None:
-        """Abandon the oldest requests a server has held too few of, two probes in a row."""
+        """Abandon the oldest requests a server has held too few of at every probe for
+        `lost_after_s` (and at least two probes in a row): as many as it was short all along."""
         now = time.monotonic()
         waiting = [f for f in self._flights.values() if not f.abandon.done()]
         short = len(waiting) - busy if busy is not None else 0
@@ -174,6 +180,9 @@ class Watchdog:
             self._short = (now, short)
             return
         since, before = self._short
+        if now - since < self.settings.lost_after_s:
+            self._short = (since, min(before, short))
+            return
         older = sorted((f for f in waiting if f.started < since), key=lambda f: f.started)
         for flight in older[: min(short, before)]:
             _resolve(flight.abandon, "lost_at_server")

@@ -20,6 +20,7 @@ from conftest import write_config
 from stub_servers import ThreadedApp, hung_app, refusing_app
 from thinkeval.cli import main
 from thinkeval.ops import patience
+from thinkeval.run.live import wait_note_s
 
 
 def _config(tmp_path: Path, base_url: str, **model: Any) -> Path:
@@ -82,6 +83,8 @@ def test_a_run_against_a_hung_server_says_what_it_waits_on_and_ends(
     assert f"m: waiting on 2 chat requests to {server.base_url}, the oldest sent" in err
     assert "(given up at 6 s)" in err
     assert code != 0 and took < 30  # both timed out, recorded as errors
+    # By default (no timeout_s) the line comes every 30 s; a short timeout_s brings it sooner.
+    assert (wait_note_s(None), wait_note_s(3600), wait_note_s(6)) == (30, 30, 2)
 
 
 def test_check_against_a_hung_server_says_what_it_waits_on_and_fails(

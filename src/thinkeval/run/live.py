@@ -37,9 +37,11 @@ from thinkeval.urls import redact_url
 WAIT_NOTE_S = 30.0
 
 
-def wait_note_s(timeout_s: float) -> float:
+def wait_note_s(timeout_s: float | None) -> float:
     """How often a model that records nothing says what it waits on: every 30 s, or sooner
-    when a request's timeout is short (a quarter of it, at least every heartbeat)."""
+    when the model's `timeout_s` is short (a quarter of it, at least every heartbeat)."""
+    if timeout_s is None:
+        return WAIT_NOTE_S
     return min(WAIT_NOTE_S, max(HEARTBEAT_S, timeout_s / 4))
 
 
@@ -189,7 +191,7 @@ class HeartbeatWriter:
                 live.waiting = None
                 continue
             quiet = now - live.quiet_since
-            if quiet < wait_note_s(live.model.timeout_s or WAIT_NOTE_S) * (live.waits_said + 1):
+            if quiet < wait_note_s(live.model.timeout_s) * (live.waits_said + 1):
                 continue
             live.waits_said += 1
             for endpoint in live.dispatcher.endpoints:

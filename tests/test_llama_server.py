@@ -167,7 +167,13 @@ def test_sigterm_with_connections_held_then_a_fresh_server_on_the_port(
         time.sleep(1.0)
         llama(port)
         fresh_at = time.monotonic()
-        output, _ = run.communicate(timeout=240)
+        try:
+            output, _ = run.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            output, _ = run.communicate()
+            tail = output.decode(errors="replace")[-2000:]
+            pytest.fail(f"still running 240 s after the fresh server started:\n{tail}")
         finished = time.monotonic()
     finally:
         if run.poll() is None:

@@ -95,6 +95,13 @@ async def test_a_slow_server_s_queue_is_no_loss() -> None:
     for _ in range(5):
         dog.observe(Identity(up=True, busy=1))  # one still in the server's queue
     assert not first.done() and not queued.done()
+    # A probe that could not read the load (timed out on a busy server) breaks no streak.
+    lost = _dog(lost_after_s=0.0)
+    _, held = lost.begin(10)
+    lost.observe(Identity(up=True, busy=0))
+    lost.observe(Identity(up=True))
+    lost.observe(Identity(up=True, busy=0))
+    assert held.result() == "lost_at_server"
 
 
 async def test_a_silent_stream_is_abandoned_after_stream_idle_s() -> None:

@@ -170,9 +170,11 @@ class Watchdog:
     def _compare_load(self, busy: int | None) -> None:
         """Abandon the oldest requests a server has held too few of at every probe for
         `lost_after_s` (and at least two probes in a row): as many as it was short all along."""
+        if busy is None:
+            return  # the load went untold (a probe timed out on a busy server): no news
         now = time.monotonic()
         waiting = [f for f in self._flights.values() if not f.abandon.done()]
-        short = len(waiting) - busy if busy is not None else 0
+        short = len(waiting) - busy
         if short <= 0:
             self._short = None
             return

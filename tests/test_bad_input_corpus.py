@@ -58,6 +58,7 @@ def world(
     journal = corrupt / "journal" / "main.jsonl"
     lines = journal.read_bytes().splitlines(keepends=True)
     journal.write_bytes(lines[0] + b'{"sample_id": 7, "torn\n' + b"".join(lines[1:]))
+    _edited_copy(run, root / "edited_run")
     try:
         yield World(server.base_url, run, root)
     finally:
@@ -116,6 +117,15 @@ def _files(root: Path) -> None:
     broken = root / "broken_run"
     broken.mkdir()
     (broken / "config.json").write_text("{not json")
+
+
+def _edited_copy(run: Path, copy: Path) -> None:
+    """A copy of the finished run whose samples file had a gold edited by hand."""
+    shutil.copytree(run, copy)
+    path = copy / "samples" / "gsm8k.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('"gold":"', '"gold":"9', 1)
+    path.write_text("".join(lines))
 
 
 @dataclass(frozen=True)
@@ -236,6 +246,8 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
     ("cfg-concurrency-neg", "run: x\n" + _model(extra="    concurrency: -1\n"),
      ("concurrency",)),
     ("cfg-gen-list", "run: x\n" + _model(extra="    generation: [1, 2]\n"), ("generation",)),
+    ("cfg-retry-after-max-neg", "run: x\n" + _model(extra="    retry_after_max_s: -5\n"),
+     ("retry_after_max_s",)),
     ("cfg-key-env-unset", "run: x\n" + _model(extra="    api_key_env: I23_NOT_SET\n"),
      ("I23_NOT_SET", "not set")),
     ("cfg-model-not-served", "run: x\ntasks: [{name: gsm8k, limit: 2}]\n"
@@ -328,6 +340,10 @@ def _read_only_run_cases() -> list[Case]:
 
 
 OTHER_CASES = [
+    Case("rescore-edited-samples", ("rescore", "{root}/edited_run"), 2,
+         ("edited_run/samples/gsm8k.jsonl was changed", "--allow-edited-samples")),
+    Case("report-edited-samples", ("report", "{root}/edited_run"), 2,
+         ("edited_run/samples/gsm8k.jsonl was changed", "--allow-edited-samples")),
     Case("check-no-url", ("check",), 2, ("--base-url",)),
     # `check` exits 1 for a server that fails a check (its EPILOG), 2 for bad input.
     Case("check-unreachable", ("check", "--base-url", UNREACHABLE), 1, ("127.0.0.1:9",)),

@@ -98,7 +98,7 @@ def test_defaults() -> None:
     assert config.budgets is None  # each task's own: the seed's benchmarks use 2048 -> 8192
     assert [t.name for t in config.tasks] == ["boolq", "ceval", "gsm8k"]
     assert {task.budgets for task in config.resolved.values()} == {(2048, 8192)}
-    assert (model.concurrency, model.max_retries, model.timeout_s) == (64, 10, 3600.0)
+    assert (model.concurrency, model.max_retries, model.timeout_s) == (64, 10, None)
     assert model.stream is False
 
 

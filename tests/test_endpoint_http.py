@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trustme
 
-from thinkeval.client import endpoint as endpoint_module
+from thinkeval.client import bodies
 from thinkeval.client.endpoint import Endpoint, RequestFailed
 from thinkeval.client.session import open_session
 from thinkeval.sim import SimConfig, serve
@@ -245,7 +245,7 @@ async def test_a_cancelled_request_never_leaves_its_reply_for_the_next() -> None
 
 
 async def test_replies_past_the_cap_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(endpoint_module, "MAX_REPLY_BYTES", 1000)
+    monkeypatch.setattr(bodies, "MAX_REPLY_BYTES", 1000)
 
     async def big(request: bytes, writer: asyncio.StreamWriter) -> bool:
         if b"declared" in request:

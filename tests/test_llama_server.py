@@ -40,6 +40,19 @@ def _free_port() -> int:
         return port
 
 
+def _wait_port_free(port: int, timeout_s: float = 120) -> None:
+    """Until nothing listens on `port`: a llama-server given SIGTERM on a busy CPU finishes its
+    step before it closes its socket, and a fresh server started before then cannot bind (its
+    /health would be answered by the old one)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) != 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"port {port} still taken {timeout_s:g} s after SIGTERM")
+
+
 def _wait_ready(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 120) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -166,10 +179,18 @@ def test_sigterm_with_connections_held_then_a_fresh_server_on_the_port(
             time.sleep(0.1)
         assert run.poll() is None, "the run ended before the server was stopped"
         first.send_signal(signal.SIGTERM)  # stops listening, holds its connections
+        _wait_port_free(port)
         time.sleep(1.0)
-        llama(port)
+        fresh = llama(port)
+        assert fresh.poll() is None, "the fresh server did not take the port"
         fresh_at = time.monotonic()
-        output, _ = run.communicate(timeout=240)
+        try:
+            output, _ = run.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            output, _ = run.communicate()
+            tail = output.decode(errors="replace")[-2000:]
+            pytest.fail(f"still running 240 s after the fresh server started:\n{tail}")
         finished = time.monotonic()
     finally:
         if run.poll() is None:

@@ -23,7 +23,12 @@ async def _never() -> Identity:
 
 
 def _dog(**settings: float | None) -> Watchdog:
-    values = {"probe_interval_s": None, "deadline_factor": 2.0, "deadline_min_s": 0.0}
+    values = {
+        "probe_interval_s": None,
+        "deadline_factor": 2.0,
+        "deadline_min_s": 0.0,
+        "lost_after_s": 0.0,
+    }
     values.update(settings)
     return Watchdog(WatchSettings(**values), _never)  # type: ignore[arg-type]
 
@@ -44,20 +49,25 @@ async def test_a_request_past_its_deadline_is_abandoned_once() -> None:
 
 async def test_a_new_start_time_or_a_server_back_from_down_is_a_restart() -> None:
     renewed: list[bool] = []
+    downs: list[bool] = []
     dog = _dog()
-    dog.on_restart = lambda: renewed.append(True)
+    dog.on_restart = renewed.append  # with whether the server was seen down first
+    dog.on_down = lambda: downs.append(True)
     dog.observe(Identity(up=True, started=100.0))
     _, lost = dog.begin(10)
     dog.observe(Identity(up=True, started=100.0))
     assert not lost.done()
     dog.observe(Identity(up=True, started=200.0))
-    assert lost.result() == "server_restarted" and renewed == [True]
+    assert lost.result() == "server_restarted" and renewed == [False]
     _, later = dog.begin(10)
     dog.observe(Identity(down=True))
+    assert downs == [True]  # new requests go over new connections from here
+    _, to_fresh = dog.begin(10)  # sent after the server was seen down: to the fresh one
     dog.observe(Identity())  # a probe that timed out says nothing
     assert not later.done()
     dog.observe(Identity(up=True))
     assert later.result() == "server_restarted" and dog.restarts == 2
+    assert not to_fresh.done() and renewed == [False, True]
 
 
 async def test_a_server_holding_fewer_requests_twice_lost_the_oldest() -> None:
@@ -74,6 +84,24 @@ async def test_a_server_holding_fewer_requests_twice_lost_the_oldest() -> None:
     assert not new.done() and not newest.done()
     dog.observe(Identity(up=True, busy=5))  # other clients' load hides nothing away
     assert not new.done()
+
+
+async def test_a_slow_server_s_queue_is_no_loss() -> None:
+    """llama.cpp on a busy CPU keeps a request in its queue, out of any slot, for several
+    probes; only a shortfall that lasts `lost_after_s` is a loss."""
+    dog = _dog(lost_after_s=30.0)
+    _, first = dog.begin(10)
+    _, queued = dog.begin(10)
+    for _ in range(5):
+        dog.observe(Identity(up=True, busy=1))  # one still in the server's queue
+    assert not first.done() and not queued.done()
+    # A probe that could not read the load (timed out on a busy server) breaks no streak.
+    lost = _dog(lost_after_s=0.0)
+    _, held = lost.begin(10)
+    lost.observe(Identity(up=True, busy=0))
+    lost.observe(Identity(up=True))
+    lost.observe(Identity(up=True, busy=0))
+    assert held.result() == "lost_at_server"
 
 
 async def test_a_silent_stream_is_abandoned_after_stream_idle_s() -> None:

@@ -79,9 +79,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout-s",
         type=float,
-        default=600.0,
+        default=None,
         metavar="S",
-        help="limit per request in seconds (default: 600)",
+        help="limit per request in seconds (default: one that fits each probe's budget, 20 s + "
+        "max_tokens / 25: 30 s for the first probe of 256 tokens); while a request waits, a "
+        "line every 10 s says on what",
     )
     parser.add_argument(
         "--tasks",
@@ -126,12 +128,14 @@ def run(args: argparse.Namespace) -> int:
     """Run the check; 0 when all is well, 1 with the reason on the last line otherwise."""
     import msgspec
     from rich.console import Console
+    from rich.markup import escape
 
     from thinkeval.config import read_api_key
     from thinkeval.ops.check import check_server
     from thinkeval.ui.check import print_verdict, render
     from thinkeval.ui.tables import stdout_console
 
+    err = Console(stderr=True, highlight=False)
     api_key = None
     if args.api_key_env:
         api_key = read_api_key(args.api_key_env, f"--api-key-env {args.api_key_env}: the variable")
@@ -140,10 +144,16 @@ def run(args: argparse.Namespace) -> int:
     tasks = _longest_prompts(args.tasks, args.data_dir) if args.tasks else None
     report = asyncio.run(
         check_server(
-            args.base_url, args.model, args.budgets, api_key, args.timeout_s, args.api, tasks
+            args.base_url,
+            args.model,
+            args.budgets,
+            api_key,
+            args.timeout_s,
+            args.api,
+            tasks,
+            say=lambda line: err.print(escape(line), soft_wrap=True),
         )
     )
-    err = Console(stderr=True, highlight=False)
     if args.json:
         text = msgspec.json.format(msgspec.json.encode(report), indent=2).decode()
         sys.stdout.write(text + "\n")

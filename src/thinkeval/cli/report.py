@@ -61,6 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"the first RUN_DIR/{HTML_DEFAULT_NAME} for html)",
     )
     parser.add_argument(
+        "--allow-edited-samples",
+        action="store_true",
+        help="report against samples files changed since the run wrote them (refused otherwise)",
+    )
+    parser.add_argument(
         "--seed", type=int, default=0, help="seed of the paired bootstrap (default 0)"
     )
     parser.add_argument(
@@ -77,10 +82,14 @@ def run(args: argparse.Namespace) -> int:
     Raises `ThinkevalError` for a directory that is not a run, or runs that cannot be combined.
     """
     from thinkeval.report import build_report, render_html, render_json, render_markdown
+    from thinkeval.store.run_record import refuse_edited_samples
 
     if args.resamples < 1:
         raise ThinkevalError(f"--resamples must be at least 1, got {args.resamples}")
     report = build_report(list(args.run_dirs), seed=args.seed, resamples=args.resamples)
+    for run_dir in args.run_dirs:
+        for note in refuse_edited_samples(run_dir, args.allow_edited_samples):
+            print(f"note: {note}", file=sys.stderr)
     renderers = {"md": render_markdown, "html": render_html, "json": render_json}
     text = renderers[args.format](report)
     out: Path | None = args.out

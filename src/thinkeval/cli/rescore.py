@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -19,7 +20,11 @@ examples:
   thinkeval rescore runs/qwen3-compare
   thinkeval rescore runs/qwen3-compare --json | jq '.scorers[] | select(.changed > 0)'
 
-exit status: 0 re-scored; 2 not a run directory, or a broken journal line (named)."""
+A samples file changed since the run wrote it (a gold edited by hand) is refused, naming the
+file, unless --allow-edited-samples.
+
+exit status: 0 re-scored; 2 not a run directory, a broken journal line or an edited samples file
+(named)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,11 +36,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run code replies without the sandbox, resource limits only (docs/code.md)",
     )
+    parser.add_argument(
+        "--allow-edited-samples",
+        action="store_true",
+        help="score against samples files changed since the run wrote them (refused otherwise)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """`thinkeval rescore RUN_DIR [--json]`."""
     from thinkeval.ops.rescore import rescore_run
+    from thinkeval.store.run_record import refuse_edited_samples
 
     if not args.run_dir.is_dir():
         raise ThinkevalError(f"{args.run_dir}: no such run directory")
@@ -43,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         from thinkeval.execution.grading import allow_unsafe_exec
 
         allow_unsafe_exec()
+    for note in refuse_edited_samples(args.run_dir, args.allow_edited_samples):
+        print(f"note: {note}", file=sys.stderr)
     found = rescore_run(args.run_dir)
     if args.json:
         rows = []

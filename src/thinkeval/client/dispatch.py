@@ -32,6 +32,35 @@ if TYPE_CHECKING:  # the config is above the client: types only
     from thinkeval.config import ModelConfig
 
 
+# A wait before a retry at least this long is shown on screen and in the heartbeat.
+NOTICE_S = 10.0
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A long wait before a retry: which endpoint, how long and why, and the server's
+    Retry-After when it asked for longer than `retry_after_max_s` allows."""
+
+    endpoint: str
+    seconds: float
+    why: str
+    until: float  # wall clock
+    retry_after_s: float | None = None
+    capped: bool = False
+
+    def line(self) -> str:
+        """`HTTP 429: busy from http://h/v1: Retry-After 999999 s, capped at 300 s
+        (retry_after_max_s); retrying at 12:03:04`."""
+        at = time.strftime("%H:%M:%S", time.localtime(self.until))
+        if self.retry_after_s is not None:
+            wait = f"Retry-After {self.retry_after_s:g} s"
+            if self.capped:
+                wait += f", capped at {self.seconds:g} s (retry_after_max_s)"
+        else:
+            wait = f"backing off {self.seconds:.0f} s"
+        return f"{self.why} from {self.endpoint}: {wait}; retrying at {at}"
+
+
 @dataclass
 class Outcome:
     """The result of one logical request after all its tries."""
@@ -83,6 +112,7 @@ class Dispatcher:
         self._session: aiohttp.ClientSession | None = None
         self._probes: aiohttp.ClientSession | None = None
         self._closing: set[asyncio.Future[None]] = set()  # sessions left after restarts
+        self._retired: list[aiohttp.ClientSession] = []  # replaced, still carrying requests
         self.endpoints: list[Endpoint] = []
         self._rested_until: dict[Endpoint, float] = {}
         # Requests routed to each endpoint and not ended: counted from the choice on, so
@@ -92,6 +122,7 @@ class Dispatcher:
         self._limits = limits or EndpointLimits()
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.health = Reachability(config.unreachable_after_s)
+        self.pause: Pause | None = None  # the latest long wait before a retry
 
     async def __aenter__(self) -> Dispatcher:
         urls = self.config.base_urls
@@ -133,18 +164,31 @@ class Dispatcher:
             load = api_url(endpoint.root, load_path, origin=True) if load_path is not None else None
             models = api_url(endpoint.root, "models")
             probe = identity_probe(self._probes, models, load, endpoint.headers)
-            endpoint.watchdog = Watchdog(settings, probe, on_restart=self._renew_session)
+            endpoint.watchdog = Watchdog(
+                settings, probe, on_down=self._retire_session, on_restart=self._restarted
+            )
 
-    def _renew_session(self) -> None:
-        """A server restarted: new requests go over a new session, since the old one's pooled
-        connections lead to the old process; closing it ends the requests held there."""
+    def _retire_session(self) -> None:
+        """New requests go over a new session, since the old one's pooled connections may lead
+        to a process that stopped listening (a request on one would hang); the requests in
+        flight keep theirs until `_restarted` closes them."""
         old = self._session
         https = any(urlsplit(url).scheme == "https" for url in self.config.base_urls)
         self._session = open_session(self.config.concurrency, https)
         for endpoint in self.endpoints:
             endpoint.session = self._session
         if old is not None:
+            self._retired.append(old)
+
+    def _restarted(self, seen_down: bool) -> None:
+        """A server restarted: close the sessions that lead to the old process, which ends the
+        requests held there (abandoned already). Seen down first, the session in use was opened
+        since and leads to the fresh server: its requests go on."""
+        if not seen_down:
+            self._retire_session()
+        for old in self._retired:
             self._closing.add(asyncio.ensure_future(old.close()))
+        self._retired.clear()
 
     async def __aexit__(self, *exc: object) -> None:
         for endpoint in self.endpoints:
@@ -152,6 +196,8 @@ class Dispatcher:
                 await endpoint.watchdog.close()
         if self._probes is not None:
             await self._probes.close()
+        for old in self._retired:
+            self._closing.add(asyncio.ensure_future(old.close()))
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
         if self._session is not None:
@@ -167,11 +213,17 @@ class Dispatcher:
         self._routed[chosen] = self._routed.get(chosen, 0) + 1
         return chosen
 
-    def _backoff(self, attempt: int, failure: RequestFailed) -> float:
+    def _backoff(self, attempt: int, failure: RequestFailed, endpoint: str) -> float:
+        """The wait before retry `attempt + 1`: exponential backoff with full jitter, at least
+        the server's Retry-After up to `retry_after_max_s`. A long one is kept in `pause`."""
         cap = min(self.config.retry_backoff_max_s, self.config.retry_backoff_s * 2**attempt)
         delay = self._rng.uniform(0, cap)
-        if failure.retry_after_s is not None:
-            delay = max(delay, failure.retry_after_s)
+        asked = failure.retry_after_s
+        capped = asked is not None and asked > self.config.retry_after_max_s
+        if asked is not None:
+            delay = max(delay, min(asked, self.config.retry_after_max_s))
+        if delay >= NOTICE_S or capped:
+            self.pause = Pause(endpoint, delay, failure.message, time.time() + delay, asked, capped)
         return delay
 
     def _mark(self, endpoint: Endpoint, failure: RequestFailed | None) -> None:
@@ -201,12 +253,15 @@ class Dispatcher:
         failure: RequestFailed | None = None
         abandoned: list[tuple[str, float]] = []
         deadline_ok = True  # a request abandoned past its deadline is asked once more, no more
+        last_url = ""  # the replica the previous try went to, named by a long wait
         for attempt in range(self.config.max_retries + 1):
             if attempt:
-                await asyncio.sleep(self._backoff(attempt - 1, failure))  # type: ignore[arg-type]
+                assert failure is not None
+                await asyncio.sleep(self._backoff(attempt - 1, failure, last_url))
             if self._rate is not None:
                 await self._rate.wait()
             endpoint = self._choose(affinity)  # counted in _routed until _send ends
+            last_url = endpoint.base_url
             token = self.health.started()
             try:
                 timed = await self._send(endpoint, body, completion, deadline_ok)

@@ -1,7 +1,8 @@
 """One OpenAI-compatible server: its requests go over aiohttp, its replies come back normalised.
 
-The endpoint speaks HTTP: headers and credentials, the proxy, timeouts, capped bodies and
-server-sent events read line by line. What the bodies mean belongs to the model's server profile
+The endpoint speaks HTTP: headers and credentials, the proxy, timeouts that fit each request's
+budget and its requests in flight (`in_flight.py`), capped bodies and server-sent events read
+line by line (`bodies.py`). What the bodies mean belongs to the model's server profile
 (`profiles.py`): every reply becomes one `Reply`, and every failure one `RequestFailed` that
 says whether trying again can help. Retries, limits and the journal live above, in
 `dispatch.py`.
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,7 +23,9 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
+from thinkeval.client.bodies import MAX_ERROR_BYTES, MAX_REPLY_BYTES, lines, read_capped, read_head
 from thinkeval.client.continuation import parse_text_completion
+from thinkeval.client.in_flight import LISTING_S, InFlight, request_timeout_s
 from thinkeval.client.profiles import ServerProfile, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.client.session import (
@@ -40,11 +42,6 @@ from thinkeval.urls import api_url, redact_url, url_path
 from thinkeval.version import __version__
 
 __all__ = ["MAX_REPLY_BYTES", "Endpoint", "RequestFailed", "Timed"]
-
-# A reply larger than this is a broken server, not an answer worth keeping.
-MAX_REPLY_BYTES = 64 * 1024 * 1024
-# Of an error reply, only this much is read: enough for any error message.
-MAX_ERROR_BYTES = 64 * 1024
 
 
 @dataclass
@@ -75,7 +72,7 @@ class Endpoint:
         session: aiohttp.ClientSession,
         base_url: str,
         api_key: str | None,
-        timeout_s: float,
+        timeout_s: float | None,
         stream: bool = False,
         *,
         profile: ServerProfile | None = None,
@@ -89,18 +86,14 @@ class Endpoint:
         self.profile = profile or get_profile("vllm")
         self.timeout_s = timeout_s
         self.stream = stream
-        self.outstanding = 0  # requests in flight, for least-loaded endpoint choice
+        self.in_flight = InFlight()  # least-loaded endpoint choice; what a run waits on
         self.proxy = proxy_for(self.root)
+        listing = timeout_s or LISTING_S
         self._timeout = aiohttp.ClientTimeout(
-            total=timeout_s, sock_connect=min(timeout_s, CONNECT_TIMEOUT_S)
+            total=listing, sock_connect=min(listing, CONNECT_TIMEOUT_S)
         )
         # A stream that sends nothing this long is a hung reply (client/watchdog.py).
         self.stream_idle_s = stream_idle_s if stream else None
-        self._chat_timeout = aiohttp.ClientTimeout(
-            total=timeout_s,
-            sock_connect=min(timeout_s, CONNECT_TIMEOUT_S),
-            sock_read=self.stream_idle_s,
-        )
         self.watchdog: Watchdog | None = None  # set by the dispatcher
         self._headers = {
             "Content-Type": "application/json",
@@ -149,9 +142,9 @@ class Endpoint:
                 timeout=self._timeout,
             ) as resp:
                 if resp.status != 200:
-                    raw = await _read_head(resp, MAX_ERROR_BYTES)
+                    raw = await read_head(resp, MAX_ERROR_BYTES)
                     raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
-                raw = await _read_capped(resp)
+                raw = await read_capped(resp)
         except TimeoutError:
             raise RequestFailed(
                 kind="timeout", message="GET /models timed out", retryable=True
@@ -170,6 +163,20 @@ class Endpoint:
                 kind="malformed", message="/models reply has no 'data' list", retryable=False
             )
         return [card for card in data if isinstance(card, dict)]
+
+    @property
+    def outstanding(self) -> int:
+        """Requests in flight at this endpoint."""
+        return len(self.in_flight)
+
+    def _limits(self, body: dict[str, Any]) -> tuple[float, aiohttp.ClientTimeout]:
+        """The limit of one request (`in_flight.request_timeout_s`) and its aiohttp timeout."""
+        budget = body.get(self.profile.budget_field, body.get("max_tokens"))
+        limit = request_timeout_s(budget if isinstance(budget, int) else None, self.timeout_s)
+        timeout = aiohttp.ClientTimeout(
+            total=limit, sock_connect=min(limit, CONNECT_TIMEOUT_S), sock_read=self.stream_idle_s
+        )
+        return limit, timeout
 
     @property
     def headers(self) -> dict[str, str]:
@@ -215,22 +222,23 @@ class Endpoint:
         started = time.perf_counter()
         message: dict[str, Any] | None = None
         ttft: float | None = None
-        self.outstanding += 1
+        limit, timeout = self._limits(body)
+        sent = self.in_flight.send(limit)
         try:
             async with self.session.post(
                 self._chat_url,
                 data=payload,
                 headers=self._headers,
                 proxy=self.proxy,
-                timeout=self._chat_timeout,
+                timeout=timeout,
             ) as resp:
                 if resp.status != 200:
-                    raw = await _read_head(resp, MAX_ERROR_BYTES)
+                    raw = await read_head(resp, MAX_ERROR_BYTES)
                     raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
                 if self.stream:
                     reply, ttft = await self._read_stream(resp, started)
                 else:
-                    raw = await _read_capped(resp)
+                    raw = await read_capped(resp)
                     try:
                         parsed = orjson.loads(raw)
                     except orjson.JSONDecodeError:
@@ -250,41 +258,37 @@ class Endpoint:
                     retryable=True,
                     abandoned="stream_idle",
                 ) from None
-            raise self._timed_out() from None
+            raise _timed_out(limit) from None
         except aiohttp.ClientError as exc:
             raise transport_failure(exc, self.base_url) from None
         finally:
-            self.outstanding -= 1
+            self.in_flight.end(sent)
         return Timed(reply, time.perf_counter() - started, ttft, message)
-
-    def _timed_out(self) -> RequestFailed:
-        return RequestFailed(
-            kind="timeout", message=f"no complete reply within {self.timeout_s:g} s", retryable=True
-        )
 
     async def completions(self, body: dict[str, Any]) -> Timed:
         """Send one `/v1/completions` request (a continuation, `continuation.py`); return its
         raw text as the reply's content, or raise `RequestFailed`."""
         started = time.perf_counter()
-        self.outstanding += 1
+        limit, timeout = self._limits(body)
+        sent = self.in_flight.send(limit)
         try:
             async with self.session.post(
                 api_url(self.root, "completions"),
                 data=orjson.dumps(body),
                 headers=self._headers,
                 proxy=self.proxy,
-                timeout=self._timeout,
+                timeout=timeout,
             ) as resp:
                 if resp.status != 200:
-                    raw = await _read_head(resp, MAX_ERROR_BYTES)
+                    raw = await read_head(resp, MAX_ERROR_BYTES)
                     raise self.profile.failure(resp.status, raw, resp.headers.get("Retry-After"))
-                raw = await _read_capped(resp)
+                raw = await read_capped(resp)
         except TimeoutError:
-            raise self._timed_out() from None
+            raise _timed_out(limit) from None
         except aiohttp.ClientError as exc:
             raise transport_failure(exc, self.base_url) from None
         finally:
-            self.outstanding -= 1
+            self.in_flight.end(sent)
         try:
             parsed = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -302,7 +306,7 @@ class Endpoint:
         """Read server-sent events (§3) to the end of the body, so the connection is reused."""
         assembly = self.profile.stream(started)
         done = False
-        async for line in _lines(resp.content, MAX_REPLY_BYTES):
+        async for line in lines(resp.content):
             if done or not line.startswith(b"data:"):
                 continue  # blank separators, ": keep-alive" comments, what follows [DONE]
             data = line[5:].strip()
@@ -329,69 +333,10 @@ class Endpoint:
         return assembly.reply(), assembly.ttft
 
 
-async def _read_head(resp: aiohttp.ClientResponse, limit: int) -> bytes:
-    """At most the first `limit` bytes of the body (an error's: the rest is not worth reading)."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in resp.content.iter_any():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size >= limit:
-            break
-    return b"".join(chunks)[:limit]
-
-
-async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
-    """The whole body, or `too_large` past MAX_REPLY_BYTES (counted as read, so a body whose
-    Content-Length lies, or that inflates when decompressed, is stopped too)."""
-    length = resp.content_length
-    if length is not None and length > MAX_REPLY_BYTES:
-        raise RequestFailed(
-            kind="too_large",
-            message=f"reply larger than {MAX_REPLY_BYTES} bytes ({length} bytes) refused",
-            retryable=False,
-        )
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in resp.content.iter_any():
-        size += len(chunk)
-        if size > MAX_REPLY_BYTES:
-            raise RequestFailed(
-                kind="too_large",
-                message=f"reply larger than {MAX_REPLY_BYTES} bytes",
-                retryable=False,
-            )
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-async def _lines(content: aiohttp.StreamReader, cap: int) -> AsyncIterator[bytes]:
-    """The body line by line (without the line break), as the bytes arrive.
-
-    Memory is bounded by `cap` over the whole body: a server that never sends a line break, or
-    sends too much, is stopped there.
-    """
-    pending: list[bytes] = []
-    size = 0
-    async for chunk in content.iter_any():
-        size += len(chunk)
-        if size > cap:
-            raise RequestFailed(
-                kind="too_large", message=f"stream larger than {cap} bytes", retryable=False
-            )
-        if b"\n" not in chunk:
-            pending.append(chunk)
-            continue
-        *lines, rest = chunk.split(b"\n")
-        if pending:
-            lines[0] = b"".join(pending) + lines[0]
-            pending.clear()
-        for line in lines:
-            yield line
-        if rest:
-            pending.append(rest)
-    if pending:
-        yield b"".join(pending)
+def _timed_out(limit_s: float) -> RequestFailed:
+    return RequestFailed(
+        kind="timeout", message=f"no complete reply within {limit_s:g} s", retryable=True
+    )
 
 
 def _mark_retrieved(future: asyncio.Future[Any]) -> None:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from thinkeval.client.refusals import CONTEXT_WORDING, read_refusal
+from thinkeval.client.refusals import CONTEXT_STATUSES, CONTEXT_WORDING, read_refusal
 from thinkeval.client.replies import (
     ErrorBody,
     RequestFailed,
@@ -40,14 +40,11 @@ from thinkeval.records import Reply
 
 Api = Literal["vllm", "sglang", "openai", "llamacpp", "ollama"]
 DEFAULT_API: Api = "vllm"
-# How vLLM's eras, SGLang and OpenAI word a prompt over the context window, and its length.
-_CONTEXT_OVERFLOW = re.compile(
-    r"maximum context length|too large|context length is only|exceeds the model's maximum", re.I
-)
 # vLLM started without `--enable-auto-tool-choice --tool-call-parser`, llama.cpp without `--jinja`.
 _NO_TOOL_PARSER = re.compile(
     r"tool choice requires --enable-auto-tool-choice|requires --jinja", re.I
 )
+# The prompt's length in a context-window refusal (client/refusals.py reads the rest).
 _PROMPT_TOKENS = re.compile(
     r"(?:request has|prompt contains|passed|messages?\)?[^0-9]{0,20}?)\s*(\d+)\s*(?:input )?tokens?"
     r"|(\d+) in the messages|(\d+) tokens from the input messages",
@@ -153,8 +150,8 @@ class ServerProfile:
             and error.param == "max_tokens"
         ):
             return "wrong_api"  # the OpenAI API refusing max_tokens: no request can succeed
-        if status == 400 and (_CONTEXT_OVERFLOW.search(message) or CONTEXT_WORDING.search(message)):
-            return "context_overflow"  # CONTEXT_WORDING: llama.cpp's and SGLang's too
+        if status in CONTEXT_STATUSES and CONTEXT_WORDING.search(message):
+            return "context_overflow"  # every flavour's wording, TGI's 422 too
         if status in (400, 500) and _NO_TOOL_PARSER.search(message):
             return "no_tool_parser"  # no request with tools can succeed on this server
         if status == 404 and "does not exist" in message:

@@ -11,9 +11,10 @@ endpoint has requests in flight, its watchdog:
   before the restart is abandoned (its reply can never come) and asked again;
 - **compares the server's load with the requests it should be holding**: a server whose own
   count of requests (vLLM's and SGLang's `/metrics`, llama.cpp's busy `/slots`) stays below
-  this client's requests in flight there for two probes in a row has lost the difference (a
-  fresh server on the port knows nothing of them), and that many of the oldest are abandoned
-  and asked again. Other clients' requests only hide a loss, never invent one;
+  this client's requests in flight there at every probe for `lost_after_s` (30 s) has lost the
+  difference (a fresh server on the port knows nothing of them), and that many of the oldest
+  are abandoned and asked again (sooner, a slow server's queue would pass for a loss). Other
+  clients' requests only hide a loss, never invent one;
 - **holds each request to a deadline** derived from its token budget and the fastest reply
   rate seen at this server: `max(deadline_min_s, deadline_factor * max_tokens / rate)`. A
   request past it is abandoned and asked again once; the second try has only the timeout.
@@ -66,6 +67,10 @@ class WatchSettings:
     probe_interval_s: float | None = 15.0
     deadline_factor: float | None = 4.0
     deadline_min_s: float = 600.0
+    # How long a server must hold too few requests, probe after probe, before the oldest count
+    # as lost: a slow server (llama.cpp on a busy CPU takes seconds per step) holds a request
+    # in its queue, not yet in a slot, for longer than two probes.
+    lost_after_s: float = 30.0
 
 
 @dataclass
@@ -89,12 +94,16 @@ class Watchdog:
     _next_id: int = 0
     _rate: float | None = None  # completion tokens per second of the fastest reply seen
     _was_down: bool = False
+    _down_at: float | None = None  # when a probe first found the server down (monotonic)
     _started: float | None = None
     _task: asyncio.Task[None] | None = None
     _short: tuple[float, int] | None = None  # (when, how many) the server last held too few
-    # Called at a restart, after the lost requests are abandoned: the dispatcher drops its
-    # pooled connections, which lead to the old process (a new request on one would hang too).
-    on_restart: Callable[[], None] | None = None
+    # Called when a probe first finds the server down: new requests go over new connections
+    # (pooled ones may lead to the old process), those in flight keep theirs.
+    on_down: Callable[[], None] | None = None
+    # Called at a restart, after the lost requests are abandoned, with whether the server was
+    # seen down first: the dispatcher closes the connections that lead to the old process.
+    on_restart: Callable[[bool], None] | None = None
 
     def begin(
         self, max_tokens: int, deadline_ok: bool = True
@@ -127,11 +136,16 @@ class Watchdog:
     def observe(self, seen: Identity) -> None:
         """Take one probe's result; abandon what a restart lost."""
         if seen.down:
+            if not self._was_down:
+                self._down_at = time.monotonic()
+                if self.on_down is not None:
+                    self.on_down()
             self._was_down = True
             return
         if not seen.up:
             return
         restarted = self._was_down
+        down_at = self._down_at if self._was_down else None
         if seen.started is not None:
             changed = self._started is not None and seen.started != self._started
             restarted = restarted or changed
@@ -143,16 +157,24 @@ class Watchdog:
             lost = self.epoch
             self.epoch += 1
             for flight in self._flights.values():
-                if flight.epoch <= lost:
+                # Sent after the server was seen down, a request found the port closed (and
+                # failed) or the fresh server: it is not lost. Abandoning it would ask it again
+                # from scratch, and a slow server would never see the end of it.
+                sent_to_fresh = down_at is not None and flight.started >= down_at
+                if flight.epoch <= lost and not sent_to_fresh:
                     _resolve(flight.abandon, "server_restarted")
             if self.on_restart is not None:
-                self.on_restart()
+                self.on_restart(down_at is not None)
+        self._down_at = None
 
     def _compare_load(self, busy: int | None) -> None:
-        """Abandon the oldest requests a server has held too few of, two probes in a row."""
+        """Abandon the oldest requests a server has held too few of at every probe for
+        `lost_after_s` (and at least two probes in a row): as many as it was short all along."""
+        if busy is None:
+            return  # the load went untold (a probe timed out on a busy server): no news
         now = time.monotonic()
         waiting = [f for f in self._flights.values() if not f.abandon.done()]
-        short = len(waiting) - busy if busy is not None else 0
+        short = len(waiting) - busy
         if short <= 0:
             self._short = None
             return
@@ -160,6 +182,9 @@ class Watchdog:
             self._short = (now, short)
             return
         since, before = self._short
+        if now - since < self.settings.lost_after_s:
+            self._short = (since, min(before, short))
+            return
         older = sorted((f for f in waiting if f.started < since), key=lambda f: f.started)
         for flight in older[: min(short, before)]:
             _resolve(flight.abandon, "lost_at_server")

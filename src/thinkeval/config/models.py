@@ -36,10 +36,13 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     api_key_env: str | None = None
     concurrency: Annotated[int, msgspec.Meta(gt=0, le=100_000)] = 64
     request_rate: Annotated[float, msgspec.Meta(gt=0)] | None = None
-    timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
+    # One request's limit; null (default): one that fits its budget (client/in_flight.py).
+    timeout_s: Annotated[float, msgspec.Meta(gt=0)] | None = None
     max_retries: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 10
     retry_backoff_s: Annotated[float, msgspec.Meta(ge=0)] = 1.0
     retry_backoff_max_s: Annotated[float, msgspec.Meta(ge=0)] = 60.0
+    # A server's Retry-After is honoured up to this; longer ones are capped, and said.
+    retry_after_max_s: Annotated[float, msgspec.Meta(ge=0)] = 300.0
     stream: bool = False
     # Watchdogs over requests in flight (client/watchdog.py, docs/operations.md); null: off.
     stream_idle_s: Annotated[float, msgspec.Meta(gt=0)] | None = 600.0

@@ -31,7 +31,7 @@ from thinkeval.ops.processes import (
     this_host,
     writer_of,
 )
-from thinkeval.store.heartbeat import PidRecord, write_record
+from thinkeval.store.heartbeat import PidRecord, process_start, write_record
 
 EXIT_NOTHING_RUNNING = 1
 EXIT_STILL_RUNNING = 3
@@ -119,6 +119,7 @@ def pid_record(
         command=["thinkeval", *argv],
         cwd=os.getcwd(),
         log=str(log.resolve()),
+        proc_start=process_start(pid),
     )
 
 

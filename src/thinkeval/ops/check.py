@@ -30,6 +30,7 @@ from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api,
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
 from thinkeval.failures import FailureKind
+from thinkeval.ops.patience import Say, budget_ladder, probe_timeout_s, waited
 from thinkeval.ops.server_window import fit_warnings, read_window
 from thinkeval.scoring.kinds.number import NumberKind
 from thinkeval.scoring.strict import strict_verdict
@@ -45,8 +46,6 @@ PROBE_PROMPT = (
     "Answer:"
 )
 PROBE_GOLD = "12"
-FIRST_RUNG = 256
-RUNG_FACTOR = 4
 # A probe verdict that shows the model can end with a legal final answer.
 LEGAL = frozenset({"correct", "wrong"})
 CONTENT_HEAD = 120
@@ -113,30 +112,20 @@ class CheckReport(msgspec.Struct, kw_only=True):
         return str(self.smallest_budget)
 
 
-def budget_ladder(largest: int) -> list[int]:
-    """The probe budgets: 256, then ×4, capped at (and always ending with) `largest`.
-
-    >>> budget_ladder(8192)
-    [256, 1024, 4096, 8192]
-    """
-    rungs = []
-    rung = FIRST_RUNG
-    while rung < largest:
-        rungs.append(rung)
-        rung *= RUNG_FACTOR
-    return [*rungs, largest]
-
-
 async def check_server(
     base_url: str,
     expected_model: str | None,
     budgets: tuple[int, int],
     api_key: str | None = None,
-    timeout_s: float = 600.0,
+    timeout_s: float | None = None,
     api: Api | None = None,
     tasks: dict[str, Sample] | None = None,  # task -> its longest prompt (`--tasks`)
+    say: Say | None = None,
 ) -> CheckReport:
     """Check one server, speaking `api` when given, else the flavour the server shows.
+
+    `timeout_s` limits each request; None gives each probe a limit that fits its budget
+    (`ops/patience.py`). `say` is told what a request still in flight waits on, every 10 s.
 
     Raises `ConfigError` for a URL that cannot be asked at all; never raises for what the server
     does, only reports it.
@@ -154,9 +143,11 @@ async def check_server(
     async with open_session(1, urlsplit(base_url).scheme == "https") as session:
         # /v1/models answers at once when the server is up; a black-holed address should not
         # take the whole request timeout to say so.
-        lister = Endpoint(session, base_url, api_key, min(timeout_s, MODELS_TIMEOUT_S))
+        listing = min(timeout_s or MODELS_TIMEOUT_S, MODELS_TIMEOUT_S)
+        lister = Endpoint(session, base_url, api_key, listing)
         try:
-            cards = await lister.models()
+            what = f"GET {report.base_url}/models"
+            cards = await waited(lister.models(), what, listing + 1, say)
         except RequestFailed as exc:
             report.reason = _unreachable(report.base_url, exc)
         else:
@@ -166,19 +157,22 @@ async def check_server(
                 assert report.api is not None
                 await read_window(lister, report, card)  # sets max_model_len, window_source
 
+                longest = probe_timeout_s(budgets[1], timeout_s)
+
                 def asker(flavour: Api) -> Endpoint:
                     profile = get_profile(flavour)
-                    return Endpoint(session, base_url, api_key, timeout_s, profile=profile)
+                    return Endpoint(session, base_url, api_key, longest, profile=profile)
 
-                await _climb(asker(report.api), report)
-                if tasks and report.max_model_len:  # their longest prompts + B2 against it
+                await _climb(asker(report.api), report, timeout_s, say)
+                hung = any(p.error_kind == "timeout" for p in report.probes)
+                if tasks and report.max_model_len and not hung:  # longest prompts + B2 fit?
                     report.warnings += await fit_warnings(asker(report.api), report, tasks)
                 if api is None and any(p.error_kind == "wrong_api" for p in report.probes):
                     # Refused as the OpenAI API refuses max_tokens: ask as its profile does.
                     report.api = "openai"
                     report.api_evidence = "HTTP 400 unsupported_parameter for max_tokens"
                     report.probes = []
-                    await _climb(asker("openai"), report)
+                    await _climb(asker("openai"), report, timeout_s, say)
                 if not get_profile(report.api).returns_token_ids:
                     why: str | None = f"the {report.api} API returns no token ids"
                     report.continue_ok, report.continue_problem = False, why
@@ -258,20 +252,24 @@ def _served_card(report: CheckReport, cards: list[dict[str, Any]]) -> dict[str, 
     return found
 
 
-async def _probe(endpoint: Endpoint, model: str, max_tokens: int, rung: int) -> Probe:
-    """One probe request, sent and read as a run's requests are."""
+async def _probe(
+    endpoint: Endpoint, model: str, max_tokens: int, rung: int, limit_s: float, say: Say | None
+) -> Probe:
+    """One probe request, sent and read as a run's requests are, given up after `limit_s`."""
     profile = endpoint.profile
     generation = (
         {"chat_template_kwargs": {"enable_thinking": True}} if profile.takes_template_kwargs else {}
     )
     messages = [{"role": "user", "content": PROBE_PROMPT}]
     probe = Probe(max_tokens=max_tokens, rung=rung)
+    body = profile.request(model, messages, max_tokens, generation, False)
+    what = f"the probe at max_tokens={max_tokens} (POST {endpoint.base_url}/chat/completions)"
     try:
-        timed = await endpoint.chat(profile.request(model, messages, max_tokens, generation, False))
+        timed = await waited(endpoint.chat(body), what, limit_s, say)
     except RequestFailed as exc:
         probe.error, probe.error_kind = exc.message, exc.kind
         if exc.kind == "timeout":
-            probe.error = f"no reply within {endpoint.timeout_s:g} s (raise --timeout-s?)"
+            probe.error = f"no reply within {limit_s:g} s (raise --timeout-s?)"
         return probe
     reply, message = timed.reply, timed.message or {}
     probe.latency_s = round(timed.latency_s, 3)
@@ -289,7 +287,9 @@ async def _probe(endpoint: Endpoint, model: str, max_tokens: int, rung: int) -> 
     return probe
 
 
-async def _climb(endpoint: Endpoint, report: CheckReport) -> None:
+async def _climb(
+    endpoint: Endpoint, report: CheckReport, timeout_s: float | None, say: Say | None
+) -> None:
     """Probe at each rung until one finishes with a legal answer, or the ladder ends."""
     assert report.model is not None
     prompt_tokens: int | None = None
@@ -300,7 +300,8 @@ async def _climb(endpoint: Endpoint, report: CheckReport) -> None:
             max_tokens = min(rung, report.max_model_len - prompt_tokens)
             if max_tokens <= 0:
                 break
-        probe = await _probe(endpoint, report.model, max_tokens, rung)
+        limit = probe_timeout_s(max_tokens, timeout_s)
+        probe = await _probe(endpoint, report.model, max_tokens, rung, limit, say)
         report.probes.append(probe)
         if probe.error is not None:
             return

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thinkeval.errors import ThinkevalError
-from thinkeval.store.heartbeat import Heartbeat, ModelBeat, PidRecord, read_record
+from thinkeval.store.heartbeat import Heartbeat, ModelBeat, PidRecord, process_start, read_record
 from thinkeval.store.rundir import STATUS_DIR
 from thinkeval.store.shard import Shard
 
@@ -30,6 +30,7 @@ FRESH_S = 10.0
 MAIN_WRITER = "main"
 LIVE_STATES = frozenset({"starting", "running"})
 FINAL_STATES = frozenset({"finished", "stopped", "failed"})
+REUSE_SLACK_S = 2.0
 
 
 def pid_file(run_dir: Path, writer: str = MAIN_WRITER) -> Path:
@@ -51,10 +52,15 @@ def this_host() -> str:
     return socket.gethostname()
 
 
-def _inspect(pid: int) -> tuple[bool, bool]:
+def _inspect(
+    pid: int, start: int | None = None, alive_at: float | None = None
+) -> tuple[bool, bool]:
     """Whether `pid` runs on this host (a zombie does not), and whether it is a thinkeval command.
 
-    Without /proc (macOS) only existence can be checked, and the command is taken on trust.
+    `start` (the recorded `process_start`) and `alive_at` (when the record last saw the process
+    alive) tell a reused pid: a process that started at another tick, or after its record was
+    last written, is another process, counted as not existing. Without /proc (macOS) only
+    existence can be checked, and the command is taken on trust.
     """
     if pid <= 0:
         return False, False
@@ -75,7 +81,33 @@ def _inspect(pid: int) -> tuple[bool, bool]:
     # A zombie still answers os.kill until its parent reaps it, but it runs nothing any more.
     if stat.rpartition(")")[2].split()[:1] == ["Z"]:
         return False, False
+    if _reused(pid, start, alive_at):
+        return False, False
     return True, _is_thinkeval_command(cmdline.split(b"\0"))
+
+
+def _reused(pid: int, start: int | None, alive_at: float | None) -> bool:
+    """Whether `pid` now names another process than the record's (see `_inspect`)."""
+    ticks = process_start(pid)
+    if ticks is None:
+        return False
+    if start is not None:
+        return ticks != start
+    if alive_at is None:
+        return False
+    boot = _boot_time()
+    # btime has whole seconds: a little slack, far below a pid's reuse time.
+    return boot is not None and boot + ticks / os.sysconf("SC_CLK_TCK") > alive_at + REUSE_SLACK_S
+
+
+def _boot_time() -> float | None:
+    try:
+        for line in Path("/proc/stat").read_text().splitlines():
+            if line.startswith("btime "):
+                return float(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def _is_thinkeval_command(args: list[bytes]) -> bool:
@@ -157,7 +189,11 @@ def _from_heartbeat(
     local = beat.host == host
     age = max(0.0, now - beat.updated_at)
     fresh = age <= FRESH_S
-    exists, thinkeval = _inspect(pid) if local and pid is not None else (False, False)
+    exists, thinkeval = (
+        _inspect(pid, beat.proc_start, beat.updated_at)
+        if local and pid is not None
+        else (False, False)
+    )
     same = record is not None and record.pid == pid
     exit_status = record.exit_status if same and record is not None else None
     state = beat.state or "unknown"
@@ -202,7 +238,7 @@ def _from_record(writer: str, record: PidRecord, host: str) -> WriterProcess:
     """A detached process known only from its pid file: it has not written a heartbeat yet."""
     pid = record.pid if record.pid > 0 else None
     local = record.host == host
-    running_here = local and pid is not None and is_thinkeval_process(pid)
+    running_here = local and pid is not None and all(_inspect(pid, record.proc_start))
     if running_here:
         state = "starting"
     elif record.exit_status is not None:

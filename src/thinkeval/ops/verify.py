@@ -11,9 +11,11 @@ All journal files (the main run and every shard) are combined. For every model a
 A sample+phase recorded successfully more than once (two shards with overlapping splits, a
 journal copied twice) is a duplicate. A sample whose only attempts in a phase are transport
 errors is `error-only`: the next `thinkeval run` asks it again. Attempts for models, tasks or
-samples outside the run are `unknown`. Every decision (which attempt counts, whether the retry
-is due, what is a duplicate) is the judge's (`store/judge.py`), the same that `summary.json`,
-`status` and resuming use, so they always agree. With repeats, each (sample, repeat) is checked.
+samples outside the run are `unknown`. A samples file whose digest is not the one the run
+recorded when it wrote it (a gold or prompt edited by hand) is `edited`: the run is not clean.
+Every decision (which attempt counts, whether the retry is due, what is a duplicate) is the
+judge's (`store/judge.py`), the same that `summary.json`, `status` and resuming use, so they
+always agree. With repeats, each (sample, repeat) is checked.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from thinkeval.records import Phase, Sample
 from thinkeval.results.sequential_run import dealt_positions
 from thinkeval.store.journal import scan
 from thinkeval.store.judge import Line, judge_unit, line_of
-from thinkeval.store.run_record import read_run_record
+from thinkeval.store.run_record import edited_samples, read_run_record
 from thinkeval.store.rundir import SAMPLES_DIR, read_samples
 from thinkeval.tasks.catalogue import Catalogue
 
@@ -107,6 +109,9 @@ class Verification:
     missing_samples: list[str] = field(default_factory=list)
     torn_tails: list[str] = field(default_factory=list)
     live_writers: list[str] = field(default_factory=list)
+    # Samples files changed since the run wrote them (`store.run_record.edited_samples`).
+    edited_samples: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. an older run without digests
 
     @property
     def complete(self) -> bool:
@@ -114,7 +119,8 @@ class Verification:
 
     @property
     def clean(self) -> bool:
-        return not (self.unknown or self.invalid_lines) and all(t.clean for t in self.tasks)
+        broken = self.unknown or self.invalid_lines or self.edited_samples
+        return not broken and all(t.clean for t in self.tasks)
 
     @property
     def ok(self) -> bool:
@@ -197,6 +203,7 @@ def verify_run(run_dir: Path) -> Verification:
     record = read_run_record(run_dir)
     found = Verification(run=record.run, run_dir=str(run_dir), tasks=[])
     found.live_writers = [w.describe() for w in find_writers(run_dir) if w.alive]
+    found.edited_samples, found.notes = edited_samples(run_dir, record)
     samples: dict[str, list[Sample]] = {}
     for task in record.task_names:
         if (run_dir / SAMPLES_DIR / f"{task}.jsonl").exists():

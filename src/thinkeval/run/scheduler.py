@@ -13,17 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-import socket
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 
 from thinkeval.client.dispatch import Dispatcher
-from thinkeval.client.health import Outage
 from thinkeval.client.limits import EndpointLimits
 from thinkeval.client.profiles import card_window
 from thinkeval.config import ModelConfig, ResolvedTask
@@ -32,11 +27,11 @@ from thinkeval.records import Attempt
 from thinkeval.run.continuation import probe_token_ids, retry_mode
 from thinkeval.run.fleet import check_fleet
 from thinkeval.run.identity import check_identity
+from thinkeval.run.live import HeartbeatWriter, ModelLive, clock
 from thinkeval.run.ordering import TaskEstimate
 from thinkeval.run.progress import Progress
 from thinkeval.run.protocol import ModelRun, default_estimates
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
-from thinkeval.store.heartbeat import HEARTBEAT_S, Heartbeat, ModelBeat, ProgressRow, write_record
 from thinkeval.store.journal import Journal
 from thinkeval.store.rundir import STATUS_DIR, write_model_card
 from thinkeval.store.shard import Shard
@@ -53,122 +48,6 @@ class RunOutcome:
 
     stopped: bool
     failures: dict[str, ThinkevalError]
-
-
-def clock(wall: float) -> str:
-    """`14:03:07`, the local time of a wall-clock timestamp."""
-    return datetime.fromtimestamp(wall).strftime("%H:%M:%S")
-
-
-@dataclass
-class ModelLive:
-    """One model in this process: its state, dispatcher and protocol run once it has them."""
-
-    model: ModelConfig
-    state: str = "waiting"  # checking, running, finished, stopped, failed
-    dispatcher: Dispatcher | None = None
-    run: ModelRun | None = None
-    failure: ThinkevalError | None = None
-    reported: float | None = None  # the start of the outage last reported
-
-    @property
-    def outage(self) -> Outage | None:
-        if self.dispatcher is None or self.state != "running":
-            return None
-        return self.dispatcher.health.outage
-
-    @property
-    def in_flight(self) -> int:
-        """Requests at the model's servers (not those waiting for a shared server's slot)."""
-        if self.dispatcher is None or self.state != "running":
-            return 0
-        return sum(endpoint.outstanding for endpoint in self.dispatcher.endpoints)
-
-    def beat(self) -> ModelBeat:
-        outage = self.outage
-        last = self.run.last_error if self.run is not None else None
-        if outage is not None:
-            last = f"{redact_url(outage.endpoint)}: {outage.last_error}"
-        return ModelBeat(
-            name=self.model.name,
-            state=self.state,
-            in_flight=self.in_flight,
-            last_error=last,
-            unreachable_since=outage.since if outage is not None else None,
-            error=str(self.failure) if self.failure is not None else None,
-        )
-
-
-@dataclass
-class HeartbeatWriter:
-    """This process's live state, written to `status/<writer>.json` for `thinkeval status`."""
-
-    path: Path
-    progress: Progress
-    models: dict[str, ModelLive] = field(default_factory=dict)
-    started_at: float = field(default_factory=time.time)
-    state: str = "starting"
-    error: str | None = None
-
-    def write(self) -> None:
-        now = time.monotonic()
-        rows = [
-            ProgressRow(
-                model=model,
-                task=task,
-                done=row.done,
-                total=row.total,
-                rate_per_s=row.rate_per_s(now),
-            )
-            for (model, task), row in self.progress.rows.items()
-        ]
-        beats = [live.beat() for live in self.models.values()]
-        running = [beat.name for beat in beats if beat.state == "running"]
-        beat = Heartbeat(
-            pid=os.getpid(),
-            host=socket.gethostname(),
-            state=self.state,
-            started_at=self.started_at,
-            updated_at=time.time(),
-            model=", ".join(running) or None,
-            in_flight=sum(beat.in_flight for beat in beats),
-            last_error=next((b.last_error for b in beats if b.last_error), None) or self.error,
-            rows=rows,
-            models=beats,
-        )
-        # No fsync: the heartbeat is rewritten every few seconds, and a disk flush here would
-        # stall the event loop that keeps requests in flight.
-        write_record(self.path, beat, durable=False)
-
-    def report_outages(self) -> None:
-        """Say once when a model's server stops answering, and when it answers again."""
-        for name, live in self.models.items():
-            outage = live.outage
-            since = outage.since if outage is not None else None
-            if since == live.reported:
-                continue
-            live.reported = since
-            if outage is not None:
-                window = live.model.unreachable_after_s
-                ends = f"stops this model at {clock(outage.since + window)}" if window else ""
-                text = f"unreachable since {clock(outage.since)}"
-                self.progress.note(name, text)
-                self.progress.say(
-                    f"{name}: no answer from {redact_url(outage.endpoint)} "
-                    f"since {clock(outage.since)} ({outage.last_error}); retrying"
-                    + (f", {ends} unless it answers" if ends else ""),
-                    "warning",
-                )
-            elif live.state == "running":
-                self.progress.note(name, "")
-                self.progress.say(f"{name}: the server answers again")
-
-    async def beat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            self.report_outages()
-            with contextlib.suppress(ThinkevalError):
-                self.write()
 
 
 @dataclass

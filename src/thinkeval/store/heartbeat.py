@@ -10,6 +10,7 @@ pid file. Both are typed records; readers treat a missing or unreadable file as 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TypeVar
 
@@ -57,6 +58,9 @@ class Heartbeat(msgspec.Struct, kw_only=True):
     last_error: str | None = None
     rows: list[ProgressRow] = []
     models: list[ModelBeat] = []
+    # The writer's start in clock ticks after boot (/proc/PID/stat): a pid reused by another
+    # process has another start, so `stop` never signals it (ops/processes.py).
+    proc_start: int | None = None
 
 
 class PidRecord(msgspec.Struct, kw_only=True):
@@ -71,6 +75,28 @@ class PidRecord(msgspec.Struct, kw_only=True):
     log: str | None = None
     exit_status: int | None = None
     ended_at: float | None = None
+    proc_start: int | None = None  # as in Heartbeat
+
+
+def process_start(pid: int) -> int | None:
+    """When `pid` started, in clock ticks after boot (field 22 of /proc/PID/stat); None where
+    there is no /proc (macOS) or no such process. Together with the pid it names one process:
+    a pid is reused, a (pid, start) pair is not."""
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # The command name in parentheses may hold spaces: the fields after it are fixed.
+    fields = stat.rpartition(")")[2].split()
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def own_start() -> int | None:
+    """This process's `process_start`."""
+    return process_start(os.getpid())
 
 
 def read_record(path: Path, kind: type[T]) -> T | None:

@@ -26,7 +26,7 @@ from thinkeval.config import (
 from thinkeval.config.tasks import Retry, parse_range
 from thinkeval.errors import JournalError
 from thinkeval.records import describe_decode_error
-from thinkeval.store.rundir import CONFIG_FILE, write_json
+from thinkeval.store.rundir import CONFIG_FILE, SAMPLES_DIR, samples_digest, write_json
 from thinkeval.version import __version__
 
 if TYPE_CHECKING:
@@ -281,3 +281,37 @@ def _shown(value: Any) -> str:
 def _plain(value: Any) -> Any:
     """JSON-equal form (tuples and lists compare equal), for comparing recorded settings."""
     return msgspec.json.decode(msgspec.json.encode(value))
+
+
+class SamplesEdited(JournalError):
+    """A samples file no longer holds what the run wrote (a gold or a prompt edited by hand)."""
+
+
+def edited_samples(run_dir: Path, record: RunRecord) -> tuple[list[str], list[str]]:
+    """The samples files changed since the run wrote them, one line each naming the file; and
+    notes for those whose run recorded no digest (older runs: read as they are, unchecked)."""
+    edited, unchecked = [], []
+    for task in record.tasks:
+        path = run_dir / SAMPLES_DIR / f"{task.name}.jsonl"
+        if not path.is_file():
+            continue
+        if task.digest is None:
+            unchecked.append(f"{path}: no digest recorded (an older run): read as it is")
+        elif (now := samples_digest(run_dir, task.name)) != task.digest:
+            edited.append(
+                f"{path} was changed after the run wrote it (digest {now}, {CONFIG_FILE} "
+                f"records {task.digest}): its golds or prompts are not those the replies answer"
+            )
+    return edited, unchecked
+
+
+def refuse_edited_samples(run_dir: Path, allow: bool) -> list[str]:
+    """Raise `SamplesEdited` naming the first changed samples file, unless `allow`
+    (`--allow-edited-samples`); return the changed files' lines, to show when allowed. Files of
+    older runs, without a digest, are read as they are (`verify` notes them)."""
+    edited, _ = edited_samples(run_dir, read_run_record(run_dir))
+    if edited and not allow:
+        raise SamplesEdited(
+            f"{edited[0]}; restore the file, or pass --allow-edited-samples to score against it"
+        )
+    return edited

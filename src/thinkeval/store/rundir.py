@@ -109,6 +109,15 @@ def sample_to_json(sample: Sample) -> dict[str, Any]:
     return row
 
 
+def samples_digest(run_dir: Path, task: str) -> str:
+    """The digest of `samples/<task>.jsonl` as it is now, as `write_samples` returns it."""
+    digest = hashlib.sha256()
+    with (run_dir / SAMPLES_DIR / f"{task}.jsonl").open("rb") as file:
+        while chunk := file.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
 class PromptsChanged(JournalError):
     """A resumed run would ask other prompts than the ones its attempts answer."""
 

@@ -63,6 +63,10 @@ def render(found: Verification, console: Console) -> None:
         console.print(
             f"[red]✗[/] task {escape(task)}: no {SAMPLES_DIR}/{escape(task)}.jsonl (never started)"
         )
+    for line in found.edited_samples:
+        console.print(f"[red]✗[/] {escape(line)}")
+    for line in found.notes:
+        console.print(f"note: {escape(line)}")
     if found.unknown:
         items = [
             f"{u.model}/{u.task}/{u.sample_id}"

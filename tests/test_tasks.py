@@ -514,4 +514,4 @@ def test_a_spec_with_an_unknown_lenient_rule_or_sim_flavour_is_refused_when_buil
         replace(gsm8k, sim_flavour="yes-no")  # type: ignore[arg-type]
     # Every builtin is built with known names, and each simulator answer style is a flavour.
     assert {spec.sim_flavour for spec in all_tasks()} <= set(SIM_FLAVOUR_NAMES)
-    assert set(FLAVOUR_NAMES) == set(SIM_FLAVOUR_NAMES) - {"instructions"}
+    assert set(FLAVOUR_NAMES) == set(SIM_FLAVOUR_NAMES) - {"instructions", "tool_calls"}

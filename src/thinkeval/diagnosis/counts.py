@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -21,6 +22,9 @@ from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION, Diagnosis, diagnose, re
 from thinkeval.records import PHASES, Attempt
 from thinkeval.scoring.kinds.base import AnswerKind
 from thinkeval.store.judge import first_successes
+
+if TYPE_CHECKING:
+    from thinkeval.results.folds import CountedReply
 
 BIN = 256  # tokens per bin of the reasoning-length histogram
 
@@ -71,7 +75,11 @@ class DiagnosisFold:
         self.kinds = kinds
         self.cells: dict[tuple[str, str], _Cell] = {}
 
-    def add(self, attempt: Attempt, gold: str | None = None) -> None:
+    def add(self, reply: CountedReply) -> None:
+        self.add_attempt(reply.attempt, reply.gold)
+
+    def add_attempt(self, attempt: Attempt, gold: str | None = None) -> None:
+        """Fold one reply that counts (its gold: the sample's, else the one it recorded)."""
         if attempt.error is not None:
             return
         cell = self.cells.setdefault((attempt.model, attempt.task), _Cell())
@@ -99,7 +107,7 @@ def fold(
     counting pass instead (`DiagnosisFold`); this is for journals read without one."""
     folded = DiagnosisFold(kinds)
     for attempt in first_successes(attempts):
-        folded.add(attempt)
+        folded.add_attempt(attempt)
     return folded.blocks()
 
 

@@ -11,7 +11,6 @@ import numpy as np
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._code_failures import code_failure_rows
 from thinkeval.report._collect import collect
-from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
 from thinkeval.report._diagnosis import diagnosis_rows
@@ -32,6 +31,7 @@ from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_
 from thinkeval.report._samples import Catalog
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
+from thinkeval.results.columns import RETRY_CODES
 from thinkeval.results.counts import ScorerBlock, Tally
 from thinkeval.results.summary import Counts
 from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell

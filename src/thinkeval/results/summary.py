@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -37,6 +38,9 @@ from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.tally import sample_result, tally
 from thinkeval.scoring.judge import NAME as JUDGE
 from thinkeval.store.judge import Outcome
+
+if TYPE_CHECKING:
+    from thinkeval.results.judge import AgreementFold
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SUMMARY_FILE, judge_path, recorded_tasks, write_json
 from thinkeval.version import __version__
@@ -108,9 +112,9 @@ def summarize(run_dir: Path) -> Summary:
     )
     diagnosis = DiagnosisFold({task: record.task(task).spec.answer for task in tasks})
     reasoning = ReasoningFold(record.models)
-    counts = tally(
-        run_dir, record, models, tasks, on_question=instructed, folds=Folds(diagnosis, reasoning)
-    )
+    judged = _judge_fold(run_dir)
+    folds = Folds(diagnosis, reasoning) if judged is None else Folds(diagnosis, reasoning, judged)
+    counts = tally(run_dir, record, models, tasks, on_question=instructed, folds=folds)
     diagnosed, checked = diagnosis.blocks(), reasoning.blocks()
     results = []
     for model in models:
@@ -132,7 +136,10 @@ def summarize(run_dir: Path) -> Summary:
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )
-    _add_judge(run_dir, results)
+    if judged is not None:
+        from thinkeval.results.judge import add_judge
+
+        add_judge(judged.found, results)
     for result in results:
         result.diagnosis = diagnosed.get((result.model, result.task))
         result.reasoning = checked.get((result.model, result.task))
@@ -140,12 +147,13 @@ def summarize(run_dir: Path) -> Summary:
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
 
 
-def _add_judge(run_dir: Path, results: list[TaskResult]) -> None:
-    """The judge scorer's numbers, when the run has judge verdicts (`results.judge.add_judge`)."""
-    if judge_path(run_dir).is_file():
-        from thinkeval.results.judge import add_judge  # only runs a judge has scored
+def _judge_fold(run_dir: Path) -> AgreementFold | None:
+    """Strict vs the judge, folded in the counting pass, when the run has judge verdicts."""
+    if not judge_path(run_dir).is_file():
+        return None
+    from thinkeval.results.judge import AgreementFold, read_verdicts  # only judged runs
 
-        add_judge(run_dir, results)
+    return AgreementFold(read_verdicts(run_dir))
 
 
 def write_summary(run_dir: Path) -> Summary:

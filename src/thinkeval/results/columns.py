@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from thinkeval.records import STATUSES, Attempt
-from thinkeval.results.measures import MEASURES, NONE
+from thinkeval.results.measures import MEASURES, NONE, Measure
 from thinkeval.scoring.scorers import recording_scorers
 from thinkeval.store.judge import Outcome
 
@@ -35,7 +35,7 @@ JUDGE_MISSING, JUDGE_AGREES, JUDGE_DIFFERS = 0, 1, 2
 class ReplyColumns:
     """One phase of one model on one task: per unit, the counted reply's numbers."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, measures: tuple[Measure, ...] = MEASURES) -> None:
         self.status = np.full(size, PENDING, dtype=np.int8)
         # Per recording scorer (registry order, `recording_scorers`), per unit: counted correct.
         self.names = tuple(scorer.name for scorer in recording_scorers())
@@ -46,7 +46,8 @@ class ReplyColumns:
         self.judge = np.full(size, NONE, dtype=np.int8)  # JUDGE_* codes
         self.judge_by = np.zeros(size, dtype=np.int8)  # which of the run's judge models
         # One column per registered measure, by name.
-        self.measures = {m.name: np.full(size, m.missing, dtype=m.dtype) for m in MEASURES}
+        self.kinds = measures
+        self.measures = {m.name: np.full(size, m.missing, dtype=m.dtype) for m in measures}
 
     def set(
         self, unit: int, attempt: Attempt, outcome: Outcome, due: bool, finish: int, ref: int
@@ -57,7 +58,7 @@ class ReplyColumns:
         self.due[unit] = due
         self.finish[unit] = finish
         self.ref[unit] = ref
-        for each in MEASURES:
+        for each in self.kinds:
             value = each.of(attempt)
             self.measures[each.name][unit] = each.missing if value is None else value
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from thinkeval.report import sections as section_plugins
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._code_failures import code_failure_rows
 from thinkeval.report._collect import collect
@@ -29,6 +30,7 @@ from thinkeval.report._pairs import pairs
 from thinkeval.report._reasoning import reasoning_rows
 from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_rows
 from thinkeval.report._samples import Catalog
+from thinkeval.report._section import SectionInputs
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.columns import RETRY_CODES
@@ -115,7 +117,15 @@ def report_of(
         code_failures=code_failure_rows(data),
         reasoning=reasoning_rows(data),
         comparison=baseline_comparison(data),
+        plugins=_plugin_numbers(SectionInputs(data, catalog, seed, resamples)),
     )
+
+
+def _plugin_numbers(inputs: SectionInputs) -> dict[str, object]:
+    """What each section plug-in computes itself from the read model, by its key."""
+    return {
+        each.key: each.data(inputs) for each in section_plugins.registry() if each.data is not None
+    }
 
 
 def _count(mt: ModelTask, positions: Sequence[int] | None = None) -> Counts:

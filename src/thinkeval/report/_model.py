@@ -390,3 +390,5 @@ class Report(_Frozen, frozen=True, kw_only=True):
     code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)
     # The reasoning controls asked and the budget check (models with `reasoning`).
     reasoning: list[ReasoningRow] = msgspec.field(default_factory=list)
+    # Numbers section plug-ins computed themselves, by section key (report.json: top level).
+    plugins: dict[str, Any] = msgspec.field(default_factory=dict)

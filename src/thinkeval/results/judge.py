@@ -10,26 +10,21 @@ it never calls a model.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt, Phase, Record, Sample, Status, describe_decode_error
-from thinkeval.results.counts import JudgeBlock, ScorerBlock
 from thinkeval.results.folds import CountedReply
-from thinkeval.scoring.judge import NAME, PROMPT_VERSION
+from thinkeval.scoring.judge import PROMPT_VERSION
 from thinkeval.store.counted import Journals, count_journal, index_samples, recorded
 from thinkeval.store.judge import Outcome, attempt_state
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SamplesFile, judge_path, recorded_tasks
 from thinkeval.tasks.spec import TaskSpec
-
-if TYPE_CHECKING:
-    from thinkeval.results.summary import TaskResult
 
 
 class JudgeRecord(Record, kw_only=True, forbid_unknown_fields=True):
@@ -279,23 +274,3 @@ def judge_agreement(run_dir: Path | str) -> dict[tuple[str, str], Agreement]:
     folded = AgreementFold(read_verdicts(run_dir))
     tally(run_dir, record, record.model_names, tasks, folds=folded)
     return folded.found
-
-
-def add_judge(agreements: dict[tuple[str, str], Agreement], results: Iterable[TaskResult]) -> None:
-    """The judge scorer's numbers for each model and task of a judged run (its `AgreementFold`'s
-    `found`): `scorers["judge"]` as for any scorer, and its own `judge` block (judged, not
-    judged, agreement)."""
-    for result in results:
-        found = agreements.get((result.model, result.task))
-        if found is None or not result.total:
-            continue
-        result.judge = JudgeBlock(
-            fixed_accuracy=found.judge_fixed_correct / result.total,
-            adaptive_accuracy=found.judge_correct / result.total,
-            judged=found.judged,
-            not_judged=found.not_judged,
-            agreement=found.agreed / found.judged if found.judged else 0.0,
-        )
-        result.scorers[NAME] = ScorerBlock.of(
-            found.judge_fixed_correct, found.judge_correct, result.total, PROMPT_VERSION
-        )

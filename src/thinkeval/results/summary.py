@@ -37,10 +37,11 @@ from thinkeval.results.reasoning import ReasoningBlock, ReasoningFold
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.tally import sample_result, tally
 from thinkeval.scoring.judge import NAME as JUDGE
+from thinkeval.scoring.judge import PROMPT_VERSION as JUDGE_PROMPT
 from thinkeval.store.judge import Outcome
 
 if TYPE_CHECKING:
-    from thinkeval.results.judge import AgreementFold
+    from thinkeval.results.judge import Agreement, AgreementFold
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SUMMARY_FILE, judge_path, recorded_tasks, write_json
 from thinkeval.version import __version__
@@ -137,14 +138,32 @@ def summarize(run_dir: Path) -> Summary:
                 )
             )
     if judged is not None:
-        from thinkeval.results.judge import add_judge
-
-        add_judge(judged.found, results)
+        _add_judge(judged.found, results)
     for result in results:
         result.diagnosis = diagnosed.get((result.model, result.task))
         result.reasoning = checked.get((result.model, result.task))
     complete = all(result.complete for result in results) and len(tasks) == len(record.tasks)
     return Summary(run=record.run, complete=complete, written_at=time.time(), results=results)
+
+
+def _add_judge(agreements: dict[tuple[str, str], Agreement], results: list[TaskResult]) -> None:
+    """The judge scorer's numbers for each model and task of a judged run (its `AgreementFold`'s
+    `found`): `scorers["judge"]` as for any scorer, and its own `judge` block (judged, not
+    judged, agreement)."""
+    for result in results:
+        found = agreements.get((result.model, result.task))
+        if found is None or not result.total:
+            continue
+        result.judge = JudgeBlock(
+            fixed_accuracy=found.judge_fixed_correct / result.total,
+            adaptive_accuracy=found.judge_correct / result.total,
+            judged=found.judged,
+            not_judged=found.not_judged,
+            agreement=found.agreed / found.judged if found.judged else 0.0,
+        )
+        result.scorers[JUDGE] = ScorerBlock.of(
+            found.judge_fixed_correct, found.judge_correct, result.total, JUDGE_PROMPT
+        )
 
 
 def _judge_fold(run_dir: Path) -> AgreementFold | None:

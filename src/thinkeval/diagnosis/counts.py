@@ -10,8 +10,6 @@ of replies still thinking at each token count.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -21,7 +19,6 @@ from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION, Diagnosis, diagnose, reply_label
 from thinkeval.records import PHASES, Attempt
 from thinkeval.scoring.kinds.base import AnswerKind
-from thinkeval.store.judge import first_successes
 
 if TYPE_CHECKING:
     from thinkeval.results.folds import CountedReply
@@ -99,18 +96,6 @@ class DiagnosisFold:
         }
 
 
-def fold(
-    attempts: Iterable[Attempt], kinds: dict[str, AnswerKind]
-) -> dict[tuple[str, str], DiagnosisBlock]:
-    """The diagnosis blocks of a whole journal's attempts, by (model, task): the first success
-    per sample, repeat and phase counts (`store.judge.takes_over`). A summary folds in its
-    counting pass instead (`DiagnosisFold`); this is for journals read without one."""
-    folded = DiagnosisFold(kinds)
-    for attempt in first_successes(attempts):
-        folded.add_attempt(attempt)
-    return folded.blocks()
-
-
 def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | None) -> None:
     phase = cell.phases[attempt.phase]
     label = reply_label(attempt.state, attempt.finish_reason)
@@ -151,12 +136,3 @@ def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | Non
     bins.extend([0] * (bin_index + 1 - len(bins)))
     bins[bin_index] += 1
     cell.checks.add(attempt, diagnosis)
-
-
-def diagnose_run(
-    run_dir: Path, kinds: dict[str, AnswerKind]
-) -> dict[tuple[str, str], DiagnosisBlock]:
-    """Fold a run directory's journal (shards included)."""
-    from thinkeval.store.journal import iter_attempts
-
-    return fold(iter_attempts(run_dir), kinds)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from thinkeval.report import sections as section_plugins
+import thinkeval.report.sections as section_plugins
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._code_failures import code_failure_rows
 from thinkeval.report._collect import collect

@@ -25,6 +25,7 @@ from thinkeval.report._golds import Golds
 from thinkeval.results.judge import Agreement
 from thinkeval.results.questions import RepeatDetails
 from thinkeval.results.readmodel import TaskColumns
+from thinkeval.results.reasoning import ReasoningBlock
 from thinkeval.results.summary import SampleResult
 from thinkeval.store.counted import Journals
 from thinkeval.store.run_record import RunRecord
@@ -70,6 +71,8 @@ class RunData:
     diagnosis: dict[tuple[str, str], DiagnosisBlock] = field(default_factory=dict)
     # Every question of each task asked more than once, per (model, task), with its metrics.
     questions: dict[tuple[str, str], RepeatDetails] = field(default_factory=dict)
+    # The reasoning check per (model, task) of the models with reasoning controls.
+    reasoning: dict[tuple[str, str], ReasoningBlock] = field(default_factory=dict)
     # Strict vs the judge scorer per (model, task), for a judged run.
     agreement: dict[tuple[str, str], Agreement] = field(default_factory=dict)
     journals: Journals | None = None  # open while the collection is

@@ -17,8 +17,10 @@ from thinkeval.report._cells import Collection, ModelTask, RunData, TaskSamples
 from thinkeval.report._diagnosis import stored_diagnosis
 from thinkeval.report._golds import Golds
 from thinkeval.results.columns import ReplyColumns
+from thinkeval.results.folds import ReplyFold
 from thinkeval.results.questions import QuestionsFold
 from thinkeval.results.readmodel import read_model
+from thinkeval.results.reasoning import ReasoningFold
 from thinkeval.store.counted import IdIndex, Journals
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import CONFIG_FILE, SamplesFile
@@ -121,18 +123,17 @@ def _read(run: RunData, cells: dict[tuple[str, str], ModelTask], finishes: list[
     }
     mine = {key: cell for key, cell in cells.items() if cell.run is run}
     questions = QuestionsFold(run.record, run.tasks)
+    reasoning = ReasoningFold(run.record.models)
+    folds: list[ReplyFold] = [reasoning]
     stored = stored_diagnosis(run.path)
-    if stored is None:  # fold it in the same pass
+    if stored is None:  # folded in the same pass
         diagnosed = DiagnosisFold({task: run.record.task(task).spec.answer for task in run.tasks})
-        model, counts = read_model(
-            run.path, run.record, dict(mine), indexes, finishes, (diagnosed,), questions
-        )
-        stored = diagnosed.blocks()
-    else:
-        model, counts = read_model(
-            run.path, run.record, dict(mine), indexes, finishes, (), questions
-        )
-    run.diagnosis = stored
+        folds.append(diagnosed)
+    model, counts = read_model(
+        run.path, run.record, dict(mine), indexes, finishes, folds, questions
+    )
+    run.diagnosis = diagnosed.blocks() if stored is None else stored
+    run.reasoning = reasoning.blocks()
     questions.finish(counts)
     run.questions = questions.details
     run.first_start, run.last_end = model.first_start, model.last_end

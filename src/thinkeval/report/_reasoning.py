@@ -1,12 +1,12 @@
 """The report's reasoning-controls rows: per model and task, the thinking budget and the
 reasoning effort asked, the reasoning lengths observed and whether they kept to the budget
-(the check is `results.reasoning`, the same as summary.json's `reasoning` blocks)."""
+(the check is `results.reasoning`'s fold, in the read model's pass as in summary.json's)."""
 
 from __future__ import annotations
 
-from thinkeval.report._cells import Collection, RunData
+from thinkeval.report._cells import Collection
 from thinkeval.report._frozen import Frozen
-from thinkeval.results.reasoning import ReasoningBlock, reasoning_blocks, verdict
+from thinkeval.results.reasoning import ReasoningBlock, verdict
 
 
 class ReasoningRow(Frozen, frozen=True):
@@ -29,21 +29,12 @@ class ReasoningRow(Frozen, frozen=True):
 
 def reasoning_rows(data: Collection) -> list[ReasoningRow]:
     """A row per model with reasoning controls and task, in the report's order."""
-    found: dict[int, dict[tuple[str, str], ReasoningBlock]] = {}
-
-    def blocks(run: RunData) -> dict[tuple[str, str], ReasoningBlock]:
-        if id(run) not in found:
-            assert run.journals is not None
-            attempts = (attempt for attempt, _ in run.journals.located())
-            found[id(run)] = reasoning_blocks(attempts, run.record.models)
-        return found[id(run)]
-
     rows = []
     for cell in data.ordered():
         model = next((m for m in cell.run.record.models if m.name == cell.model), None)
         if model is None or model.reasoning is None:
             continue
-        block = blocks(cell.run).get((cell.model, cell.task)) or ReasoningBlock(
+        block = cell.run.reasoning.get((cell.model, cell.task)) or ReasoningBlock(
             budget=model.reasoning.budget,
             effort=model.reasoning.effort,
             check="unchecked" if model.reasoning.budget is not None else "effort_only",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from thinkeval.report import sections as section_plugins
+import thinkeval.report.sections as section_plugins
 from thinkeval.report._format import Section
 from thinkeval.report._model import Report
 from thinkeval.report._section import ReportSection

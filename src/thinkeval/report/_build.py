@@ -27,7 +27,6 @@ from thinkeval.report._model import (
     ScorerRow,
 )
 from thinkeval.report._pairs import pairs
-from thinkeval.report._reasoning import reasoning_rows
 from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_rows
 from thinkeval.report._samples import Catalog
 from thinkeval.report._section import SectionInputs
@@ -115,7 +114,6 @@ def report_of(
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
         instructions=instruction_rows(data),
         code_failures=code_failure_rows(data),
-        reasoning=reasoning_rows(data),
         comparison=baseline_comparison(data),
         plugins=_plugin_numbers(SectionInputs(data, catalog, seed, resamples)),
     )

@@ -18,7 +18,6 @@ from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
-from thinkeval.report._reasoning import ReasoningRow
 from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.summary import Counts
@@ -388,7 +387,6 @@ class Report(_Frozen, frozen=True, kw_only=True):
     instructions: list[InstructionsRow] = msgspec.field(default_factory=list)
     # Why the wrong programs of code tasks failed (`code` tasks).
     code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)
-    # The reasoning controls asked and the budget check (models with `reasoning`).
-    reasoning: list[ReasoningRow] = msgspec.field(default_factory=list)
-    # Numbers section plug-ins computed themselves, by section key (report.json: top level).
+    # Numbers section plug-ins computed themselves, by section key (report.json: top level):
+    # `reasoning` (the reasoning controls asked and the budget check, `sections/reasoning.py`).
     plugins: dict[str, Any] = msgspec.field(default_factory=dict)

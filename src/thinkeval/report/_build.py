@@ -33,8 +33,9 @@ from thinkeval.report._section import SectionInputs
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
 from thinkeval.results.columns import RETRY_CODES
-from thinkeval.results.counts import ScorerBlock, Tally
+from thinkeval.results.counts import ScorerBlock
 from thinkeval.results.summary import Counts
+from thinkeval.results.tally import TaskCounts
 from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell
 from thinkeval.scoring.judge import NAME as JUDGE
 from thinkeval.scoring.judge import PROMPT_VERSION
@@ -67,7 +68,7 @@ def report_of(
     data: Collection, catalog: Catalog, seed: int, resamples: int, embed_bytes: int | None
 ) -> Report:
     """The report of an open collection (see `build_report`)."""
-    counts = {(mt.model, mt.task): _count(mt) for mt in data.ordered()}
+    counts = {(mt.model, mt.task): _counted(mt).counts for mt in data.ordered()}
     judged = judge_rows(data)
     for row in judged:  # the judge's numbers beside the recording scorers', as summary.json's
         found = counts[(row.model, row.task)]
@@ -126,13 +127,11 @@ def _plugin_numbers(inputs: SectionInputs) -> dict[str, object]:
     }
 
 
-def _count(mt: ModelTask, positions: Sequence[int] | None = None) -> Counts:
-    """The counts `summary.json` holds (of the samples at `positions`, every repeat), from the
-    same `Tally`."""
-    tally = Tally(mt.budgets)
-    for result in mt.results(None if positions is None else mt.units_of(positions)):
-        tally.add(result)
-    return tally.counts()
+def _counted(mt: ModelTask) -> TaskCounts:
+    """What the read model's counting pass counted for this model and task: the counts
+    `summary.json` holds, per subject too, from the same `Tally`."""
+    assert mt.counted is not None, "counted in the read model's pass"
+    return mt.counted
 
 
 def _run_info(run: RunData, counts: dict[tuple[str, str], Counts]) -> RunInfo:
@@ -232,9 +231,7 @@ def _breakdown(mt: ModelTask, counts: dict[tuple[str, str], Counts]) -> list[Bre
         BreakdownRow(model=mt.model, task=mt.task, subject=None, counts=whole, rates=_rates(whole))
     ]
     # Subjects in order of first appearance, as summary.json lists them.
-    subsets = mt.samples.subsets
-    for subject in dict.fromkeys(s for s in subsets if s):
-        sub = _count(mt, [i for i, s in enumerate(subsets) if s == subject])
+    for subject, sub in (_counted(mt).subjects or {}).items():
         rows.append(
             BreakdownRow(
                 model=mt.model, task=mt.task, subject=subject, counts=sub, rates=_rates(sub)

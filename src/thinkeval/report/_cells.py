@@ -26,7 +26,6 @@ from thinkeval.results.judge import Agreement
 from thinkeval.results.questions import RepeatDetails
 from thinkeval.results.readmodel import TaskColumns
 from thinkeval.results.reasoning import ReasoningBlock
-from thinkeval.results.summary import SampleResult
 from thinkeval.store.counted import Journals
 from thinkeval.store.run_record import RunRecord
 
@@ -130,21 +129,6 @@ class ModelTask(TaskColumns):
     def status(self, phase: str) -> np.ndarray:
         """The fixed or the adaptive outcome codes."""
         return self.fixed.status if phase == "fixed" else self.adaptive_status()
-
-    def results(self, units: Iterable[int] | None = None) -> Iterator[SampleResult | None]:
-        """Per unit (all unless given), the `SampleResult` the summary counts; None: pending."""
-        chosen = range(self.units) if units is None else units
-        for unit in chosen:
-            fixed = self.fixed.outcome(unit)
-            if fixed is None:
-                yield None
-                continue
-            result = SampleResult(fixed=fixed, due=bool(self.fixed.due[unit]))
-            result.fixed_clamped = int(self.fixed.clamped[unit])
-            if result.candidate:
-                result.retry = self.retry.outcome(unit)
-                result.retry_clamped = int(self.retry.clamped[unit])
-            yield result
 
 
 @dataclass

@@ -46,8 +46,9 @@ class ReplyColumns:
         self.judge = np.full(size, NONE, dtype=np.int8)  # JUDGE_* codes
         self.judge_by = np.zeros(size, dtype=np.int8)  # which of the run's judge models
         # One column per registered measure, by name.
-        self.kinds = measures
         self.measures = {m.name: np.full(size, m.missing, dtype=m.dtype) for m in measures}
+        # What `set` fills, looked up once: (column, how to read it, its missing value).
+        self._fill = [(self.measures[m.name], m.of, m.missing) for m in measures]
 
     def set(
         self, unit: int, attempt: Attempt, outcome: Outcome, due: bool, finish: int, ref: int
@@ -58,9 +59,9 @@ class ReplyColumns:
         self.due[unit] = due
         self.finish[unit] = finish
         self.ref[unit] = ref
-        for each in self.kinds:
-            value = each.of(attempt)
-            self.measures[each.name][unit] = each.missing if value is None else value
+        for column, read, missing in self._fill:
+            value = read(attempt)
+            column[unit] = missing if value is None else value
 
     def outcome(self, unit: int) -> Outcome | None:
         code = int(self.status[unit])

@@ -54,6 +54,8 @@ class TaskColumns:
     # The judge scorer's reading (status, answer) of the replies it reads differently from
     # strict, by phase and unit; where it agrees, its reading is strict's.
     judge_reads: dict[tuple[Phase, int], tuple[str, str | None]] = field(default_factory=dict)
+    # What the pass counted (summary.json's counts, per subject too); None until it ran.
+    counted: TaskCounts | None = None
 
     def replies(self, phase: Phase) -> ReplyColumns:
         return self.fixed if phase == "fixed" else self.retry
@@ -68,11 +70,9 @@ class ReadModel:
         self,
         run_dir: Path,
         cells: dict[tuple[str, str], TaskColumns],
-        indexes: dict[str, IdIndex],
         finishes: list[str],
     ) -> None:
         self.cells = cells
-        self.indexes = indexes
         self.finishes = finishes  # finish reasons, in order of first appearance: their codes
         self._finish_codes = {name: code for code, name in enumerate(finishes)}
         verdicts = read_verdicts(run_dir) if judge_path(run_dir).is_file() else None
@@ -98,11 +98,11 @@ class ReadModel:
         return code
 
     def observe(self, attempt: Attempt) -> None:
-        """Every attempt of the run's selection counts in its cell's timing and the run's span."""
+        """Every attempt of the run's selection (the pass's `observe_selected`) counts in its
+        cell's timing and the run's span."""
         cell = self.cells.get((attempt.model, attempt.task))
-        index = self.indexes.get(attempt.task)
-        if cell is None or index is None or index.unit(attempt.sample_id, attempt.repeat) is None:
-            return  # a model, sample or repeat outside this run's current selection
+        if cell is None:
+            return  # a model this run no longer has
         cell.timing[attempt.phase].add(attempt)
         if attempt.started_at > 0:
             self.first_start = min(self.first_start, attempt.started_at)
@@ -164,7 +164,7 @@ def read_model(
 ) -> tuple[ReadModel, dict[tuple[str, str], TaskCounts]]:
     """Fold a run's journal into `cells` (one per model and task to read) in the one counting
     pass, with `folds` and `on_question` fed alongside; the model and the pass's counts."""
-    model = ReadModel(run_dir, cells, indexes, finishes)
+    model = ReadModel(run_dir, cells, finishes)
     models = list(dict.fromkeys(m for m, _ in cells))
     tasks = list(dict.fromkeys(t for _, t in cells))
     counts = tally(
@@ -172,9 +172,11 @@ def read_model(
         record,
         models,
         tasks,
-        observe=model.observe,
+        observe_selected=model.observe,
         on_question=on_question,
         folds=Folds(model, *folds),
         indexes=indexes,
     )
+    for key, cell in cells.items():
+        cell.counted = counts[key]
     return model, counts

@@ -112,6 +112,7 @@ def tally(
     on_question: QuestionObserver | None = None,
     folds: ReplyFold | None = None,
     indexes: dict[str, IdIndex] | None = None,
+    observe_selected: Callable[[Attempt], None] | None = None,
 ) -> dict[tuple[str, str], TaskCounts]:
     """Count every model on every task from the journal, holding a few bytes per sample.
 
@@ -120,14 +121,17 @@ def tally(
     sees every attempt of the first pass (`thinkeval status` takes its timings there, the read
     model its throughput); `on_question` sees every question's outcomes
     (`results.questions.repeat_details`); `folds` every attempt that counts (the read model's
-    columns among them). `indexes`: the tasks' sample indexes, when the caller has them.
+    columns among them); `observe_selected` every attempt of the tasks' samples and repeats.
+    `indexes`: the tasks' sample indexes, when the caller has them.
     """
     repeats = {task: record.task(task).repeats for task in tasks}
     if indexes is None:
         indexes = index_samples(run_dir, repeats)
     out: dict[tuple[str, str], TaskCounts] = {}
     with Journals(run_dir) as journals:
-        counted = count_journal(journals, indexes, observe=observe)
+        counted = count_journal(
+            journals, indexes, observe=observe, observe_selected=observe_selected
+        )
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}
             spec = record.task(task).spec

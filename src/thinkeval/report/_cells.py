@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from thinkeval.diagnosis.counts import DiagnosisBlock
-from thinkeval.records import Attempt
+from thinkeval.records import Attempt, Sample
 from thinkeval.report._golds import Golds
 from thinkeval.results.judge import Agreement
 from thinkeval.results.questions import RepeatDetails
@@ -75,6 +75,20 @@ class RunData:
     # Strict vs the judge scorer per (model, task), for a judged run.
     agreement: dict[tuple[str, str], Agreement] = field(default_factory=dict)
     journals: Journals | None = None  # open while the collection is
+
+    def sample_source(self, task: str) -> Callable[[], Iterator[Sample]] | None:
+        """The task's samples as read already (id, gold, subset; no prompts), for the read
+        model's pass; None for a task with a long gold (the pass reads the file for those)."""
+        items = self.samples[task]
+        if items.golds.long:
+            return None
+
+        def samples() -> Iterator[Sample]:
+            golds = items.golds.kept
+            for sample_id, gold, subset in zip(items.ids, golds, items.subsets, strict=True):
+                yield Sample(sample_id, task, (), gold, subset)
+
+        return samples
 
     def read(self, ref: int) -> Attempt:
         """The journalled attempt at `ref` (a reference from the columns)."""

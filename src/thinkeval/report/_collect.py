@@ -130,7 +130,7 @@ def _read(run: RunData, cells: dict[tuple[str, str], ModelTask], finishes: list[
         diagnosed = DiagnosisFold({task: run.record.task(task).spec.answer for task in run.tasks})
         folds.append(diagnosed)
     model, counts = read_model(
-        run.path, run.record, dict(mine), indexes, finishes, folds, questions
+        run.path, run.record, dict(mine), indexes, finishes, folds, questions, run.sample_source
     )
     run.diagnosis = diagnosed.blocks() if stored is None else stored
     run.reasoning = reasoning.blocks()

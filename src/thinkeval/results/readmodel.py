@@ -32,7 +32,7 @@ from thinkeval.results.judge import (
     reads_alike,
     verdict_on,
 )
-from thinkeval.results.tally import QuestionObserver, TaskCounts, tally
+from thinkeval.results.tally import QuestionObserver, SampleSource, TaskCounts, tally
 from thinkeval.results.timing import Timing
 from thinkeval.store.counted import IdIndex
 from thinkeval.store.run_record import RunRecord
@@ -161,9 +161,11 @@ def read_model(
     finishes: list[str],
     folds: Iterable[ReplyFold] = (),
     on_question: QuestionObserver | None = None,
+    samples: SampleSource | None = None,
 ) -> tuple[ReadModel, dict[tuple[str, str], TaskCounts]]:
     """Fold a run's journal into `cells` (one per model and task to read) in the one counting
-    pass, with `folds` and `on_question` fed alongside; the model and the pass's counts."""
+    pass, with `folds` and `on_question` fed alongside (`samples`: the tasks' samples, when
+    the caller has read them already); the model and the pass's counts."""
     model = ReadModel(run_dir, cells, finishes)
     models = list(dict.fromkeys(m for m, _ in cells))
     tasks = list(dict.fromkeys(t for _, t in cells))
@@ -176,6 +178,7 @@ def read_model(
         on_question=on_question,
         folds=Folds(model, *folds),
         indexes=indexes,
+        samples=samples,
     )
     for key, cell in cells.items():
         cell.counted = counts[key]

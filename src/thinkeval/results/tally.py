@@ -46,6 +46,8 @@ class TaskCounts:
 # Verdicts scored again for this summary, by journal reference and scorer name (tasks some
 # recording scorer pools: `scoring.pooled.task_pools`).
 Rescored = dict[int, dict[str, Verdict]]
+# A task's samples in file order, read again each time it is called (None: read the file).
+SampleSource = Callable[[str], Callable[[], Iterator[Sample]] | None]
 # Sees every question of every model: (model, task, sample, the outcomes of its repeats).
 QuestionObserver = Callable[[str, str, Sample, list["SampleResult | None"]], None]
 
@@ -113,6 +115,7 @@ def tally(
     folds: ReplyFold | None = None,
     indexes: dict[str, IdIndex] | None = None,
     observe_selected: Callable[[Attempt], None] | None = None,
+    samples: SampleSource | None = None,
 ) -> dict[tuple[str, str], TaskCounts]:
     """Count every model on every task from the journal, holding a few bytes per sample.
 
@@ -122,7 +125,8 @@ def tally(
     model its throughput); `on_question` sees every question's outcomes
     (`results.questions.repeat_details`); `folds` every attempt that counts (the read model's
     columns among them); `observe_selected` every attempt of the tasks' samples and repeats.
-    `indexes`: the tasks' sample indexes, when the caller has them.
+    `indexes`: the tasks' sample indexes, and `samples`: their samples in file order (ids,
+    golds, subsets; None where it has not got them), when the caller has them.
     """
     repeats = {task: record.task(task).repeats for task in tasks}
     if indexes is None:
@@ -135,7 +139,10 @@ def tally(
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}
             spec = record.task(task).spec
-            reading = _TaskReading(run_dir, spec, repeats[task], indexes[task], journals, folds)
+            given = None if samples is None else samples(task)
+            reading = _TaskReading(
+                run_dir, spec, repeats[task], indexes[task], journals, folds, given
+            )
             for model, counts in reading.count(
                 entries, record.task(task).budgets, on_question
             ).items():
@@ -153,15 +160,23 @@ class _TaskReading:
     index: IdIndex
     journals: Journals
     folds: ReplyFold | None = None
+    given: Callable[[], Iterator[Sample]] | None = None  # the samples, without the file
+
+    def _samples(self) -> Iterator[Sample]:
+        if self.given is not None:
+            yield from self.given()
+            return
+        with SamplesFile(self.run_dir, self.spec.name, messages=False) as stream:
+            for _, sample in stream:
+                yield sample
 
     def _units(self) -> Iterator[tuple[Sample, int, int]]:
         """Each sample, the number of its first unit in the counted attempts and in
         samples-file order (its repeats follow)."""
-        with SamplesFile(self.run_dir, self.spec.name, messages=False) as stream:
-            for position, (_, sample) in enumerate(stream):
-                slot = self.index.slot(sample.id)
-                assert slot is not None  # indexed from this very file
-                yield sample, slot * self.k, position * self.k
+        for position, sample in enumerate(self._samples()):
+            slot = self.index.slot(sample.id)
+            assert slot is not None  # indexed from this very file
+            yield sample, slot * self.k, position * self.k
 
     def rescore(self, spec: TaskSpec, entries: dict[str, CountedAttempts | None]) -> Rescored:
         """Score again, in parallel in the scoring workers, the replies whose recorded verdicts

@@ -65,12 +65,13 @@ def test_the_report_keeps_long_golds_by_reference_and_reads_them_back_only_to_re
     first = _report(run_dir)
     assert "Code: why the wrong programs failed" in first
 
-    # Verdicts judged against other tests are stale: each reply is scored again, against its
-    # gold read back by offset (one held at a time), and the report comes out the same.
+    # Verdicts judged against other tests are stale: the read model's counting pass scores each
+    # reply again in the scoring workers, against its gold as the samples file streams by (one
+    # held at a time, none read back by reference), and the report comes out the same.
     rewrite_journal(run_dir, lambda row: {**row, "gold_digest": gold_digest("other tests")})
     with collect([run_dir]) as data:
         kept = data.runs[0].samples[TASK].golds
-        assert kept.reads == 2  # once per problem: its replies are read one after another
+        assert kept.reads == 0
         assert max(map(len, kept.kept)) < SHOWN
     assert _report(run_dir) == first
     # An older journal holds each attempt's gold inline: its verdicts are current for it.

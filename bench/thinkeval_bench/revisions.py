@@ -7,7 +7,9 @@ medians and the new/base ratios of:
 
 * CPU seconds per 1000 requests (a zero-latency GSM8K run of `--requests` rows, 64 in flight),
 * start-up: CPU seconds of a 20-request run (import, config, samples, identity check),
-* peak RSS of a zero-latency run over `--memory-rows` synthetic GSM8K rows.
+* peak RSS of a zero-latency run over `--memory-rows` synthetic GSM8K rows,
+* report time: CPU seconds (and peak RSS) of `thinkeval report --format html` over the
+  zero-latency run and over the memory run.
 
 The simulator always comes from the working tree, so both revisions talk to the same server.
 """
@@ -116,6 +118,19 @@ def one_run(
     return usage.cpu_s, usage.wall_s, usage.peak_rss_mb, usage.exit_code or 0
 
 
+def report_run(revision: Revision, run_dir: Path, work: Path) -> tuple[float, float]:
+    """`thinkeval report --format html` of `run_dir` with `revision`; (CPU s, peak RSS MiB)."""
+    work.mkdir(parents=True, exist_ok=True)
+    argv = [
+        sys.executable, "-m", "thinkeval", "report", str(run_dir), "--format", "html",
+        "--out", str(work / "report.html"),
+    ]  # fmt: skip
+    env = dict(base_env(), PYTHONPATH=str(revision.path))
+    usage = run_measured(argv, env=env, cwd=work, log_path=work / "run.log", timeout_s=1800.0)
+    _check(usage.exit_code or 0, revision, work)
+    return usage.cpu_s, usage.peak_rss_mb
+
+
 def http_layer_run(
     revision: Revision, rows: Path, requests: int, work: Path, seed: int
 ) -> tuple[float, float]:
@@ -162,6 +177,8 @@ def compare(
             _check(code, revision, work / f"zero-{tag}")
             revision.add("cpu_per_1000", cpu * 1000 / requests)
             revision.add("wall", wall)
+            report_cpu, _ = report_run(revision, work / f"zero-{tag}" / "r", work / f"rep-{tag}")
+            revision.add("report_cpu", report_cpu)
             cpu20, _, _, code = one_run(revision, data, 20, work / f"start-{tag}", seed)
             _check(code, revision, work / f"start-{tag}")
             revision.add("startup_cpu", cpu20)
@@ -175,6 +192,11 @@ def compare(
             _, _, rss, code = one_run(revision, synthetic, memory_rows, work / f"mem-{tag}", seed)
             _check(code, revision, work / f"mem-{tag}")
             revision.add("peak_rss", rss)
+            big_cpu, big_rss = report_run(
+                revision, work / f"mem-{tag}" / "r", work / f"rep-mem-{tag}"
+            )
+            revision.add("report_big_cpu", big_cpu)
+            revision.add("report_big_rss", big_rss)
             revision.add("rest_rss", rss - layer_rss)
             log(f"round {round_no + 1}/{rounds} {revision.name}: done")
     return [old, new]
@@ -191,6 +213,9 @@ MEASURES = (
     ("startup_cpu", "start-up: CPU s of a 20-request run", 2),
     ("wall", "wall s of the zero-latency run", 2),
     ("peak_rss", "peak RSS MiB, memory run", 0),
+    ("report_cpu", "report: CPU s of the HTML report of the zero-latency run", 2),
+    ("report_big_cpu", "report: CPU s of the HTML report of the memory run", 2),
+    ("report_big_rss", "report: peak RSS MiB, memory run's HTML report", 0),
     ("http_cpu_per_1000", "HTTP layer alone: CPU s per 1000 requests", 2),
     ("http_startup_cpu", "HTTP layer alone: CPU s of 20 requests", 2),
     ("http_rss", "HTTP layer alone: peak RSS MiB", 0),

@@ -10,8 +10,7 @@ of replies still thinking at each token count.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -20,7 +19,9 @@ from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION, Diagnosis, diagnose, reply_label
 from thinkeval.records import PHASES, Attempt
 from thinkeval.scoring.kinds.base import AnswerKind
-from thinkeval.store.judge import first_successes
+
+if TYPE_CHECKING:
+    from thinkeval.results.folds import CountedReply
 
 BIN = 256  # tokens per bin of the reasoning-length histogram
 
@@ -71,7 +72,11 @@ class DiagnosisFold:
         self.kinds = kinds
         self.cells: dict[tuple[str, str], _Cell] = {}
 
-    def add(self, attempt: Attempt, gold: str | None = None) -> None:
+    def add(self, reply: CountedReply) -> None:
+        self.add_attempt(reply.attempt, reply.gold)
+
+    def add_attempt(self, attempt: Attempt, gold: str | None = None) -> None:
+        """Fold one reply that counts (its gold: the sample's, else the one it recorded)."""
         if attempt.error is not None:
             return
         cell = self.cells.setdefault((attempt.model, attempt.task), _Cell())
@@ -89,18 +94,6 @@ class DiagnosisFold:
             )
             for where, cell in self.cells.items()
         }
-
-
-def fold(
-    attempts: Iterable[Attempt], kinds: dict[str, AnswerKind]
-) -> dict[tuple[str, str], DiagnosisBlock]:
-    """The diagnosis blocks of a whole journal's attempts, by (model, task): the first success
-    per sample, repeat and phase counts (`store.judge.takes_over`). A summary folds in its
-    counting pass instead (`DiagnosisFold`); this is for journals read without one."""
-    folded = DiagnosisFold(kinds)
-    for attempt in first_successes(attempts):
-        folded.add(attempt)
-    return folded.blocks()
 
 
 def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | None) -> None:
@@ -143,12 +136,3 @@ def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | Non
     bins.extend([0] * (bin_index + 1 - len(bins)))
     bins[bin_index] += 1
     cell.checks.add(attempt, diagnosis)
-
-
-def diagnose_run(
-    run_dir: Path, kinds: dict[str, AnswerKind]
-) -> dict[tuple[str, str], DiagnosisBlock]:
-    """Fold a run directory's journal (shards included)."""
-    from thinkeval.store.journal import iter_attempts
-
-    return fold(iter_attempts(run_dir), kinds)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
+import thinkeval.report.sections as section_plugins
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._censoring import censoring_rows
 from thinkeval.report._code_failures import code_failure_rows
 from thinkeval.report._collect import collect
-from thinkeval.report._columns import RETRY_CODES
 from thinkeval.report._compare import baseline_comparison
 from thinkeval.report._context import run_context
 from thinkeval.report._decide import decide_notes, is_decided
@@ -29,14 +29,16 @@ from thinkeval.report._model import (
     ScorerRow,
 )
 from thinkeval.report._pairs import pairs
-from thinkeval.report._reasoning import reasoning_rows
 from thinkeval.report._repeats import details, judge_rows, repeat_pairs, repeat_rows
 from thinkeval.report._replicas import replica_rows
 from thinkeval.report._samples import Catalog
+from thinkeval.report._section import SectionInputs
 from thinkeval.report._tokens import token_rows
 from thinkeval.report._usage import curve, curve_budgets, histogram, usage
-from thinkeval.results.counts import ScorerBlock, Tally
+from thinkeval.results.columns import RETRY_CODES
+from thinkeval.results.counts import ScorerBlock
 from thinkeval.results.summary import Counts
+from thinkeval.results.tally import TaskCounts
 from thinkeval.results.wording import adaptive_cell, clamp_note, fixed_cell, gain_cell
 from thinkeval.scoring.judge import NAME as JUDGE
 from thinkeval.scoring.judge import PROMPT_VERSION
@@ -69,7 +71,7 @@ def report_of(
     data: Collection, catalog: Catalog, seed: int, resamples: int, embed_bytes: int | None
 ) -> Report:
     """The report of an open collection (see `build_report`)."""
-    counts = {(mt.model, mt.task): _count(mt) for mt in data.ordered()}
+    counts = {(mt.model, mt.task): _counted(mt).counts for mt in data.ordered()}
     judged = judge_rows(data)
     for row in judged:  # the judge's numbers beside the recording scorers', as summary.json's
         found = counts[(row.model, row.task)]
@@ -120,20 +122,25 @@ def report_of(
         browser=None if embed_bytes is None else embed(catalog, embed_bytes),
         instructions=instruction_rows(data),
         code_failures=code_failure_rows(data),
-        reasoning=reasoning_rows(data),
         replicas=replica_rows(data),
         comparison=None if is_decided(data) else baseline_comparison(data),
         censoring=censoring_rows(counts),
+        plugins=_plugin_numbers(SectionInputs(data, catalog, seed, resamples)),
     )
 
 
-def _count(mt: ModelTask, positions: Sequence[int] | None = None) -> Counts:
-    """The counts `summary.json` holds (of the samples at `positions`, every repeat), from the
-    same `Tally`."""
-    tally = Tally(mt.budgets)
-    for result in mt.results(None if positions is None else mt.units_of(positions)):
-        tally.add(result)
-    return tally.counts()
+def _plugin_numbers(inputs: SectionInputs) -> dict[str, object]:
+    """What each section plug-in computes itself from the read model, by its key."""
+    return {
+        each.key: each.data(inputs) for each in section_plugins.registry() if each.data is not None
+    }
+
+
+def _counted(mt: ModelTask) -> TaskCounts:
+    """What the read model's counting pass counted for this model and task: the counts
+    `summary.json` holds, per subject too, from the same `Tally`."""
+    assert mt.counted is not None, "counted in the read model's pass"
+    return mt.counted
 
 
 def _run_info(run: RunData, counts: dict[tuple[str, str], Counts]) -> RunInfo:
@@ -233,9 +240,7 @@ def _breakdown(mt: ModelTask, counts: dict[tuple[str, str], Counts]) -> list[Bre
         BreakdownRow(model=mt.model, task=mt.task, subject=None, counts=whole, rates=_rates(whole))
     ]
     # Subjects in order of first appearance, as summary.json lists them.
-    subsets = mt.samples.subsets
-    for subject in dict.fromkeys(s for s in subsets if s):
-        sub = _count(mt, [i for i, s in enumerate(subsets) if s == subject])
+    for subject, sub in (_counted(mt).subjects or {}).items():
         rows.append(
             BreakdownRow(
                 model=mt.model, task=mt.task, subject=subject, counts=sub, rates=_rates(sub)

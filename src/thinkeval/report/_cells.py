@@ -1,17 +1,17 @@
 """The report's data: per model and task, columns over the run's units, and the runs behind them.
 
 A report of a 100,000-sample run cannot hold every reply's text. Per model, task and phase it
-keeps one row of numbers per unit (a sample, or a (sample, repeat) pair of a task asked `k`
-times: unit `position * k + repeat`): verdict, tokens, timings, the judge scorer's reading and
-where the counted attempt lies in the journal; the texts are read back by that reference when a
-sample is shown (`_collect` reads run directories into these).
+keeps the read model's row of numbers per unit (`results.readmodel`: a sample, or a (sample,
+repeat) pair of a task asked `k` times: unit `position * k + repeat`): verdict, measures, the
+judge scorer's reading and where the counted attempt lies in the journal; the texts are read
+back by that reference when a sample is shown (`_collect` reads run directories into these).
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,10 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from thinkeval.records import PHASES, Attempt, Phase
-from thinkeval.report._columns import Replies, Timing
+from thinkeval.diagnosis.counts import DiagnosisBlock
+from thinkeval.records import Attempt, Sample
 from thinkeval.report._golds import Golds
-from thinkeval.results.summary import SampleResult
+from thinkeval.results.judge import Agreement
+from thinkeval.results.questions import RepeatDetails
+from thinkeval.results.readmodel import TaskColumns
+from thinkeval.results.reasoning import ReasoningBlock
 from thinkeval.store.counted import Journals
 from thinkeval.store.run_record import RunRecord
 
@@ -63,7 +66,29 @@ class RunData:
     scorer_versions: set[str] = field(default_factory=set)
     judged: bool = False  # the run has judge verdicts (verdicts/judge.jsonl)
     judge_models: list[str] = field(default_factory=list)  # judges whose verdicts were read
+    # Why replies did not finish, per (model, task): summary.json's, else folded in the pass.
+    diagnosis: dict[tuple[str, str], DiagnosisBlock] = field(default_factory=dict)
+    # Every question of each task asked more than once, per (model, task), with its metrics.
+    questions: dict[tuple[str, str], RepeatDetails] = field(default_factory=dict)
+    # The reasoning check per (model, task) of the models with reasoning controls.
+    reasoning: dict[tuple[str, str], ReasoningBlock] = field(default_factory=dict)
+    # Strict vs the judge scorer per (model, task), for a judged run.
+    agreement: dict[tuple[str, str], Agreement] = field(default_factory=dict)
     journals: Journals | None = None  # open while the collection is
+
+    def sample_source(self, task: str) -> Callable[[], Iterator[Sample]] | None:
+        """The task's samples as read already (id, gold, subset; no prompts), for the read
+        model's pass; None for a task with a long gold (the pass reads the file for those)."""
+        items = self.samples[task]
+        if items.golds.long:
+            return None
+
+        def samples() -> Iterator[Sample]:
+            golds = items.golds.kept
+            for sample_id, gold, subset in zip(items.ids, golds, items.subsets, strict=True):
+                yield Sample(sample_id, task, (), gold, subset)
+
+        return samples
 
     def read(self, ref: int) -> Attempt:
         """The journalled attempt at `ref` (a reference from the columns)."""
@@ -71,19 +96,12 @@ class RunData:
         return self.journals.read(ref)
 
 
-@dataclass
-class ModelTask:
-    """Everything one model did on one task, as columns over the run's units of that task."""
+@dataclass(kw_only=True)
+class ModelTask(TaskColumns):
+    """Everything one model did on one task: the read model's columns over the run's units of
+    that task (`results.readmodel.TaskColumns`), and the run they come from."""
 
-    model: str
-    task: str
     run: RunData
-    fixed: Replies
-    retry: Replies
-    timing: dict[Phase, Timing] = field(default_factory=lambda: {p: Timing() for p in PHASES})
-    # The judge scorer's reading (status, answer) of the replies it reads differently from
-    # strict, by phase and unit; where it agrees, its reading is strict's.
-    judge_reads: dict[tuple[Phase, int], tuple[str, str | None]] = field(default_factory=dict)
 
     @property
     def samples(self) -> TaskSamples:
@@ -108,9 +126,6 @@ class ModelTask:
         for position in positions:
             yield from range(position * k, position * k + k)
 
-    def replies(self, phase: Phase) -> Replies:
-        return self.fixed if phase == "fixed" else self.retry
-
     @property
     def candidate(self) -> np.ndarray:
         """Units whose fixed reply calls for the retry at B2 (the judge's `retry_due`)."""
@@ -128,21 +143,6 @@ class ModelTask:
     def status(self, phase: str) -> np.ndarray:
         """The fixed or the adaptive outcome codes."""
         return self.fixed.status if phase == "fixed" else self.adaptive_status()
-
-    def results(self, units: Iterable[int] | None = None) -> Iterator[SampleResult | None]:
-        """Per unit (all unless given), the `SampleResult` the summary counts; None: pending."""
-        chosen = range(self.units) if units is None else units
-        for unit in chosen:
-            fixed = self.fixed.outcome(unit)
-            if fixed is None:
-                yield None
-                continue
-            result = SampleResult(fixed=fixed, due=bool(self.fixed.due[unit]))
-            result.fixed_clamped = int(self.fixed.clamped[unit])
-            if result.candidate:
-                result.retry = self.retry.outcome(unit)
-                result.retry_clamped = int(self.retry.clamped[unit])
-            yield result
 
 
 @dataclass

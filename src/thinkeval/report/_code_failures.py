@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from thinkeval.report._cells import Collection, ModelTask
-from thinkeval.report._columns import CODE
 from thinkeval.report._frozen import Frozen
+from thinkeval.results.columns import CODE
 
 REASONS = ("failed_test", "crash", "timeout", "memory")
 HEADERS = ("model", "phase", "wrong", *REASONS)

@@ -1,8 +1,9 @@
 """Read run directories into the report's columns (`_cells`), and check they can be combined.
 
 Which attempt counts, whether a retry was due and the outcome are the judge's
-(`store/judge.py`, applied line by line by `counted.count_journal`), so the counts built from
-these columns equal `summary.json`'s. Each task keeps its own budgets and repeats.
+(`store/judge.py`), and the columns are the read model the summary's own counting pass folds
+(`results.readmodel`), so the counts built from them equal `summary.json`'s. Each task keeps
+its own budgets and repeats.
 """
 
 from __future__ import annotations
@@ -10,12 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from thinkeval.diagnosis.counts import DiagnosisFold
 from thinkeval.errors import JournalError, ThinkevalError
 from thinkeval.report._cells import Collection, ModelTask, RunData, TaskSamples
-from thinkeval.report._columns import Replies
+from thinkeval.report._diagnosis import stored_diagnosis
 from thinkeval.report._golds import Golds
-from thinkeval.report._reader import read_journal
-from thinkeval.store.counted import Journals
+from thinkeval.results.columns import ReplyColumns
+from thinkeval.results.folds import ReplyFold
+from thinkeval.results.questions import QuestionsFold
+from thinkeval.results.readmodel import read_model
+from thinkeval.results.reasoning import ReasoningFold
+from thinkeval.store.counted import IdIndex, Journals
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import CONFIG_FILE, SamplesFile
 
@@ -107,6 +113,36 @@ def _check_combinable(runs: Sequence[RunData], like_for_like: bool = True) -> No
                     )
 
 
+def _read(run: RunData, cells: dict[tuple[str, str], ModelTask], finishes: list[str]) -> None:
+    """Fill the run's cells from its journal: the read model, in the one counting pass."""
+    indexes = {
+        task: IdIndex.from_ids(
+            run.samples[task].ids, f"{run.path}/samples/{task}.jsonl", run.repeats[task]
+        )
+        for task in run.tasks
+    }
+    mine = {key: cell for key, cell in cells.items() if cell.run is run}
+    questions = QuestionsFold(run.record, run.tasks)
+    reasoning = ReasoningFold(run.record.models)
+    folds: list[ReplyFold] = [reasoning]
+    stored = stored_diagnosis(run.path)
+    if stored is None:  # folded in the same pass
+        diagnosed = DiagnosisFold({task: run.record.task(task).spec.answer for task in run.tasks})
+        folds.append(diagnosed)
+    model, counts = read_model(
+        run.path, run.record, dict(mine), indexes, finishes, folds, questions, run.sample_source
+    )
+    run.diagnosis = diagnosed.blocks() if stored is None else stored
+    run.reasoning = reasoning.blocks()
+    questions.finish(counts)
+    run.questions = questions.details
+    run.first_start, run.last_end = model.first_start, model.last_end
+    run.scorer_versions = model.scorer_versions
+    run.judged = model.judged
+    run.agreement = {} if model.agreement is None else model.agreement.found
+    run.judge_models = list(model.judge_models)
+
+
 def collect(run_dirs: Sequence[Path], like_for_like: bool = True) -> Collection:
     """Read and combine run directories; raise `ThinkevalError` if they cannot be combined.
 
@@ -124,14 +160,20 @@ def collect(run_dirs: Sequence[Path], like_for_like: bool = True) -> Collection:
         for model in run.models:
             for task in run.tasks:
                 size = len(run.samples[task]) * run.repeats[task]
-                cells[(model, task)] = ModelTask(model, task, run, Replies(size), Replies(size))
+                cells[(model, task)] = ModelTask(
+                    model=model,
+                    task=task,
+                    run=run,
+                    fixed=ReplyColumns(size),
+                    retry=ReplyColumns(size),
+                )
     finishes: list[str] = []
     first = runs[0]
     data = Collection(runs, first.budgets, first.repeats, models, tasks, cells, finishes)
     try:
         for run in runs:
             run.journals = data.resources.enter_context(Journals(run.path))
-            read_journal(run, cells, finishes)
+            _read(run, cells, finishes)
     except BaseException:
         data.close()
         raise

@@ -17,9 +17,9 @@ import numpy as np
 
 from thinkeval.errors import ThinkevalError
 from thinkeval.report._cells import Collection, ModelTask
-from thinkeval.report._columns import PENDING, Replies
 from thinkeval.report._diagnosis import loop_counts
 from thinkeval.report._samples_diagnosis import diagnosis_column
+from thinkeval.results.columns import PENDING, ReplyColumns
 from thinkeval.results.compare import (
     PhaseData,
     SideData,
@@ -127,7 +127,7 @@ def _phase(mt: ModelTask, phase: str, rows: np.ndarray, k: int, length: int) -> 
     )
 
 
-def _labels(mt: ModelTask, replies: Replies) -> np.ndarray:
+def _labels(mt: ModelTask, replies: ReplyColumns) -> np.ndarray:
     """Per unit, the diagnosis label code of the reply (only unfinished ones have one)."""
     return diagnosis_column(mt, replies, np.arange(mt.units))
 

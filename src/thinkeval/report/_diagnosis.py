@@ -1,22 +1,21 @@
-"""The report's diagnosis rows: each model and task's `DiagnosisBlock`, from the journals.
+"""The report's diagnosis rows: each model and task's `DiagnosisBlock`.
 
 Read from `summary.json` when it is newer than the journal and of the current diagnosis
-version, else recomputed from the journal (never calling a model); combined runs add up.
+version, else folded in the read model's counting pass (`_collect`, never calling a model);
+combined runs add up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
 
-from thinkeval.diagnosis.counts import DiagnosisBlock, PhaseDiagnosis, diagnose_run
+from thinkeval.diagnosis.counts import DiagnosisBlock, PhaseDiagnosis
 from thinkeval.diagnosis.reply import DIAGNOSIS_VERSION
 from thinkeval.report._cells import Collection, ModelTask
 from thinkeval.report._frozen import Frozen
 from thinkeval.store.journal import journal_files
-from thinkeval.store.run_record import RunRecord
 from thinkeval.store.rundir import SUMMARY_FILE
 
 
@@ -30,10 +29,9 @@ class DiagnosisRow(Frozen, frozen=True):
 
 def diagnosis_rows(data: Collection) -> list[DiagnosisRow]:
     """One row per model and task that has replies, in the report's order."""
-    kinds = {task: run.record.task(task).spec.answer for run in data.runs for task in run.tasks}
     merged: dict[tuple[str, str], DiagnosisBlock] = {}
     for run in data.runs:
-        for key, block in (_from_summary(run.path) or diagnose_run(run.path, kinds)).items():
+        for key, block in run.diagnosis.items():
             merged[key] = _add(merged[key], block) if key in merged else block
     return [
         DiagnosisRow(model=mt.model, task=mt.task, block=merged[(mt.model, mt.task)])
@@ -42,9 +40,9 @@ def diagnosis_rows(data: Collection) -> list[DiagnosisRow]:
     ]
 
 
-def _from_summary(run_dir: Path) -> dict[tuple[str, str], DiagnosisBlock] | None:
+def stored_diagnosis(run_dir: Path) -> dict[tuple[str, str], DiagnosisBlock] | None:
     """The blocks `summary.json` holds, when it is newer than every journal file and of this
-    diagnosis version (None: diagnose the journal again)."""
+    diagnosis version (None: fold them in the read model's pass, `diagnosis.DiagnosisFold`)."""
     path = run_dir / SUMMARY_FILE
     journals = journal_files(run_dir)
     if not path.is_file() or not journals:
@@ -127,8 +125,7 @@ def still_thinking(bins: list[int], bin_tokens: int) -> tuple[list[float], list[
 def loop_counts(mt: ModelTask) -> dict[str, int]:
     """A side's loops for `thinkeval compare` (`SideData.extra`): final replies that loop
     (`loops`: the retry's, since every looping fixed reply is retried) and fixed ones."""
-    blocks = _run_blocks(mt.run.path, mt.run.tasks, mt.run.record)
-    block = blocks.get((mt.model, mt.task))
+    block = mt.run.diagnosis.get((mt.model, mt.task))
     if block is None:
         return {}
     fixed, retry = block.phases.get("fixed"), block.phases.get("retry")
@@ -136,18 +133,3 @@ def loop_counts(mt: ModelTask) -> dict[str, int]:
         "loops": retry.labels.get("loop", 0) if retry else 0,
         "loops_fixed": fixed.labels.get("loop", 0) if fixed else 0,
     }
-
-
-_BLOCKS: dict[tuple[Path, tuple[float, ...]], dict[tuple[str, str], DiagnosisBlock]] = {}
-
-
-def _run_blocks(
-    run_dir: Path, tasks: Sequence[str], record: RunRecord
-) -> dict[tuple[str, str], DiagnosisBlock]:
-    """A run's blocks, read once per process (a comparison asks for each of its sides)."""
-    # Keyed by the journal files' times too, so a run that grew is read again.
-    key = (run_dir, tuple(path.stat().st_mtime for path in journal_files(run_dir)))
-    if key not in _BLOCKS:
-        kinds = {task: record.task(task).spec.answer for task in tasks}
-        _BLOCKS[key] = _from_summary(run_dir) or diagnose_run(run_dir, kinds)
-    return _BLOCKS[key]

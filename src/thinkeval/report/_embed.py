@@ -26,9 +26,9 @@ import itertools
 import msgspec
 import numpy as np
 
-from thinkeval.report._columns import CORRECT, ERROR, STATUS_CODES
 from thinkeval.report._model_samples import Browser, EmbedPart, QuestionView, ReplyView, SampleIndex
 from thinkeval.report._samples import Catalog, Limits
+from thinkeval.results.columns import CORRECT, ERROR, STATUS_CODES
 
 EMBED_BUDGET_BYTES = 7_000_000
 EMBED_LIMITS = Limits(reasoning=(1000, 500), content=(3000, 1000), prompt=(3000, 1000))

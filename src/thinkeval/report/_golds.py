@@ -17,10 +17,8 @@ from pathlib import Path
 
 from thinkeval.records import GOLD_INLINE_MAX, Attempt, ReplyState, gold_digest
 from thinkeval.store.judge import (
-    Outcome,
     Scored,
     attempt_state,
-    outcome_of,
     recorded_scored,
     score_attempt,
 )
@@ -134,20 +132,6 @@ class Golds:
             if found is not None:
                 return found
         return score_attempt(attempt, spec, self.whole_for(position, attempt))
-
-    def outcome(
-        self, position: int, attempt: Attempt, spec: TaskSpec
-    ) -> tuple[Outcome, ReplyState | None]:
-        """`store.judge.outcome_of` and `attempt_state` against this gold; a long one is read
-        back only where the attempt's recorded verdicts or state cannot be reused."""
-        if position in self.long:
-            found = self._recorded(position, attempt, spec)
-            if found is not None:
-                return found.outcome, attempt.state if attempt.error is None else None
-            gold = self.whole_for(position, attempt)
-        else:
-            gold = self.kept[position]
-        return outcome_of(attempt, spec, gold), attempt_state(attempt, spec, gold)
 
     def state(self, position: int, attempt: Attempt, spec: TaskSpec) -> ReplyState | None:
         """`store.judge.attempt_state` against this gold: a recorded state needs none read."""

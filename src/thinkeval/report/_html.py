@@ -26,19 +26,11 @@ import orjson
 from thinkeval.report._format import Block, Section, Table
 from thinkeval.report._model import Report
 from thinkeval.report._model_samples import Browser
-from thinkeval.report._plots import curve_plots, histogram_plots, outcome_plots, solve_rate_plots
-from thinkeval.report._plots_diagnosis import thinking_plots
-from thinkeval.report._tables import header_lines, sections
+from thinkeval.report._section import ReportSection
+from thinkeval.report._tables import header_lines, shown_sections
 
 # The page's script, in reading order; joined into one function so they share its scope.
 SCRIPTS = ("page_state.js", "page_source.js", "page_cards.js", "page_export.js", "page.js")
-PLOTS = {
-    "outcomes": outcome_plots,
-    "repeated": solve_rate_plots,
-    "curve": curve_plots,
-    "usage": histogram_plots,
-    "diagnosis": thinking_plots,
-}
 
 
 def _asset(name: str) -> str:
@@ -117,31 +109,16 @@ def _block(block: Block) -> str:
     return "".join(parts)
 
 
-def _cards(report: Report) -> str:
-    """Each model's whole /v1/models card, folded away under the run context tables."""
-    parts = []
-    for context in report.context:
-        for model in context.models:
-            if model.card is None:
-                continue
-            card = orjson.dumps(model.card, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-            parts.append(
-                f"<details><summary>/v1/models card of {escape(model.model)} "
-                f"({escape(context.name)})</summary><pre>{escape(card.decode())}</pre></details>"
-            )
-    return "".join(parts)
-
-
-def _section(section: Section, report: Report) -> str:
+def _section(plugin: ReportSection, section: Section, report: Report) -> str:
     parts = [
         f'<section id="{section.key}"><h2>{escape(section.title)}</h2>',
         f'<p class="intro">{escape(section.intro)}</p>',
     ]
-    if section.key in PLOTS:
-        parts.append(PLOTS[section.key](report))
+    if plugin.plots is not None:
+        parts.append(plugin.plots(report))
     parts.extend(_block(b) for b in section.blocks)
-    if section.key == "context":
-        parts.append(_cards(report))
+    if plugin.after is not None:
+        parts.append(plugin.after(report))
     parts.append("</section>")
     return "".join(parts)
 
@@ -215,9 +192,9 @@ def render_html(report: Report, *, served: bool = False) -> str:
         f"base-uri 'none'; {fetch}"
     )
     runs = ", ".join(run.name for run in report.runs)
-    listed = sections(report)
+    listed = shown_sections(report)
     samples_title = f"{len(listed) + 1}. Samples"
-    toc = "".join(f'<a href="#{s.key}">{escape(s.title)}</a>' for s in listed)
+    toc = "".join(f'<a href="#{s.key}">{escape(s.title)}</a>' for _, s in listed)
     toc += f'<a href="#samples">{escape(samples_title)}</a>'
     notes = ""
     if report.notes:
@@ -243,7 +220,7 @@ def render_html(report: Report, *, served: bool = False) -> str:
         f"<title>thinkeval report · {escape(runs)}</title>"
         f"<style>{css}</style></head>\n<body>"
         f'<header><h1>thinkeval report</h1>{banner}<ul class="meta">{meta}</ul></header>'
-        f"<nav>{toc}</nav>\n<main>{notes}{''.join(_section(s, report) for s in listed)}\n"
+        f"<nav>{toc}</nav>\n<main>{notes}{''.join(_section(p, s, report) for p, s in listed)}\n"
         f"{_samples_section(report, served, samples_title)}</main>\n"
         '<script type="application/json" id="thinkeval-samples">'
         f"{inert_json(data)}</script>\n"

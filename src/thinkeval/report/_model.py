@@ -19,7 +19,6 @@ from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
-from thinkeval.report._reasoning import ReasoningRow
 from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.replicas import ReplicaRow
@@ -390,11 +389,12 @@ class Report(_Frozen, frozen=True, kw_only=True):
     instructions: list[InstructionsRow] = msgspec.field(default_factory=list)
     # Why the wrong programs of code tasks failed (`code` tasks).
     code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)
-    # The reasoning controls asked and the budget check (models with `reasoning`).
-    reasoning: list[ReasoningRow] = msgspec.field(default_factory=list)
     # Accuracy bounds with unfinished replies counted wrong, then right (`report._censoring`);
     # empty when every reply finished by the last budget.
     censoring: list[CensoringRow] = msgspec.field(default_factory=list)
     # Per replica of a model with several base URLs (`report._replicas`); left out of the JSON
     # when empty.
     replicas: list[ReplicaRow] = msgspec.field(default_factory=list)
+    # Numbers section plug-ins computed themselves, by section key (report.json: top level):
+    # `reasoning` (the reasoning controls asked and the budget check, `sections/reasoning.py`).
+    plugins: dict[str, Any] = msgspec.field(default_factory=dict)

@@ -12,9 +12,9 @@ import itertools
 
 import numpy as np
 
-from thinkeval.report._columns import CORRECT, ERROR, PENDING
 from thinkeval.report._model import Comparison, PairRow, PairSide
 from thinkeval.report._samples import Catalog, discordant
+from thinkeval.results.columns import CORRECT, ERROR, PENDING
 from thinkeval.results.stats import paired_bootstrap, wilson_interval
 from thinkeval.results.wording import missing
 

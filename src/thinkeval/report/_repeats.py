@@ -1,12 +1,13 @@
 """Repeated sampling and the judge scorer in the report, from the results' own functions.
 
 A task asked k times per question (`repeats: k`) gets summary.json's `repeated` block per model
-(`results.questions.repeat_details`: avg@k, pass@j, maj@k with intervals that resample
-questions, the solve-rate distribution, no-vote and tie counts), and every pair of models is
-compared on avg@k by `results.questions.compare_models`, which resamples questions, never single
-replies. As in the comparisons of tasks asked once, only questions both models answered (every
-repeat has a verdict, no transport error, nothing pending) are compared, and what is left out is
-said. The judge scorer's agreement with strict is `results.judge.judge_agreement`'s.
+(`results.questions.QuestionsFold`, folded in the read model's pass: avg@k, pass@j, maj@k with
+intervals that resample questions, the solve-rate distribution, no-vote and tie counts), and
+every pair of models is compared on avg@k by `results.questions.compare_models`, which
+resamples questions, never single replies. As in the comparisons of tasks asked once, only
+questions both models answered (every repeat has a verdict, no transport error, nothing
+pending) are compared, and what is left out is said. The judge scorer's agreement with strict
+is `results.judge.AgreementFold`'s, folded in the same pass.
 """
 
 from __future__ import annotations
@@ -25,8 +26,7 @@ from thinkeval.report._model import (
     RepeatSide,
 )
 from thinkeval.results.counts import Counts
-from thinkeval.results.judge import judge_agreement
-from thinkeval.results.questions import QuestionRow, RepeatDetails, compare_models, repeat_details
+from thinkeval.results.questions import QuestionRow, RepeatDetails, compare_models
 from thinkeval.results.repeats import CONFIDENCE, RESAMPLES
 from thinkeval.results.stats import mcnemar_exact
 from thinkeval.results.wording import missing
@@ -38,8 +38,7 @@ def details(data: Collection) -> dict[tuple[str, str], RepeatDetails]:
     """Per (model, task) asked more than once per question: its questions and metrics."""
     found: dict[tuple[str, str], RepeatDetails] = {}
     for run in data.runs:
-        if any(run.repeats[task] > 1 for task in run.tasks):
-            found.update(repeat_details(run.path))
+        found.update(run.questions)
     return found
 
 
@@ -199,8 +198,7 @@ def judge_rows(data: Collection) -> list[JudgeRow]:
     """Strict vs the judge per model and task, for the runs that were judged."""
     agreements = {}
     for run in data.runs:
-        if run.judged:
-            agreements.update(judge_agreement(run.path))
+        agreements.update(run.agreement)
     rows = []
     for task in data.tasks:
         for model in data.models:

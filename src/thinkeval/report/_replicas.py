@@ -22,7 +22,7 @@ def replica_rows(data: Collection) -> list[ReplicaRow]:
             continue
         fold = ReplicaFold(fleets)
         for attempt in first_successes(a for a, _ in run.journals.located()):
-            fold.add(attempt)
+            fold.add_attempt(attempt)
         rows += fold.rows()
     return rows
 

@@ -21,15 +21,6 @@ import orjson
 from thinkeval.records import Attempt, Phase, Verdict
 from thinkeval.report._cells import Collection, ModelTask, RunData
 from thinkeval.report._code_failures import REASONS
-from thinkeval.report._columns import (
-    CORRECT,
-    ERROR,
-    JUDGE_DIFFERS,
-    JUDGE_MISSING,
-    NONE,
-    PENDING,
-    STATUS_CODES,
-)
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
 from thinkeval.report._samples_code import code_column, is_code, with_code_failure
 from thinkeval.report._samples_diagnosis import (
@@ -37,6 +28,15 @@ from thinkeval.report._samples_diagnosis import (
     Diagnosed,
     diagnosis_column,
     with_diagnosis,
+)
+from thinkeval.results.columns import (
+    CORRECT,
+    ERROR,
+    JUDGE_DIFFERS,
+    JUDGE_MISSING,
+    NONE,
+    PENDING,
+    STATUS_CODES,
 )
 from thinkeval.scoring.scorers import STRICT, recording_scorers
 from thinkeval.store.rundir import SamplesFile

@@ -17,9 +17,9 @@ import numpy as np
 from thinkeval.records import Verdict
 from thinkeval.report._cells import ModelTask
 from thinkeval.report._code_failures import REASONS
-from thinkeval.report._columns import CODE, Replies
 from thinkeval.report._golds import shown_gold
 from thinkeval.report._model_samples import ReplyView
+from thinkeval.results.columns import CODE, ReplyColumns
 
 NO_REASON = -1
 __all__ = ["shown_gold"]  # kept here too, where the browser's code columns are
@@ -38,7 +38,7 @@ def split_reason(verdict: Verdict | None) -> tuple[str, str] | None:
     return (reason, detail.strip()) if reason in REASONS else None
 
 
-def code_column(cell: ModelTask, replies: Replies, units: np.ndarray) -> np.ndarray:
+def code_column(cell: ModelTask, replies: ReplyColumns, units: np.ndarray) -> np.ndarray:
     """The reason codes (into `REASONS`) of `replies` at `units`; -1 where the reply is not a
     wrong program. Only a code task's wrong replies are read back from the journal."""
     codes = np.full(len(units), NO_REASON, dtype=np.int32)

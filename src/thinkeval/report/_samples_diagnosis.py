@@ -15,8 +15,8 @@ import numpy as np
 from thinkeval.diagnosis import LABELS, Diagnosis, diagnose
 from thinkeval.records import Attempt
 from thinkeval.report._cells import ModelTask, RunData
-from thinkeval.report._columns import RETRY_CODES, Replies
 from thinkeval.report._model_samples import ReplyView
+from thinkeval.results.columns import RETRY_CODES, ReplyColumns
 from thinkeval.tasks.spec import TaskSpec
 
 # The sample index's diagnosis codes: positions in this tuple.
@@ -54,7 +54,7 @@ def _code(found: Diagnosis) -> int:
 
 
 def diagnosis_column(
-    cell: ModelTask, replies: Replies, units: np.ndarray, diagnosed: Diagnosed | None = None
+    cell: ModelTask, replies: ReplyColumns, units: np.ndarray, diagnosed: Diagnosed | None = None
 ) -> np.ndarray:
     """The diagnosis codes of `replies` at `units`: only the replies that did not finish
     (empty or unfinished, a few of a run's) are read back from the journal and diagnosed,

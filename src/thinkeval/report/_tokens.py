@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from thinkeval.report._cells import Collection, ModelTask
-from thinkeval.report._columns import Timing
 from thinkeval.report._model import TokenRow
 from thinkeval.report._usage import ALL_TASKS
+from thinkeval.results.timing import Timing
 
 
 def _floor(mt: ModelTask) -> int:

@@ -10,9 +10,10 @@ import numpy as np
 
 from thinkeval.records import PHASES, Phase
 from thinkeval.report._cells import Collection, ModelTask
-from thinkeval.report._columns import CORRECT, ERROR, Replies, Timing
 from thinkeval.report._model import CurveRow, Distribution, Histogram, UsageRow
+from thinkeval.results.columns import CORRECT, ERROR, ReplyColumns
 from thinkeval.results.stats import budget_curve, percentiles
+from thinkeval.results.timing import Timing
 
 # Budgets the curve table always shows when they lie within B2 (B1 and B2 are added).
 CURVE_TABLE_BUDGETS = (512, 1024, 2048, 4096, 8192)
@@ -26,7 +27,7 @@ def curve_budgets(budgets: tuple[int, int]) -> list[int]:
     return sorted({b for b in CURVE_TABLE_BUDGETS if b <= b2} | {b1, b2})
 
 
-def _tokens(replies: Replies, position: int) -> int | None:
+def _tokens(replies: ReplyColumns, position: int) -> int | None:
     tokens = int(replies.completion[position])
     return None if tokens < 0 else tokens
 

@@ -10,25 +10,21 @@ it never calls a model.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from thinkeval.errors import JournalError
 from thinkeval.records import Attempt, Phase, Record, Sample, Status, describe_decode_error
-from thinkeval.results.counts import JudgeBlock, ScorerBlock
-from thinkeval.scoring.judge import NAME, PROMPT_VERSION
+from thinkeval.results.folds import CountedReply
+from thinkeval.scoring.judge import PROMPT_VERSION
 from thinkeval.store.counted import Journals, count_journal, index_samples, recorded
-from thinkeval.store.judge import attempt_state, outcome_of
+from thinkeval.store.judge import Outcome, attempt_state
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SamplesFile, judge_path, recorded_tasks
 from thinkeval.tasks.spec import TaskSpec
-
-if TYPE_CHECKING:
-    from thinkeval.results.summary import TaskResult
 
 
 class JudgeRecord(Record, kw_only=True, forbid_unknown_fields=True):
@@ -208,56 +204,75 @@ class Agreement:
         return list(dict.fromkeys(d.sample_id for d in self.disagreements))
 
 
+def verdict_on(verdicts: dict[Key, list[JudgeRecord]], reply: CountedReply) -> JudgeRecord | None:
+    """The judge's latest verdict on this very counted reply, if it is finished and judged."""
+    if reply.state != "finished":
+        return None
+    attempt = reply.attempt
+    key: Key = (attempt.model, attempt.task, attempt.sample_id, attempt.repeat, attempt.phase)
+    return verdict_for(verdicts, key, content_sha(attempt.content))
+
+
+def reads_alike(verdict: JudgeRecord, strict: Outcome) -> bool:
+    """The judge read the reply as strict did: same status, same answer."""
+    return verdict.status == strict.status and verdict.answer == strict.answer
+
+
+class AgreementFold:
+    """Strict vs the judge, folded one counted reply at a time in the counting pass: `add`
+    each reply that counts, `discard` a task counted again, then `found`."""
+
+    def __init__(self, verdicts: dict[Key, list[JudgeRecord]]) -> None:
+        self.verdicts = verdicts
+        self.found: dict[tuple[str, str], Agreement] = {}
+
+    def add(self, reply: CountedReply) -> None:
+        self.judged(reply, verdict_on(self.verdicts, reply))
+
+    def judged(self, reply: CountedReply, verdict: JudgeRecord | None) -> None:
+        """Count `reply` with the judge's `verdict` on it (`verdict_on`)."""
+        attempt, strict = reply.attempt, reply.outcome
+        where = (attempt.model, attempt.task)
+        agreement = self.found.get(where)
+        if agreement is None:
+            agreement = self.found[where] = Agreement(*where)
+        finished = reply.state == "finished"
+        if finished and verdict is None:
+            agreement.not_judged += 1
+        elif verdict is not None and reads_alike(verdict, strict):
+            agreement.agreed += 1
+        elif verdict is not None:
+            read = (strict.status, strict.answer, str(verdict.status), verdict.answer)
+            agreement.disagreements.append(
+                Disagreement(attempt.sample_id, attempt.repeat, attempt.phase, *read)
+            )
+        judged_correct = verdict is not None and verdict.status == "correct"
+        if attempt.phase == "fixed":
+            agreement.judge_fixed_correct += judged_correct
+        if attempt.phase == "retry" or finished:  # the unit's adaptive outcome
+            agreement.units += 1
+            agreement.strict_correct += strict.status == "correct"
+            agreement.judge_correct += judged_correct
+
+    def discard(self, task: str) -> None:
+        for where in [where for where in self.found if where[1] == task]:
+            del self.found[where]
+
+
 def judge_agreement(run_dir: Path | str) -> dict[tuple[str, str], Agreement]:
     """Per (model, task): how often strict and the judge agree on finished replies, which
     samples they disagree on, and the adaptive accuracy under each scorer. For reports.
 
     A reply that is empty or unfinished is never judged and counts as not correct for both.
+    Folded in a counting pass of its own; the summary and the report fold `AgreementFold` in
+    theirs.
     """
+    from thinkeval.results.tally import tally
+
     run_dir = Path(run_dir)  # a notebook passes "runs/x"
-    verdicts = read_verdicts(run_dir)
-    out: dict[tuple[str, str], Agreement] = {}
-    for reply in counted_replies(run_dir):
-        agreement = out.setdefault((reply.model, reply.task), Agreement(reply.model, reply.task))
-        spec = reply.spec
-        strict = outcome_of(reply.attempt, spec, reply.sample.gold)
-        verdict = None
-        if reply.finished:
-            verdict = verdict_for(verdicts, reply.key, content_sha(reply.attempt.content))
-            if verdict is None:
-                agreement.not_judged += 1
-            elif verdict.status == strict.status and verdict.answer == strict.answer:
-                agreement.agreed += 1
-            else:
-                read = (strict.status, strict.answer, str(verdict.status), verdict.answer)
-                agreement.disagreements.append(
-                    Disagreement(reply.sample.id, reply.repeat, reply.phase, *read)
-                )
-        judged_correct = verdict is not None and verdict.status == "correct"
-        if reply.phase == "fixed":
-            agreement.judge_fixed_correct += judged_correct
-        if reply.adaptive:
-            agreement.units += 1
-            agreement.strict_correct += strict.status == "correct"
-            agreement.judge_correct += judged_correct
-    return out
-
-
-def add_judge(run_dir: Path, results: Iterable[TaskResult]) -> None:
-    """The judge scorer's numbers for each model and task of a judged run: `scorers["judge"]`
-    as for any scorer, and its own `judge` block (judged, not judged, agreement)."""
-    agreements = judge_agreement(run_dir)
-    for result in results:
-        found = agreements.get((result.model, result.task))
-        if found is None or not result.total:
-            continue
-        result.judge = JudgeBlock(
-            fixed_accuracy=found.judge_fixed_correct / result.total,
-            adaptive_accuracy=found.judge_correct / result.total,
-            judged=found.judged,
-            not_judged=found.not_judged,
-            agreement=found.agreed / found.judged if found.judged else 0.0,
-        )
-        result.scorers[NAME] = ScorerBlock.of(
-            found.judge_fixed_correct, found.judge_correct, result.total, PROMPT_VERSION
-        )
+    record = read_run_record(run_dir)
+    started = recorded_tasks(run_dir)
+    tasks = [task for task in record.task_names if task in started]
+    folded = AgreementFold(read_verdicts(run_dir))
+    tally(run_dir, record, record.model_names, tasks, folds=folded)
+    return folded.found

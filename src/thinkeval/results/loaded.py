@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from thinkeval.records import Attempt, Sample
-from thinkeval.results.summary import Summary, TaskResult, sample_result, summarize
+from thinkeval.results.summary import SampleResult, Summary, TaskResult, summarize, tally
 from thinkeval.scoring.scorers import recording_scorers
-from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.journal import iter_attempts
 from thinkeval.store.judge import outcome_of
 from thinkeval.store.run_record import RunRecord, read_run_record
@@ -84,23 +83,15 @@ class RunResults:
         return iter_attempts(self.run_dir)
 
     def samples(self) -> Iterator[SampleOutcome]:
-        """The outcomes that count, per model, task, sample and repeat (as the summary counts)."""
-        tasks = self.tasks()
-        repeats = {task: self.config.task(task).repeats for task in tasks}
-        indexes = index_samples(self.run_dir, repeats)
-        with Journals(self.run_dir) as journals:
-            counted = count_journal(journals, indexes)
-            for task in tasks:
-                spec = self.config.task(task).spec
-                for sample in read_samples(self.run_dir, task, messages=False):
-                    slot = indexes[task].slot(sample.id)
-                    assert slot is not None  # indexed from the same samples file
-                    for model in self.config.model_names:
-                        for repeat in range(repeats[task]):
-                            unit = slot * repeats[task] + repeat
-                            entry = counted.get((model, task))
-                            found = sample_result(entry, unit, journals, spec, sample.gold)
-                            yield _outcome(model, sample, repeat, found)
+        """The outcomes that count, per model, task, sample and repeat: the summary's own
+        counting pass (`results.tally`) shows every question's outcomes."""
+        found: list[SampleOutcome] = []
+
+        def add(model: str, task: str, sample: Sample, results: list[SampleResult | None]) -> None:
+            found.extend(_outcome(model, sample, r, result) for r, result in enumerate(results))
+
+        tally(self.run_dir, self.config, self.config.model_names, self.tasks(), on_question=add)
+        return iter(found)
 
     def attempts_frame(self) -> pandas.DataFrame:
         """One row per recorded attempt, with its verdict by the current strict scorer
@@ -128,7 +119,7 @@ def load_run(run_dir: str | Path) -> RunResults:
     return RunResults(path, read_run_record(path))
 
 
-def _outcome(model: str, sample: Sample, repeat: int, found: Any) -> SampleOutcome:
+def _outcome(model: str, sample: Sample, repeat: int, found: SampleResult | None) -> SampleOutcome:
     fixed = found.fixed.status if found is not None and found.fixed is not None else None
     retry = found.retry.status if found is not None and found.retry is not None else None
     adaptive = found.adaptive.status if found is not None and found.adaptive else None

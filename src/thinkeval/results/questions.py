@@ -8,13 +8,15 @@ questions (never single replies) for the interval.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from thinkeval.records import Sample
 from thinkeval.results.repeats import Interval, RepeatsBlock, compare_per_question
 from thinkeval.results.summary import SampleResult, tally
-from thinkeval.store.run_record import read_run_record
+from thinkeval.results.tally import TaskCounts
+from thinkeval.store.run_record import RunRecord, read_run_record
 from thinkeval.store.rundir import recorded_tasks
 
 
@@ -75,26 +77,40 @@ def _outcome(result: SampleResult | None) -> RepeatOutcome:
     )
 
 
+class QuestionsFold:
+    """Collects every question of the tasks asked more than once, as the counting pass shows
+    them (`results.tally`'s `on_question`), then their metrics from its counts (`finish`)."""
+
+    def __init__(self, record: RunRecord, tasks: Iterable[str]) -> None:
+        self.details = {
+            (model, task): RepeatDetails(model, task, record.task(task).repeats)
+            for model in record.model_names
+            for task in tasks
+            if record.task(task).repeats > 1
+        }
+
+    def __call__(
+        self, model: str, task: str, sample: Sample, results: list[SampleResult | None]
+    ) -> None:
+        found = self.details.get((model, task))
+        if found is not None:
+            row = QuestionRow(sample.id, sample.subset, sample.gold, tuple(map(_outcome, results)))
+            found.questions.append(row)
+
+    def finish(self, counts: Mapping[tuple[str, str], TaskCounts]) -> None:
+        for key, detail in self.details.items():
+            detail.metrics = counts[key].repeated
+
+
 def repeat_details(run_dir: Path) -> dict[tuple[str, str], RepeatDetails]:
     """Every (model, task) of the run with more than one repeat: its questions, each repeat's
     outcome, and the metrics. Reads only the run directory."""
     record = read_run_record(run_dir)
     started = recorded_tasks(run_dir)
     tasks = [t.name for t in record.tasks if t.repeats > 1 and t.name in started]
-    details = {
-        (model, task): RepeatDetails(model, task, record.task(task).repeats)
-        for model in record.model_names
-        for task in tasks
-    }
-
-    def add(model: str, task: str, sample: Sample, results: list[SampleResult | None]) -> None:
-        row = QuestionRow(sample.id, sample.subset, sample.gold, tuple(map(_outcome, results)))
-        details[model, task].questions.append(row)
-
-    counts = tally(run_dir, record, record.model_names, tasks, on_question=add)
-    for key, detail in details.items():
-        detail.metrics = counts[key].repeated
-    return details
+    questions = QuestionsFold(record, tasks)
+    questions.finish(tally(run_dir, record, record.model_names, tasks, on_question=questions))
+    return questions.details
 
 
 def compare_models(a: RepeatDetails, b: RepeatDetails, adaptive: bool = True) -> Interval:

@@ -27,6 +27,7 @@ import msgspec
 from thinkeval.client.reasoning import SLACK_TOKENS, control_fields
 from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.records import Attempt
+from thinkeval.results.folds import CountedReply
 from thinkeval.store.judge import first_successes
 
 if TYPE_CHECKING:
@@ -80,7 +81,11 @@ class ReasoningFold:
         self.controlled = {m.name: m for m in models if m.reasoning is not None}
         self.cells: dict[tuple[str, str], _Lengths] = {}
 
-    def add(self, attempt: Attempt, gold: str | None = None) -> None:
+    def add(self, reply: CountedReply) -> None:
+        self.add_attempt(reply.attempt)
+
+    def add_attempt(self, attempt: Attempt) -> None:
+        """Fold one reply that counts."""
         if attempt.model not in self.controlled or attempt.error is not None:
             return
         cell = self.cells.setdefault((attempt.model, attempt.task), _Lengths())
@@ -112,7 +117,7 @@ def reasoning_blocks(
     if not folded.controlled:
         return {}
     for attempt in first_successes(a for a in attempts if a.model in folded.controlled):
-        folded.add(attempt)
+        folded.add_attempt(attempt)
     return folded.blocks()
 
 

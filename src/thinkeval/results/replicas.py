@@ -22,6 +22,7 @@ from statistics import NormalDist
 import msgspec
 
 from thinkeval.records import Attempt
+from thinkeval.results.folds import CountedReply
 from thinkeval.scoring.scorers import STRICT
 from thinkeval.scoring.state import RETRY_STATES
 
@@ -67,7 +68,12 @@ class ReplicaFold:
         self.fleets = set(fleets)
         self.cells: dict[tuple[str, str, str], list[int]] = {}  # (model, task, url): n, ok, cut
 
-    def add(self, attempt: Attempt, gold: str | None = None) -> None:
+    def add(self, reply: CountedReply) -> None:
+        """A reply that counts, from the summary's counting pass (`results.folds`)."""
+        self.add_attempt(reply.attempt)
+
+    def add_attempt(self, attempt: Attempt) -> None:
+        """A counted attempt read on its own (the report reads the journals itself)."""
         if attempt.model not in self.fleets or attempt.phase != "fixed":
             return
         if attempt.error is not None or attempt.refused is not None or not attempt.endpoint:

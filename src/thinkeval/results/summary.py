@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -38,7 +39,11 @@ from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.replicas import ReplicaFold, ReplicaRow
 from thinkeval.results.tally import sample_result, tally
 from thinkeval.scoring.judge import NAME as JUDGE
+from thinkeval.scoring.judge import PROMPT_VERSION as JUDGE_PROMPT
 from thinkeval.store.judge import Outcome
+
+if TYPE_CHECKING:
+    from thinkeval.results.judge import Agreement, AgreementFold
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SUMMARY_FILE, judge_path, recorded_tasks, write_json
 from thinkeval.version import __version__
@@ -119,7 +124,8 @@ def summarize(run_dir: Path) -> Summary:
     diagnosis = DiagnosisFold({task: record.task(task).spec.answer for task in tasks})
     reasoning = ReasoningFold(record.models)
     replicas = ReplicaFold(m.name for m in record.models if len(m.base_urls) > 1)
-    folds = Folds(diagnosis, reasoning, replicas)
+    judged = _judge_fold(run_dir)
+    folds = Folds(diagnosis, reasoning, replicas, *([] if judged is None else [judged]))
     counts = tally(run_dir, record, models, tasks, on_question=instructed, folds=folds)
     diagnosed, checked = diagnosis.blocks(), reasoning.blocks()
     results = []
@@ -142,7 +148,8 @@ def summarize(run_dir: Path) -> Summary:
                     **msgspec.structs.asdict(task_counts.counts),
                 )
             )
-    _add_judge(run_dir, results)
+    if judged is not None:
+        _add_judge(judged.found, results)
     for result in results:
         result.diagnosis = diagnosed.get((result.model, result.task))
         result.reasoning = checked.get((result.model, result.task))
@@ -157,12 +164,33 @@ def summarize(run_dir: Path) -> Summary:
     )
 
 
-def _add_judge(run_dir: Path, results: list[TaskResult]) -> None:
-    """The judge scorer's numbers, when the run has judge verdicts (`results.judge.add_judge`)."""
-    if judge_path(run_dir).is_file():
-        from thinkeval.results.judge import add_judge  # only runs a judge has scored
+def _add_judge(agreements: dict[tuple[str, str], Agreement], results: list[TaskResult]) -> None:
+    """The judge scorer's numbers for each model and task of a judged run (its `AgreementFold`'s
+    `found`): `scorers["judge"]` as for any scorer, and its own `judge` block (judged, not
+    judged, agreement)."""
+    for result in results:
+        found = agreements.get((result.model, result.task))
+        if found is None or not result.total:
+            continue
+        result.judge = JudgeBlock(
+            fixed_accuracy=found.judge_fixed_correct / result.total,
+            adaptive_accuracy=found.judge_correct / result.total,
+            judged=found.judged,
+            not_judged=found.not_judged,
+            agreement=found.agreed / found.judged if found.judged else 0.0,
+        )
+        result.scorers[JUDGE] = ScorerBlock.of(
+            found.judge_fixed_correct, found.judge_correct, result.total, JUDGE_PROMPT
+        )
 
-        add_judge(run_dir, results)
+
+def _judge_fold(run_dir: Path) -> AgreementFold | None:
+    """Strict vs the judge, folded in the counting pass, when the run has judge verdicts."""
+    if not judge_path(run_dir).is_file():
+        return None
+    from thinkeval.results.judge import AgreementFold, read_verdicts  # only judged runs
+
+    return AgreementFold(read_verdicts(run_dir))
 
 
 def write_summary(run_dir: Path) -> Summary:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from thinkeval.records import Attempt, Sample, Verdict
 from thinkeval.results.counts import Counts, SampleResult, Tally
-from thinkeval.results.folds import ReplyFold
+from thinkeval.results.folds import CountedReply, ReplyFold
 from thinkeval.results.repeats import (
     QuestionPhase,
     RepeatsBlock,
@@ -25,9 +25,10 @@ from thinkeval.results.repeats import (
 )
 from thinkeval.scoring.pooled import Job, many_verdicts, task_pools
 from thinkeval.scoring.scorers import ReplyText
+from thinkeval.scoring.state import RETRY_STATES
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
 from thinkeval.store.journal import JournalLine
-from thinkeval.store.judge import Outcome, attempt_state, outcome_of, recorded_is_current, retry_due
+from thinkeval.store.judge import Outcome, attempt_state, outcome_of, recorded_is_current
 from thinkeval.store.run_record import RunRecord
 from thinkeval.store.rundir import SamplesFile
 from thinkeval.tasks.spec import TaskSpec
@@ -46,6 +47,8 @@ class TaskCounts:
 # Verdicts scored again for this summary, by journal reference and scorer name (tasks some
 # recording scorer pools: `scoring.pooled.task_pools`).
 Rescored = dict[int, dict[str, Verdict]]
+# A task's samples in file order, read again each time it is called (None: read the file).
+SampleSource = Callable[[str], Callable[[], Iterator[Sample]] | None]
 # Sees every question of every model: (model, task, sample, the outcomes of its repeats).
 QuestionObserver = Callable[[str, str, Sample, list["SampleResult | None"]], None]
 
@@ -59,12 +62,13 @@ def sample_result(
     rescored: Rescored | None = None,
     stale: Callable[[], None] | None = None,
     folds: ReplyFold | None = None,
+    at: int = 0,
 ) -> SampleResult | None:
     """The outcomes that count for `unit` (a sample and repeat), read back from the journal;
     `rescored` holds verdicts scored again beforehand; `stale` is called for an attempt whose
     recorded verdicts are not current and not in `rescored` (a summary of a pooled task raises
     there, scores all such attempts in the workers, and counts again); `folds` see each
-    attempt that counts (`results.folds`)."""
+    attempt that counts (`results.folds`), as unit `at` (its place in samples-file order)."""
     if entry is None or not entry.fixed[unit]:
         return None
     rescored = rescored or {}
@@ -73,19 +77,24 @@ def sample_result(
         given = rescored.get(ref)
         if given is None and stale is not None and not recorded_is_current(attempt, spec, gold):
             stale()
-        if folds is not None:
-            folds.add(attempt, gold)
         return outcome_of(attempt, spec, gold, given)
 
     ref = entry.fixed[unit]
     attempt = journals.read(ref)
-    result = SampleResult(fixed=outcome(ref, attempt))
-    result.fixed_clamped = result.sent_if_clamped(attempt)
-    result.due = attempt.error is None and retry_due(attempt, spec, gold)
+    fixed = outcome(ref, attempt)
+    result = SampleResult(fixed=fixed, fixed_clamped=SampleResult.sent_if_clamped(attempt))
+    state = attempt_state(attempt, spec, gold)
+    result.due = state in RETRY_STATES
+    if folds is not None:
+        folds.add(CountedReply(attempt, gold, fixed, ref, at, state, result.due))
     ref = entry.retry_ref(unit)
     if result.candidate and ref:
         retry = journals.read(ref)
-        result.retry, result.retry_clamped = outcome(ref, retry), result.sent_if_clamped(retry)
+        result.retry = outcome(ref, retry)
+        result.retry_clamped = result.sent_if_clamped(retry)
+        if folds is not None:
+            state = attempt_state(retry, spec, gold)
+            folds.add(CountedReply(retry, gold, result.retry, ref, at, state, False))
     return result
 
 
@@ -106,25 +115,37 @@ def tally(
     on_question: QuestionObserver | None = None,
     folds: ReplyFold | None = None,
     on_invalid: Callable[[JournalLine], None] | None = None,
+    indexes: dict[str, IdIndex] | None = None,
+    observe_selected: Callable[[Attempt], None] | None = None,
+    samples: SampleSource | None = None,
 ) -> dict[tuple[str, str], TaskCounts]:
     """Count every model on every task from the journal, holding a few bytes per sample.
 
     One pass over the journals finds the attempt that counts per (sample, repeat) and phase;
     a pass over each task's samples then reads those attempts back and scores them. `observe`
-    sees every attempt of the first pass (`thinkeval status` takes its timings there);
-    `on_question` sees every question's outcomes (`results.repeats.repeat_details`); `folds`
-    every attempt that counts. A broken journal line raises `JournalError`, or is skipped and
-    told to `on_invalid` when given.
+    sees every attempt of the first pass (`thinkeval status` takes its timings there, the read
+    model its throughput); `on_question` sees every question's outcomes
+    (`results.questions.repeat_details`); `folds` every attempt that counts (the read model's
+    columns among them); `observe_selected` every attempt of the tasks' samples and repeats.
+    `indexes`: the tasks' sample indexes, and `samples`: their samples in file order (ids,
+    golds, subsets; None where it has not got them), when the caller has them. A broken journal
+    line raises `JournalError`, or is skipped and told to `on_invalid` when given.
     """
     repeats = {task: record.task(task).repeats for task in tasks}
-    indexes = index_samples(run_dir, repeats)
+    if indexes is None:
+        indexes = index_samples(run_dir, repeats)
     out: dict[tuple[str, str], TaskCounts] = {}
     with Journals(run_dir, on_invalid) as journals:
-        counted = count_journal(journals, indexes, observe=observe)
+        counted = count_journal(
+            journals, indexes, observe=observe, observe_selected=observe_selected
+        )
         for task in tasks:
             entries = {model: counted.get((model, task)) for model in models}
             spec = record.task(task).spec
-            reading = _TaskReading(run_dir, spec, repeats[task], indexes[task], journals, folds)
+            given = None if samples is None else samples(task)
+            reading = _TaskReading(
+                run_dir, spec, repeats[task], indexes[task], journals, folds, given
+            )
             for model, counts in reading.count(
                 entries, record.task(task).budgets, on_question
             ).items():
@@ -142,14 +163,23 @@ class _TaskReading:
     index: IdIndex
     journals: Journals
     folds: ReplyFold | None = None
+    given: Callable[[], Iterator[Sample]] | None = None  # the samples, without the file
 
-    def _units(self) -> Iterator[tuple[Sample, int]]:
-        """Each sample and the number of its first unit (its repeats follow)."""
+    def _samples(self) -> Iterator[Sample]:
+        if self.given is not None:
+            yield from self.given()
+            return
         with SamplesFile(self.run_dir, self.spec.name, messages=False) as stream:
             for _, sample in stream:
-                slot = self.index.slot(sample.id)
-                assert slot is not None  # indexed from this very file
-                yield sample, slot * self.k
+                yield sample
+
+    def _units(self) -> Iterator[tuple[Sample, int, int]]:
+        """Each sample, the number of its first unit in the counted attempts and in
+        samples-file order (its repeats follow)."""
+        for position, sample in enumerate(self._samples()):
+            slot = self.index.slot(sample.id)
+            assert slot is not None  # indexed from this very file
+            yield sample, slot * self.k, position * self.k
 
     def rescore(self, spec: TaskSpec, entries: dict[str, CountedAttempts | None]) -> Rescored:
         """Score again, in parallel in the scoring workers, the replies whose recorded verdicts
@@ -157,7 +187,7 @@ class _TaskReading:
         maths (or code, or IFEval's checkers) inline."""
         refs: list[int] = []
         jobs: list[Job] = []
-        for sample, first in self._units():
+        for sample, first, _ in self._units():
             for entry in entries.values():
                 if entry is None:
                     continue
@@ -214,7 +244,7 @@ class _TaskReading:
             model: ([], []) for model in entries
         }
         samples = 0
-        for sample, first in self._units():
+        for sample, first, at in self._units():
             samples += 1
             subject = None
             if sample.subset:
@@ -224,10 +254,11 @@ class _TaskReading:
             for model, entry in entries.items():
                 results = [
                     sample_result(
-                        entry, unit, self.journals, spec, sample.gold, rescored, stale, self.folds
+                        entry, first + r, self.journals, spec, sample.gold, rescored, stale,
+                        self.folds, at + r,
                     )
-                    for unit in range(first, first + self.k)
-                ]
+                    for r in range(self.k)
+                ]  # fmt: skip
                 for result in results:
                     overall[model].add(result)
                     if subject is not None:

@@ -208,11 +208,13 @@ def count_journal(
     indexes: dict[str, IdIndex],
     model: str | None = None,
     observe: Callable[[Attempt], None] | None = None,
+    observe_selected: Callable[[Attempt], None] | None = None,
 ) -> dict[tuple[str, str], CountedAttempts]:
     """One pass over every journal: the counted attempts per (model, task).
 
     Attempts of tasks not in `indexes`, of samples or repeats outside them (another selection)
-    and, when `model` is given, of other models are skipped. `observe` sees every valid attempt.
+    and, when `model` is given, of other models are skipped. `observe` sees every valid attempt,
+    `observe_selected` those not skipped.
     A broken line raises `JournalError` naming the file and line (a torn last line is skipped).
     """
     counted: dict[tuple[str, str], CountedAttempts] = {}
@@ -225,6 +227,8 @@ def count_journal(
         unit = index.unit(attempt.sample_id, attempt.repeat) if index is not None else None
         if index is None or unit is None:
             continue
+        if observe_selected is not None:
+            observe_selected(attempt)
         key = (attempt.model, attempt.task)
         entry = counted.get(key)
         if entry is None:

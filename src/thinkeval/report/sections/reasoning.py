@@ -1,12 +1,71 @@
-"""The report's reasoning-controls section, from the rows of `_reasoning`."""
+"""Section: the reasoning controls asked and whether replies kept to the thinking budget.
+
+Per model with reasoning controls and task: the thinking budget and the reasoning effort asked,
+the reasoning lengths observed and whether they kept to the budget (the check is
+`results.reasoning`'s fold, in the read model's pass as in summary.json's). Its rows are its
+own numbers (report.json's `reasoning`).
+"""
 
 from __future__ import annotations
 
 from thinkeval.client.reasoning import SLACK_TOKENS as SLACK
 from thinkeval.report._format import DASH, Block, Section, table, tokens
+from thinkeval.report._frozen import Frozen
 from thinkeval.report._model import Report
-from thinkeval.report._reasoning import ReasoningRow
-from thinkeval.results.reasoning import ESTIMATE_SLACK
+from thinkeval.report._section import ReportSection, SectionInputs
+from thinkeval.results.reasoning import ESTIMATE_SLACK, ReasoningBlock, verdict
+
+
+class ReasoningRow(Frozen, frozen=True):
+    """One model on one task: the controls asked, the lengths observed and the verdict."""
+
+    model: str
+    task: str
+    budget: int | None
+    budget_field: str | None
+    effort: str | None
+    check: str  # respected, ignored, unchecked, effort_only
+    replies: int
+    over: int
+    counted: int  # lengths the server counted; the rest estimated from the text
+    p50: float | None
+    p90: float | None
+    max: int | None
+    verdict: str  # the one-line verdict `thinkeval run` prints
+
+
+def reasoning_rows(inputs: SectionInputs) -> list[ReasoningRow]:
+    """A row per model with reasoning controls and task, in the report's order."""
+    data = inputs.data
+    rows = []
+    for cell in data.ordered():
+        model = next((m for m in cell.run.record.models if m.name == cell.model), None)
+        if model is None or model.reasoning is None:
+            continue
+        block = cell.run.reasoning.get((cell.model, cell.task)) or ReasoningBlock(
+            budget=model.reasoning.budget,
+            effort=model.reasoning.effort,
+            check="unchecked" if model.reasoning.budget is not None else "effort_only",
+        )
+        rows.append(
+            ReasoningRow(
+                model=cell.model,
+                task=cell.task,
+                budget=block.budget,
+                budget_field=block.budget_field,
+                effort=block.effort,
+                check=block.check,
+                replies=block.replies,
+                over=block.over,
+                counted=block.counted,
+                p50=block.p50,
+                p90=block.p90,
+                max=block.max,
+                verdict=verdict(block),
+            )
+        )
+    return rows
+
 
 HEADERS = ("model", "budget", "effort", "replies", "over", "p50", "p90", "max", "lengths",
            "check")  # fmt: skip
@@ -39,7 +98,7 @@ def _cells(row: ReasoningRow) -> tuple[str, ...]:
 
 def reasoning_section(report: Report) -> Section | None:
     """The section, or None when no model was asked with reasoning controls."""
-    rows: list[ReasoningRow] = report.reasoning
+    rows: list[ReasoningRow] = report.plugins.get("reasoning", [])
     if not rows:
         return None
     blocks = []
@@ -65,3 +124,6 @@ def reasoning_section(report: Report) -> Section | None:
         "effort is recorded and shown, never checked: it names no length.",
         blocks,
     )
+
+
+SECTION = ReportSection(key="reasoning", place=110, shown=reasoning_section, data=reasoning_rows)

@@ -23,7 +23,7 @@ from thinkeval.report._section import ReportSection, SectionInputs
 
 BUILT_IN = (
     "headline", "compare", "repeated", "outcomes", "best", "scorers", "pairs", "curve", "usage",
-    "tokens", "reasoning", "diagnosis", "context",
+    "tokens", "reasoning", "replicas", "diagnosis", "context",
 )  # fmt: skip
 
 

@@ -40,7 +40,7 @@ import orjson
 from thinkeval.config import ModelConfig
 from thinkeval.records import Attempt, Sample, StoredVerdict, Usage, journal_gold
 from thinkeval.scoring.scorers import ReplyText
-from thinkeval.store.judge import recorded_verdicts
+from thinkeval.store.protocol_rules import recorded_verdicts
 from thinkeval.store.run_record import RunRecord, TaskRecord, write_run_record
 from thinkeval.store.rundir import write_samples
 from thinkeval.tasks import get_task

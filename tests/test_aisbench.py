@@ -25,7 +25,7 @@ from thinkeval.ops.aisbench import AisbenchError, split_prediction
 from thinkeval.ops.aisbench.reading import imported_state
 from thinkeval.records import RETRY_STATUSES, Attempt
 from thinkeval.store.journal import iter_attempts
-from thinkeval.store.judge import attempt_state
+from thinkeval.store.protocol_rules import attempt_state
 from thinkeval.store.rundir import read_samples
 from thinkeval.tasks import get_task
 

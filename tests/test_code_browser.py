@@ -20,7 +20,7 @@ from thinkeval.records import Attempt, Sample, Usage
 from thinkeval.report import build_report, render_html
 from thinkeval.report._samples_code import shown_gold
 from thinkeval.scoring.scorers import ReplyText
-from thinkeval.store.judge import recorded_verdicts
+from thinkeval.store.protocol_rules import recorded_verdicts
 from thinkeval.tasks import get_task
 
 __all__ = ["browser"]  # the fixture, imported for pytest

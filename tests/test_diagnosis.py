@@ -20,7 +20,7 @@ from thinkeval.diagnosis.pieces import cut
 from thinkeval.records import Attempt
 from thinkeval.scoring.kinds import make_kind
 from thinkeval.scoring.state import reply_state
-from thinkeval.store.judge import retry_due
+from thinkeval.store.protocol_rules import retry_due
 from thinkeval.tasks import get_task
 
 DATA = Path(__file__).parent / "data"

@@ -30,7 +30,7 @@ import pytest
         # Its examples show real rows (GSM8K's first gold, C-Eval's first ids).
         pytest.param("thinkeval.tasks", marks=pytest.mark.real_data),
         "thinkeval.tasks.registry",
-        "thinkeval.store.judge",
+        "thinkeval.store.protocol_rules",
         "thinkeval.store.counted",
         "thinkeval.run.ordering",
         "thinkeval.client.limits",

@@ -26,7 +26,7 @@ from thinkeval.results.summary import tally
 from thinkeval.run.protocol import ModelRun
 from thinkeval.store.counted import Journals, count_journal, index_samples
 from thinkeval.store.journal import Journal
-from thinkeval.store.judge import UnitJudgement, judge_unit, line_of, score_attempt
+from thinkeval.store.protocol_rules import UnitJudgement, judge_unit, line_of, score_attempt
 from thinkeval.store.run_record import RunRecord, TaskRecord, read_run_record, write_run_record
 from thinkeval.store.rundir import write_samples
 from thinkeval.tasks import get_task

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
-from thinkeval.client.reasoning import ReasoningControls, budget_kept
+from thinkeval.client.reasoning_controls import ReasoningControls, budget_kept
 from thinkeval.config import load_config
 from thinkeval.errors import ConfigError
 from thinkeval.sim.config import SimConfig

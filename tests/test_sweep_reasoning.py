@@ -12,7 +12,7 @@ import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.client.reasoning import ReasoningControls
+from thinkeval.client.reasoning_controls import ReasoningControls
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
 from thinkeval.ops.sweep import expand, parse_grid

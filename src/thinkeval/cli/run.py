@@ -225,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         # Refused for good (prompt over the window, a bad parameter): outcomes, not failures.
         for line in refusal_lines(run_dir):
             console.print(f"[yellow]refused, not asked again:[/] {line}")
-    from thinkeval.results.reasoning import budget_lines
+    from thinkeval.results.reasoning_check import budget_lines
 
     for line in budget_lines(summary.results):  # reasoning controls: did the server keep to them?
         console.print(line, markup=False)

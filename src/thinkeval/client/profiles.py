@@ -62,8 +62,9 @@ class ServerProfile:
     takes_template_kwargs: ClassVar[bool] = True
     # `return_token_ids` (vLLM 0.10.2+): what `retry: continue` resends (run/continuation.py).
     returns_token_ids: ClassVar[bool] = True
-    # The request fields of a model's `reasoning:` controls (client/reasoning.py): its thinking
-    # budget's and its effort's; None: no such control, and a config asking for it is refused.
+    # The request fields of a model's `reasoning:` controls (client/reasoning_controls.py):
+    # its thinking budget's and its effort's; None: no such control, and a config asking for it
+    # is refused.
     budget_control: ClassVar[str | None] = "thinking_token_budget"  # top level, not extra_body
     effort_control: ClassVar[str | None] = "reasoning_effort"
     # Where the server counts the requests it holds, under its root (the watchdog's load

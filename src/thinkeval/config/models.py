@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
-from thinkeval.client.reasoning import ReasoningControls
+from thinkeval.client.reasoning_controls import ReasoningControls
 from thinkeval.client.replicas import DEFAULT_ROUTE, Route
 from thinkeval.config.prompts import PromptVariant
 from thinkeval.errors import ConfigError
@@ -55,7 +55,8 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
     retry: Retry = DEFAULT_RETRY  # a task's own `retry` wins
     prompt: PromptVariant | None = None  # asked with another system message or template
-    # A thinking budget and a reasoning effort, sent as the flavour's fields (client/reasoning.py).
+    # A thinking budget and a reasoning effort, sent as the flavour's fields
+    # (client/reasoning_controls.py).
     reasoning: ReasoningControls | None = None
     # Several base_urls: which replica a request goes to (client/replicas.py), and whether
     # replicas that differ (model, engine version, window, parser) may run together.

@@ -8,7 +8,7 @@ sweep:
     temperature: [0, 0.6]
     chat_template_kwargs.enable_thinking: [true, false]
     prompt: [plain, boxed] # names in the config's `prompts:` mapping
-    reasoning.budget: [512, 1024]   # the model's `reasoning` controls (client/reasoning.py)
+    reasoning.budget: [512, 1024]   # the model's `reasoning` (client/reasoning_controls.py)
     reasoning.effort: [low, high]
 ```
 
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import msgspec
 
-from thinkeval.client.reasoning import Effort, ReasoningControls
+from thinkeval.client.reasoning_controls import Effort, ReasoningControls
 from thinkeval.sections import Problem, Section
 from thinkeval.settings import generation_problems
 

@@ -35,7 +35,7 @@ import msgspec
 
 from thinkeval.client.fingerprint import engine_version
 from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
-from thinkeval.client.reasoning import control_fields
+from thinkeval.client.reasoning_controls import control_fields
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
 from thinkeval.ops.audit_checks import (

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import msgspec
 
 from thinkeval.client.fingerprint import ReasoningField, reasoning_field
-from thinkeval.client.reasoning import SLACK_TOKENS
+from thinkeval.client.reasoning_controls import SLACK_TOKENS
 from thinkeval.client.replies import RequestFailed
 from thinkeval.records import Reply
 

@@ -17,7 +17,7 @@ from thinkeval.results.summary import Summary, write_summary
 from thinkeval.scoring.pooled import Job, many_verdicts, task_pools
 from thinkeval.scoring.scorers import ReplyText, recording_scorers
 from thinkeval.store.counted import Journals, count_journal, index_samples
-from thinkeval.store.judge import attempt_state, score_attempt
+from thinkeval.store.protocol_rules import attempt_state, score_attempt
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SamplesFile, recorded_tasks
 from thinkeval.tasks.spec import TaskSpec

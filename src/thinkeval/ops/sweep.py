@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from thinkeval.client.reasoning import ReasoningControls
+from thinkeval.client.reasoning_controls import ReasoningControls
 from thinkeval.config import RunConfig
 from thinkeval.config.models import ModelConfig
 from thinkeval.config.prompts import PromptVariant
@@ -201,7 +201,8 @@ class Variant:
     loops: float  # share whose final reply loops (diagnosis)
     accuracy: float  # strict, adaptive
     reasoning_p50: float | None  # reasoning tokens (or pieces) of the fixed replies
-    # The reasoning check over its tasks (`results.reasoning`); None without reasoning controls.
+    # The reasoning check over its tasks (`results.reasoning_check`); None without reasoning
+    # controls.
     reasoning: str | None = None
 
 
@@ -285,7 +286,7 @@ def study(run_dir: Path, variants: Sequence[str]) -> tuple[list[Variant], list[P
 def _checks(run_dir: Path, models: Sequence[ModelConfig]) -> dict[str, str]:
     """Per variant with reasoning controls, its budget check over every task, in a few words:
     `respected (0/12 over 512)`, `ignored (9/12 over 512)`, `effort high: not checked`."""
-    from thinkeval.results.reasoning import reasoning_blocks
+    from thinkeval.results.reasoning_check import reasoning_blocks
     from thinkeval.store.journal import iter_attempts
 
     if not any(m.reasoning is not None for m in models):

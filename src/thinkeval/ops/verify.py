@@ -14,8 +14,8 @@ errors is `error-only`: the next `thinkeval run` asks it again. Attempts for mod
 samples outside the run are `unknown`. A samples file whose digest is not the one the run
 recorded when it wrote it (a gold or prompt edited by hand) is `edited`: the run is not clean.
 Every decision (which attempt counts, whether the retry is due, what is a duplicate) is the
-judge's (`store/judge.py`), the same that `summary.json`, `status` and resuming use, so they
-always agree. With repeats, each (sample, repeat) is checked.
+protocol's rules' (`store/protocol_rules.py`), the same that `summary.json`, `status` and
+resuming use, so they always agree. With repeats, each (sample, repeat) is checked.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from thinkeval.ops.processes import find_writers
 from thinkeval.records import Phase, Sample
 from thinkeval.results.sequential_run import dealt_positions
 from thinkeval.store.journal import scan
-from thinkeval.store.judge import Line, judge_unit, line_of
+from thinkeval.store.protocol_rules import Line, judge_unit, line_of
 from thinkeval.store.run_record import edited_samples, read_run_record
 from thinkeval.store.rundir import SAMPLES_DIR, read_samples
 from thinkeval.tasks.catalogue import Catalogue

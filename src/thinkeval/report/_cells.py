@@ -25,7 +25,7 @@ from thinkeval.report._golds import Golds
 from thinkeval.results.judge import Agreement
 from thinkeval.results.questions import RepeatDetails
 from thinkeval.results.readmodel import TaskColumns
-from thinkeval.results.reasoning import ReasoningBlock
+from thinkeval.results.reasoning_check import ReasoningBlock
 from thinkeval.store.counted import Journals
 from thinkeval.store.run_record import RunRecord
 

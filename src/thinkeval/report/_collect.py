@@ -1,8 +1,8 @@
 """Read run directories into the report's columns (`_cells`), and check they can be combined.
 
-Which attempt counts, whether a retry was due and the outcome are the judge's
-(`store/judge.py`), and the columns are the read model the summary's own counting pass folds
-(`results.readmodel`), so the counts built from them equal `summary.json`'s. Each task keeps
+Which attempt counts, whether a retry was due and the outcome are the protocol's rules'
+(`store/protocol_rules.py`), and the columns are the read model the summary's own counting pass
+folds (`results.readmodel`), so the counts built from them equal `summary.json`'s. Each task keeps
 its own budgets and repeats.
 """
 
@@ -20,7 +20,7 @@ from thinkeval.results.columns import ReplyColumns
 from thinkeval.results.folds import ReplyFold
 from thinkeval.results.questions import QuestionsFold
 from thinkeval.results.readmodel import read_model
-from thinkeval.results.reasoning import ReasoningFold
+from thinkeval.results.reasoning_check import ReasoningFold
 from thinkeval.store.counted import IdIndex, Journals
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import CONFIG_FILE, SamplesFile

@@ -2,12 +2,12 @@
 
 A LiveCodeBench problem's gold is its tests, megabytes each; a report of the full release cannot
 hold them all. A gold over `GOLD_INLINE_MAX` characters is kept as what the sample browser shows
-(its start, length and digest: `shown_gold`) and its digest; the whole gold is read back from
-the run's samples file by offset only where a reply must be scored again with it (its recorded
-verdicts are stale, or were judged against other tests) or an export asks for it whole. The
-journal records a long gold's digest (`Attempt.gold_digest`), so the recorded verdicts are known
-current without the tests (`store.judge.recorded_scored`). Short golds (numbers, letters) take
-the path they always took.
+(its start, length and digest: `shown_gold`) and its digest; the whole gold is read back from the
+run's samples file by offset only where a reply must be scored again with it (its recorded verdicts
+are stale, or were judged against other tests) or an export asks for it whole. The journal records a
+long gold's digest (`Attempt.gold_digest`), so the recorded verdicts are known current without the
+tests (`store.protocol_rules.recorded_scored`). Short golds (numbers, letters) take the path they
+always took.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thinkeval.records import GOLD_INLINE_MAX, Attempt, ReplyState, gold_digest
-from thinkeval.store.judge import (
+from thinkeval.store.protocol_rules import (
     Scored,
     attempt_state,
     recorded_scored,
@@ -125,8 +125,9 @@ class Golds:
         return recorded_scored(attempt, spec)
 
     def scored(self, position: int, attempt: Attempt, spec: TaskSpec) -> Scored:
-        """`store.judge.score_attempt` against this gold; for a long one the recorded verdicts
-        where they are current for it (scored again, with the gold read back, where not)."""
+        """`store.protocol_rules.score_attempt` against this gold; for a long one the recorded
+        verdicts where they are current for it (scored again, with the gold read back, where
+        not)."""
         if position in self.long:
             found = self._recorded(position, attempt, spec)
             if found is not None:
@@ -134,7 +135,8 @@ class Golds:
         return score_attempt(attempt, spec, self.whole_for(position, attempt))
 
     def state(self, position: int, attempt: Attempt, spec: TaskSpec) -> ReplyState | None:
-        """`store.judge.attempt_state` against this gold: a recorded state needs none read."""
+        """`store.protocol_rules.attempt_state` against this gold: a recorded state needs
+        none read."""
         if attempt.error is not None:
             return None
         if attempt.state is not None:

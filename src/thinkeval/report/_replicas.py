@@ -8,7 +8,7 @@ from thinkeval.report._cells import Collection
 from thinkeval.report._format import Block, Section, percent, table
 from thinkeval.report._model import Report
 from thinkeval.results.replicas import ReplicaFold, ReplicaRow
-from thinkeval.store.judge import first_successes
+from thinkeval.store.protocol_rules import first_successes
 
 HEADERS = ("model", "replica", "replies", "accuracy", "p", "cut off", "p", "outlier")
 

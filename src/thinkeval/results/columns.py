@@ -14,7 +14,7 @@ import numpy as np
 from thinkeval.records import STATUSES, Attempt
 from thinkeval.results.measures import MEASURES, NONE, Measure
 from thinkeval.scoring.scorers import recording_scorers
-from thinkeval.store.judge import Outcome
+from thinkeval.store.protocol_rules import Outcome
 
 __all__ = [
     "CODE", "CORRECT", "ERROR", "JUDGE_AGREES", "JUDGE_DIFFERS", "JUDGE_MISSING", "NONE",

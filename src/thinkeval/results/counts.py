@@ -12,7 +12,7 @@ import msgspec
 
 from thinkeval.records import STATUSES, Attempt
 from thinkeval.scoring.scorers import recording_scorers
-from thinkeval.store.judge import Outcome, adaptive_outcome
+from thinkeval.store.protocol_rules import Outcome, adaptive_outcome
 
 OUTCOMES = (*STATUSES, "error")
 

@@ -1,11 +1,11 @@
 """What the summary folds from the replies that count, in its counting pass.
 
 Counting already reads back, per (sample, repeat) and phase, the one attempt that counts
-(`store.judge`), so anything else measured over those replies (the read model's columns, the
-diagnosis, the reasoning check) is folded there too: no second pass over the journals and
-nothing kept per sample to find which attempt counts. A pooled kind's task can be counted
-twice (its stale verdicts are scored again in the workers first), so a fold can `discard`
-what it saw of one task.
+(`store.protocol_rules`), so anything else measured over those replies (the read model's columns,
+the diagnosis, the reasoning check) is folded there too: no second pass over the journals and
+nothing kept per sample to find which attempt counts. A pooled kind's task can be counted twice (its
+stale verdicts are scored again in the workers first), so a fold can `discard` what it saw of one
+task.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from thinkeval.records import Attempt, ReplyState
-from thinkeval.store.judge import Outcome
+from thinkeval.store.protocol_rules import Outcome
 
 __all__ = ["CountedReply", "Folds", "ReplyFold"]
 
@@ -28,7 +28,7 @@ class CountedReply:
     outcome: Outcome
     ref: int  # where it lies in the journals (`store.counted.Journals.read`)
     unit: int  # position of its sample in the samples file * repeats + its repeat
-    state: ReplyState | None  # the reply state (`store.judge.attempt_state`); None: an error
+    state: ReplyState | None  # `store.protocol_rules.attempt_state`; None: an error
     due: bool  # a fixed reply the judge of the protocol retries at B2
 
 

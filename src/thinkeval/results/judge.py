@@ -21,7 +21,7 @@ from thinkeval.records import Attempt, Phase, Record, Sample, Status, describe_d
 from thinkeval.results.folds import CountedReply
 from thinkeval.scoring.judge import PROMPT_VERSION
 from thinkeval.store.counted import Journals, count_journal, index_samples, recorded
-from thinkeval.store.judge import Outcome, attempt_state
+from thinkeval.store.protocol_rules import Outcome, attempt_state
 from thinkeval.store.run_record import read_run_record
 from thinkeval.store.rundir import SamplesFile, judge_path, recorded_tasks
 from thinkeval.tasks.spec import TaskSpec

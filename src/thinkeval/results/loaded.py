@@ -19,7 +19,7 @@ from thinkeval.records import Attempt, Sample
 from thinkeval.results.summary import SampleResult, Summary, TaskResult, summarize, tally
 from thinkeval.scoring.scorers import recording_scorers
 from thinkeval.store.journal import iter_attempts
-from thinkeval.store.judge import outcome_of
+from thinkeval.store.protocol_rules import outcome_of
 from thinkeval.store.run_record import RunRecord, read_run_record
 from thinkeval.store.rundir import read_samples, recorded_tasks
 from thinkeval.tasks.catalogue import Catalogue

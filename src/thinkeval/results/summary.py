@@ -3,7 +3,7 @@
 Verdicts are recomputed from the recorded replies with the recording scorers in effect
 (`scoring.scorers.recording_scorers`: strict, lenient and any registered), so re-scoring a run
 is a pure function of its journal. Which attempt counts, whether a retry was due and what the
-outcome is are the judge's decisions (`store/judge.py`); this module only counts them, per
+outcome is are the judge's decisions (`store/protocol_rules.py`); this module only counts them, per
 (sample, repeat).
 """
 
@@ -34,13 +34,13 @@ from thinkeval.results.counts import (
 )
 from thinkeval.results.folds import Folds
 from thinkeval.results.instructions import InstructionsBlock, InstructionTally
-from thinkeval.results.reasoning import ReasoningBlock, ReasoningFold
+from thinkeval.results.reasoning_check import ReasoningBlock, ReasoningFold
 from thinkeval.results.repeats import RepeatsBlock
 from thinkeval.results.replicas import ReplicaFold, ReplicaRow
 from thinkeval.results.tally import sample_result, tally
 from thinkeval.scoring.judge import NAME as JUDGE
 from thinkeval.scoring.judge import PROMPT_VERSION as JUDGE_PROMPT
-from thinkeval.store.judge import Outcome
+from thinkeval.store.protocol_rules import Outcome
 
 if TYPE_CHECKING:
     from thinkeval.results.judge import Agreement, AgreementFold

@@ -1,10 +1,10 @@
 """The counting pass: every model on every task, from the journals, a few bytes per sample.
 
 One pass over the journals finds the attempt that counts per (sample, repeat) and phase
-(`store.counted`, decided by `store.judge`); a pass over each task's samples then reads those
-attempts back, scores them with the recording scorers in effect and tallies them. Whatever
-else is measured over the replies that count (the diagnosis, the reasoning check) is folded in
-this same pass (`results.folds`). `results.summary` turns the tallies into `summary.json`.
+(`store.counted`, decided by `store.protocol_rules`); a pass over each task's samples then reads
+those attempts back, scores them with the recording scorers in effect and tallies them. Whatever
+else is measured over the replies that count (the diagnosis, the reasoning check) is folded in this
+same pass (`results.folds`). `results.summary` turns the tallies into `summary.json`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import RETRY_STATES
 from thinkeval.store.counted import CountedAttempts, IdIndex, Journals, count_journal, index_samples
 from thinkeval.store.journal import JournalLine
-from thinkeval.store.judge import Outcome, attempt_state, outcome_of, recorded_is_current
+from thinkeval.store.protocol_rules import Outcome, attempt_state, outcome_of, recorded_is_current
 from thinkeval.store.run_record import RunRecord
 from thinkeval.store.rundir import SamplesFile
 from thinkeval.tasks.spec import TaskSpec

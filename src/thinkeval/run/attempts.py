@@ -22,7 +22,7 @@ from thinkeval.records import (
 from thinkeval.scoring.pooled import pooled_verdicts
 from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import RETRY_STATES, reply_state
-from thinkeval.store.judge import stored_verdicts
+from thinkeval.store.protocol_rules import stored_verdicts
 from thinkeval.tasks.spec import TaskSpec
 
 

@@ -43,7 +43,7 @@ from thinkeval.store.counted import (
     recorded,
 )
 from thinkeval.store.journal import Journal
-from thinkeval.store.judge import retry_due
+from thinkeval.store.protocol_rules import retry_due
 from thinkeval.store.rundir import SamplesFile
 from thinkeval.store.shard import Shard
 from thinkeval.tasks.spec import TaskSpec

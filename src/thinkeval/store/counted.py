@@ -8,8 +8,8 @@ the sample's slot; with repeats, each slot has one unit per repeat) and each pha
 deciding the next step needs without reading it again. The attempt itself is read back by that
 reference when it is needed.
 
-The rules are the judge's (`store/judge.py`), applied one line at a time: `takes_over` decides
-which attempt counts, and the reply state recorded with the attempt whether a retry is due.
+The rules are the protocol's (`store/protocol_rules.py`), applied one line at a time: `takes_over`
+decides which attempt counts, and the reply state recorded with the attempt whether a retry is due.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from thinkeval.errors import JournalError
 from thinkeval.records import Attempt
 from thinkeval.scoring.state import RETRY_STATES
 from thinkeval.store.journal import JournalLine, iter_located, journal_files, read_attempt_line
-from thinkeval.store.judge import takes_over
+from thinkeval.store.protocol_rules import takes_over
 from thinkeval.store.rundir import SamplesFile
 
 # Reference layout, low bits first: 1 present, 2 error, 4 fixed reply empty/unfinished,

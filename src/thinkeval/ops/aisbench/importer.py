@@ -39,7 +39,7 @@ from thinkeval.records import Attempt, Sample, Usage, journal_gold
 from thinkeval.results.summary import write_summary
 from thinkeval.scoring.scorers import STRICT, ReplyText
 from thinkeval.store.journal import Journal, iter_attempts
-from thinkeval.store.judge import recorded_verdicts
+from thinkeval.store.protocol_rules import recorded_verdicts
 from thinkeval.store.run_record import (
     check_resumable,
     existing_record,

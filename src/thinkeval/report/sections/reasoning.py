@@ -2,18 +2,18 @@
 
 Per model with reasoning controls and task: the thinking budget and the reasoning effort asked,
 the reasoning lengths observed and whether they kept to the budget (the check is
-`results.reasoning`'s fold, in the read model's pass as in summary.json's). Its rows are its
+`results.reasoning_check`'s fold, in the read model's pass as in summary.json's). Its rows are its
 own numbers (report.json's `reasoning`).
 """
 
 from __future__ import annotations
 
-from thinkeval.client.reasoning import SLACK_TOKENS as SLACK
+from thinkeval.client.reasoning_controls import SLACK_TOKENS as SLACK
 from thinkeval.report._format import DASH, Block, Section, table, tokens
 from thinkeval.report._frozen import Frozen
 from thinkeval.report._model import Report
 from thinkeval.report._section import ReportSection, SectionInputs
-from thinkeval.results.reasoning import ESTIMATE_SLACK, ReasoningBlock, verdict
+from thinkeval.results.reasoning_check import ESTIMATE_SLACK, ReasoningBlock, verdict
 
 
 class ReasoningRow(Frozen, frozen=True):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from thinkeval.errors import DatasetError
 from thinkeval.records import Sample
-from thinkeval.tasks import reasoning
+from thinkeval.tasks import reasoning_benchmarks
 from thinkeval.tasks.rows import nonempty_field, text_field
 from thinkeval.tasks.spec import DataFile, HubSplit, Row
 
@@ -16,7 +16,7 @@ def math500_sample(row: Row) -> Sample:
     unique = nonempty_field(row, "unique_id").strip()
     if not unique.startswith("test/") or not unique.endswith(".json"):
         raise DatasetError(f"{row.where}: unique_id {unique!r} is not test/<subject>/<n>.json")
-    return reasoning.reasoning_sample(
+    return reasoning_benchmarks.reasoning_sample(
         "math500",
         unique.removeprefix("test/").removesuffix(".json"),
         nonempty_field(row, "problem"),
@@ -25,7 +25,7 @@ def math500_sample(row: Row) -> Sample:
     )
 
 
-SPEC = reasoning.reasoning_spec(
+SPEC = reasoning_benchmarks.reasoning_spec(
     name="math500",
     description="MATH-500: 500 competition problems of 7 subjects, LaTeX answers",
     file=DataFile("math500/test.jsonl", hub=HubSplit("HuggingFaceH4/MATH-500", None, "test")),

@@ -1,11 +1,11 @@
 """Did the server keep to the thinking budget? The reasoning check of each model and task.
 
 A model's `reasoning: {budget, effort}` is sent as its server flavour's fields
-(client/reasoning.py), and servers are known to accept such a field and silently drop it. So the
-summary measures, per model and task, the reasoning length of every reply that counts (both
-phases; transport errors and refusals have none): the server's `usage.reasoning_tokens` where
-it reported them, else an estimate from the reasoning text (pieces that approximate a BPE
-tokenizer, `diagnosis.pieces`). A reply is over the budget when its length passes
+(client/reasoning_controls.py), and servers are known to accept such a field and silently drop it.
+So the summary measures, per model and task, the reasoning length of every reply that counts (both
+phases; transport errors and refusals have none): the server's `usage.reasoning_tokens` where it
+reported them, else an estimate from the reasoning text (pieces that approximate a BPE tokenizer,
+`diagnosis.pieces`). A reply is over the budget when its length passes
 
 - `budget + SLACK_TOKENS` for server-counted tokens (the closing tag, a token of slack), or
 - `budget × (1 + ESTIMATE_SLACK) + SLACK_TOKENS` for an estimate (pieces are within about a
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
-from thinkeval.client.reasoning import SLACK_TOKENS, control_fields
+from thinkeval.client.reasoning_controls import SLACK_TOKENS, control_fields
 from thinkeval.diagnosis.pieces import count as count_pieces
 from thinkeval.records import Attempt
 from thinkeval.results.folds import CountedReply
-from thinkeval.store.judge import first_successes
+from thinkeval.store.protocol_rules import first_successes
 
 if TYPE_CHECKING:
     from thinkeval.config import ModelConfig

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.client import endpoint
+from thinkeval.client import bodies
 from thinkeval.store.journal import iter_attempts
 
 MODEL = "m"
@@ -103,7 +103,7 @@ class BrokenServer:
 
 @pytest.fixture
 def small_reply_cap(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(endpoint, "MAX_REPLY_BYTES", 2000)
+    monkeypatch.setattr(bodies, "MAX_REPLY_BYTES", 2000)
     yield
 
 

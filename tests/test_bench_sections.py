@@ -24,6 +24,8 @@ def test_each_section_replaces_its_old_self_and_both_survive_a_render(tmp_path: 
     put_section(page, _marked("server-bound", "second"), "server-bound")
     put_section(page, _marked("math", "maths two"), "math")
     put_section(page, _marked("continue", "continued"), "continue")
+    put_section(page, _marked("decide", "decided"), "decide")
+    put_section(page, _marked("affinity", "routed"), "affinity")
     text = page.read_text("utf-8")
     for start, _ in MARKERS.values():
         assert text.count(start) == 1
@@ -34,6 +36,7 @@ def test_each_section_replaces_its_old_self_and_both_survive_a_render(tmp_path: 
     rendered = keep_sections(text, "# Results\n\nnew numbers\n")
     assert "new numbers" in rendered and "other numbers" not in rendered
     assert "second" in rendered and "maths two" in rendered and "continued" in rendered
+    assert "decided" in rendered and "routed" in rendered
     # a page that brings its own copy of a section is left as it is
     fresh = "# Results\n\n" + _marked("math", "maths three")
     assert keep_sections(text, fresh).count(MARKERS["math"][0]) == 1

@@ -138,7 +138,7 @@ async def audit_server(
     api: Api | None = None,
     concurrency: int = 8,
     max_tokens: int = 2048,
-    timeout_s: float = 600.0,
+    timeout_s: float | None = 600.0,
     skip: Collection[str] = (),
     say: Callable[[str], None] = lambda line: None,
 ) -> AuditReport:
@@ -168,7 +168,7 @@ async def _audit(
     expected_model: str | None,
     api_key: str | None,
     api: Api | None,
-    timeout_s: float,
+    timeout_s: float | None,
     skip: set[str],
     say: Callable[[str], None],
 ) -> None:
@@ -177,7 +177,9 @@ async def _audit(
 
     https = urlsplit(base_url).scheme == "https"
     async with open_session(report.concurrency + 1, https) as session:
-        lister = Endpoint(session, base_url, api_key, min(timeout_s, 30.0))
+        lister = Endpoint(
+            session, base_url, api_key, 30.0 if timeout_s is None else min(timeout_s, 30.0)
+        )
         say("reading /v1/models")
         try:
             cards = await lister.models()

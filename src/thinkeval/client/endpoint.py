@@ -94,6 +94,7 @@ class Endpoint:
         )
         # A stream that sends nothing this long is a hung reply (client/watchdog.py).
         self.stream_idle_s = stream_idle_s if stream else None
+        self._timeouts: dict[tuple[float, float | None], aiohttp.ClientTimeout] = {}
         self.watchdog: Watchdog | None = None  # set by the dispatcher
         self._headers = {
             "Content-Type": "application/json",
@@ -173,9 +174,14 @@ class Endpoint:
         """The limit of one request (`in_flight.request_timeout_s`) and its aiohttp timeout."""
         budget = body.get(self.profile.budget_field, body.get("max_tokens"))
         limit = request_timeout_s(budget if isinstance(budget, int) else None, self.timeout_s)
-        timeout = aiohttp.ClientTimeout(
-            total=limit, sock_connect=min(limit, CONNECT_TIMEOUT_S), sock_read=self.stream_idle_s
-        )
+        key = (limit, self.stream_idle_s)
+        timeout = self._timeouts.get(key)
+        if timeout is None:  # one per limit: a run has a few (ClientTimeout is immutable)
+            timeout = self._timeouts[key] = aiohttp.ClientTimeout(
+                total=limit,
+                sock_connect=min(limit, CONNECT_TIMEOUT_S),
+                sock_read=self.stream_idle_s,
+            )
         return limit, timeout
 
     @property

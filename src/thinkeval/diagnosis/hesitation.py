@@ -93,11 +93,13 @@ CJK_CHARS_PER_TOKEN = 1.4
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _ENGLISH = "|".join(re.escape(m) for m in sorted(ENGLISH_MARKERS, key=len, reverse=True))
 _CHINESE = "|".join(re.escape(m) for m in sorted(CHINESE_MARKERS, key=len, reverse=True))
-# Every marker's first character, so the scan skips at once where none can start: the
-# alternation is tried at a few positions instead of each (5x faster on a reply's tail).
-_FIRST = re.escape("".join(sorted({m[0] for m in ENGLISH_MARKERS + CHINESE_MARKERS})))
-# English markers are whole words ("await" is not "wait"); Chinese has no word boundaries.
-_MARKERS = re.compile(rf"(?=[{_FIRST}])(?:\b(?:{_ENGLISH})\b|{_CHINESE})", re.IGNORECASE)
+# English markers are whole words ("await" is not "wait") matched in the lower-cased text, behind
+# a lookahead on their first characters so the alternation is tried at a few positions only
+# (3x faster than one case-insensitive pattern). Chinese has no word boundaries and no case,
+# and cannot occur in ASCII text: its pattern runs only on text that is not.
+_FIRST = re.escape("".join(sorted({m[0] for m in ENGLISH_MARKERS})))
+_ENGLISH_MARKERS = re.compile(rf"(?=[{_FIRST}])\b(?:{_ENGLISH})\b")
+_CHINESE_MARKERS = re.compile(_CHINESE)
 
 
 def count_markers(text: str) -> int:
@@ -106,7 +108,8 @@ def count_markers(text: str) -> int:
     >>> count_markers("Wait, but wait. Hmm, 等等，不对。Awaiting.")
     5
     """
-    return len(_MARKERS.findall(text))
+    found = len(_ENGLISH_MARKERS.findall(text.lower()))
+    return found if text.isascii() else found + len(_CHINESE_MARKERS.findall(text))
 
 
 def token_length(text: str, pieces: int) -> float:
@@ -115,7 +118,7 @@ def token_length(text: str, pieces: int) -> float:
     >>> token_length("等等，不对", 5)
     3.857142857142857
     """
-    cjk = len(_CJK.findall(text))
+    cjk = 0 if text.isascii() else len(_CJK.findall(text))
     return pieces - cjk + cjk / CJK_CHARS_PER_TOKEN
 
 

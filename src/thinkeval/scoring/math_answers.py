@@ -81,6 +81,7 @@ _BARE_NUMBER_LINE = re.compile(r"[*_#\s$\\(\[]*" + NUMBER + r"[\s*_$\\)\].%]*")
 _FIELD_NUMBER = re.compile(r"[\s$]*" + NUMBER_ATOMIC + r"(?![\d.,/])(?P<rest>[^\d=+*/^]*)")
 _BOLD = re.compile(r"\*\*([^*\n]{1,200})\*\*")
 _DISPLAY_CLOSE = ("\\]", "$$")
+_DIGIT = re.compile(r"[0-9]")
 
 
 def find_number_answer(text: str) -> tuple[str, str] | None:
@@ -217,4 +218,8 @@ def _closed_result(lines: list[str]) -> tuple[str, str] | None:
 
 
 def _has_digit(line: str) -> bool:
-    return any(char.isdigit() for char in line)
+    # `str.isdigit`'s meaning (superscripts count too), with the regex's C scan for the usual
+    # ASCII line: the character loop was a third of a 30,000-row report's scoring time.
+    if _DIGIT.search(line):
+        return True
+    return not line.isascii() and any(char.isdigit() for char in line)

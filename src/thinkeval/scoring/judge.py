@@ -28,13 +28,6 @@ PROMPT_TAG = f"[thinkeval {PROMPT_VERSION}]"
 QUESTION_LIMIT = 6000  # characters of the question shown to the judge
 REPLY_LIMIT = 12000  # characters of the reply: its end, where the final answer is
 
-_FORMATS = {
-    "number": 'the final number, digits only: no units, currency or thousands separators ("1200", '
-    '"-3", "0.5")',
-    "choice": "the letter of the option the reply chooses",
-    "boolean": "A when the reply's final answer is yes, B when it is no (the options were "
-    '"A. Yes" and "B. No")',
-}
 _TEMPLATE = """{tag}
 You are checking how a reply to a question ends. Extract the final answer the reply commits to.
 Answer kind: {kind}
@@ -60,17 +53,12 @@ class JudgeReplyError(ValueError):
 
 def judge_prompt(kind: AnswerKind, question: str, reply: str) -> str:
     """The judge prompt for one reply (the visible content after any think block)."""
-    letters = getattr(kind, "letters", None)
-    default = f"the final answer as the reply writes it ({kind.name})"
-    answer_format = _FORMATS.get(kind.name, default)
-    if kind.name == "choice" and letters:
-        answer_format += f", one of {', '.join(letters)}"
     if len(question) > QUESTION_LIMIT:
         question = question[: QUESTION_LIMIT // 2] + "\n[...]\n" + question[-QUESTION_LIMIT // 2 :]
     if len(reply) > REPLY_LIMIT:
         reply = "[...]\n" + reply[-REPLY_LIMIT:]
     return _TEMPLATE.format(
-        tag=PROMPT_TAG, kind=kind.name, format=answer_format, question=question, reply=reply
+        tag=PROMPT_TAG, kind=kind.name, format=kind.answer_format(), question=question, reply=reply
     )
 
 

@@ -89,7 +89,7 @@ class _Builder:
         self.task, self.kind, self.base, self.source = task, kind, base, source
         self.template = task.prompt or DEFAULT_PROMPTS.get(task.answer.kind, GENERIC_PROMPT)
         # Options are lettered A, B, ... (a choice kind's own letters).
-        self.letters: str = getattr(kind, "letters", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        self.letters: str = kind.option_letters() or "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
     def field(self, row: Row, name: str, key: str) -> str:
         if name not in row.fields:
@@ -252,7 +252,7 @@ def _lenient(task: TaskFile, kind: AnswerKind) -> str:
         return "gsm8k"
     if kind.name in ("math", "code"):
         return kind.name
-    if kind.name == "choice" and getattr(kind, "letters", "") == "ABCD":
+    if kind.option_letters() == "ABCD":
         return "last-option-ABCD"
     from thinkeval.scoring.lenient import RULES
 

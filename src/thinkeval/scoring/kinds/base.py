@@ -81,6 +81,14 @@ class AnswerKind(ABC):
         status: Status = "correct" if self.matches(found.answer, gold) else "wrong"
         return Verdict(status, found.answer, found.rule)
 
+    def option_letters(self) -> str | None:
+        """The letters a multiple-choice kind's options are lettered with (None: no options)."""
+        return None
+
+    def answer_format(self) -> str:
+        """How an LLM judge is told to write this kind's answer (`scoring/judge.py`'s prompt)."""
+        return f"the final answer as the reply writes it ({self.name})"
+
     def judge(self, text: str, gold: str) -> Verdict:
         """The verdict on a whole finished reply, for a kind that `judges_whole_reply`."""
         raise NotImplementedError(f"answer kind {self.name} finds its answer with find")

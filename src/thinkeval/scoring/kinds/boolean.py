@@ -26,6 +26,12 @@ class BooleanKind(AnswerKind):
     def matches(self, answer: str, gold: str) -> bool:
         return answer == fold_width(gold).strip().upper()
 
+    def answer_format(self) -> str:
+        return (
+            "A when the reply's final answer is yes, B when it is no (the options were "
+            '"A. Yes" and "B. No")'
+        )
+
     def check_gold(self, gold: str) -> str | None:
         if fold_width(gold).strip().upper() not in ("A", "B"):
             return f"gold {gold!r} is not A (yes) or B (no)"

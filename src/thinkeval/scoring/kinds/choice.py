@@ -33,6 +33,12 @@ class ChoiceKind(AnswerKind):
     def matches(self, answer: str, gold: str) -> bool:
         return answer == fold_width(gold).strip().upper()
 
+    def option_letters(self) -> str:
+        return self.letters
+
+    def answer_format(self) -> str:
+        return f"the letter of the option the reply chooses, one of {', '.join(self.letters)}"
+
     def check_gold(self, gold: str) -> str | None:
         if fold_width(gold).strip().upper() not in self.letters:
             return f"gold {gold!r} is not one of the letters {', '.join(self.letters)}"

@@ -37,6 +37,12 @@ class NumberKind(AnswerKind):
         expected = canonical_number(gold)
         return expected is not None and canonical_number(answer) == expected
 
+    def answer_format(self) -> str:
+        return (
+            'the final number, digits only: no units, currency or thousands separators ("1200", '
+            '"-3", "0.5")'
+        )
+
     def check_gold(self, gold: str) -> str | None:
         if canonical_number(gold) is None:
             return f"gold {gold!r} is not a number"

@@ -3,6 +3,8 @@ while the journal is read), and choosing a label lists exactly the replies that 
 
 from __future__ import annotations
 
+import shutil
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,12 @@ from playwright.sync_api import Browser
 from browsing import browser, open_samples, viewing
 from conftest import ThreadedSim, write_config
 from test_report_browser import choose, matches
+from thinkeval import diagnosis
 from thinkeval.cli import main
-from thinkeval.report import build_report, render_html
+from thinkeval.diagnosis import counts
+from thinkeval.report import _samples_diagnosis, build_report, render_html
+from thinkeval.report._collect import collect
+from thinkeval.report._samples import Catalog
 from thinkeval.sim.config import SimConfig
 
 __all__ = ["browser"]  # the fixture, imported for pytest
@@ -115,3 +121,37 @@ class _nothing:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def _index(run: Path) -> dict[str, list[int]]:
+    with collect([run]) as data:
+        index = Catalog(data).index()
+        return {k: index[k].tolist() for k in ("row_fixed_diagnosis", "row_retry_diagnosis")}
+
+
+def test_each_unfinished_reply_is_diagnosed_once(
+    mixed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report whose summary is counted again diagnoses each unfinished reply once: the
+    sample index reads the counting pass's labels instead of diagnosing them a second time."""
+    looping = Path(shutil.copytree(mixed, tmp_path / "copy"))
+    with_summary = _index(looping)
+    summary = looping / "summary.json"
+    assert summary.is_file() and summary.parent == tmp_path / "copy"
+    summary.unlink()  # the report counts the journal again, diagnosis included
+    calls: Counter[str] = Counter()
+
+    def counted(where: str) -> Any:
+        def diagnose(*args: Any, **kwargs: Any) -> diagnosis.Diagnosis:
+            calls[where] += 1
+            return diagnosis.diagnose(*args, **kwargs)
+
+        return diagnose
+
+    monkeypatch.setattr(counts, "diagnose", counted("pass"))
+    monkeypatch.setattr(_samples_diagnosis, "diagnose", counted("index"))
+    fresh = _index(looping)
+    assert fresh == with_summary  # the same labels, wherever they were read
+    labelled = sum(c >= 0 for column in fresh.values() for c in column)
+    assert labelled > 4 and calls["pass"] >= labelled, (labelled, calls)
+    assert calls["index"] == 0, calls

@@ -63,24 +63,38 @@ def reasoning_length(attempt: Attempt, diagnosis: Diagnosis | None) -> int:
     return count_pieces(attempt.reasoning or "")
 
 
+# A reply the fold diagnosed, by its journal reference: its state, label and loop block (the
+# report's sample index reads these instead of diagnosing the reply a second time).
+Kept = dict[int, tuple[str | None, str | None, str | None]]
+# At most this many replies are kept (a few hundred bytes each); past it the index diagnoses.
+KEPT_REPLIES = 65_536
+
+
 class DiagnosisFold:
     """The diagnosis blocks folded one reply at a time: `add` each reply that counts (the
     summary's counting pass hands them over, so nothing is kept per sample), `discard` a task
-    whose pass is taken again, then `blocks`."""
+    whose pass is taken again, then `blocks`. With `kept`, the labels of the replies it
+    diagnosed are kept there by journal reference."""
 
-    def __init__(self, kinds: dict[str, AnswerKind]) -> None:
+    def __init__(self, kinds: dict[str, AnswerKind], kept: Kept | None = None) -> None:
         self.kinds = kinds
         self.cells: dict[tuple[str, str], _Cell] = {}
+        self.kept = kept
 
     def add(self, reply: CountedReply) -> None:
-        self.add_attempt(reply.attempt, reply.gold)
+        found = self.add_attempt(reply.attempt, reply.gold)
+        if found is not None and self.kept is not None and len(self.kept) < KEPT_REPLIES:
+            block = found.loop.block_text if found.loop is not None else None
+            self.kept[reply.ref] = (reply.state, found.label, block)
 
-    def add_attempt(self, attempt: Attempt, gold: str | None = None) -> None:
-        """Fold one reply that counts (its gold: the sample's, else the one it recorded)."""
+    def add_attempt(self, attempt: Attempt, gold: str | None = None) -> Diagnosis | None:
+        """Fold one reply that counts (its gold: the sample's, else the one it recorded); its
+        diagnosis when it did not finish."""
         if attempt.error is not None:
-            return
+            return None
         cell = self.cells.setdefault((attempt.model, attempt.task), _Cell())
-        _add(cell, attempt, self.kinds.get(attempt.task), attempt.gold if gold is None else gold)
+        kind = self.kinds.get(attempt.task)
+        return _add(cell, attempt, kind, attempt.gold if gold is None else gold)
 
     def discard(self, task: str) -> None:
         for where in [where for where in self.cells if where[1] == task]:
@@ -96,7 +110,9 @@ class DiagnosisFold:
         }
 
 
-def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | None) -> None:
+def _add(
+    cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | None
+) -> Diagnosis | None:
     phase = cell.phases[attempt.phase]
     label = reply_label(attempt.state, attempt.finish_reason)
     phase.replies[label] = phase.replies.get(label, 0) + 1
@@ -136,3 +152,4 @@ def _add(cell: _Cell, attempt: Attempt, kind: AnswerKind | None, gold: str | Non
     bins.extend([0] * (bin_index + 1 - len(bins)))
     bins[bin_index] += 1
     cell.checks.add(attempt, diagnosis)
+    return diagnosis if label != "finished" else None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from thinkeval.diagnosis.counts import DiagnosisBlock
+from thinkeval.diagnosis.counts import DiagnosisBlock, Kept
 from thinkeval.records import Attempt, Sample
 from thinkeval.report._golds import Golds
 from thinkeval.results.judge import Agreement
@@ -68,6 +68,8 @@ class RunData:
     judge_models: list[str] = field(default_factory=list)  # judges whose verdicts were read
     # Why replies did not finish, per (model, task): summary.json's, else folded in the pass.
     diagnosis: dict[tuple[str, str], DiagnosisBlock] = field(default_factory=dict)
+    # The replies that pass diagnosed, by journal reference (the sample index reads them).
+    diagnosed: Kept = field(default_factory=dict)
     # Every question of each task asked more than once, per (model, task), with its metrics.
     questions: dict[tuple[str, str], RepeatDetails] = field(default_factory=dict)
     # The reasoning check per (model, task) of the models with reasoning controls.

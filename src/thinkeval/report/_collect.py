@@ -127,7 +127,8 @@ def _read(run: RunData, cells: dict[tuple[str, str], ModelTask], finishes: list[
     folds: list[ReplyFold] = [reasoning]
     stored = stored_diagnosis(run.path)
     if stored is None:  # folded in the same pass
-        diagnosed = DiagnosisFold({task: run.record.task(task).spec.answer for task in run.tasks})
+        kinds = {task: run.record.task(task).spec.answer for task in run.tasks}
+        diagnosed = DiagnosisFold(kinds, run.diagnosed)
         folds.append(diagnosed)
     model, counts = read_model(
         run.path, run.record, dict(mine), indexes, finishes, folds, questions, run.sample_source

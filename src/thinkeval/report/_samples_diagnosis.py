@@ -1,8 +1,9 @@
 """The sample browser's diagnosis of a reply: its label, and the loop's block to highlight.
 
 The sample index's diagnosis columns are computed when the index is built (`Catalog`), for
-the replies that did not finish only: those are read back from the journal and diagnosed
-(milliseconds each, docs/diagnosis.md#cost); a finished reply costs nothing. What the index
+the replies that did not finish only: those the counting pass diagnosed are read from its
+`RunData.diagnosed`, the others read back from the journal and diagnosed (milliseconds each,
+docs/diagnosis.md#cost); a finished reply costs nothing. What the index
 found is kept (`Diagnosed`: a label and a loop's block per reply), so a reply's view in the
 HTML file or the viewer shows it without diagnosing the reply again.
 """
@@ -38,8 +39,11 @@ class Diagnosed:
         self.kept: dict[_Key, tuple[str | None, str | None]] = {}
 
     def keep(self, key: _Key, found: Diagnosis) -> None:
+        self.keep_label(key, found.label, found.loop.block_text if found.loop else None)
+
+    def keep_label(self, key: _Key, label: str | None, block: str | None) -> None:
         if len(self.kept) < KEPT_DIAGNOSES:
-            self.kept[key] = (found.label, found.loop.block_text if found.loop else None)
+            self.kept[key] = (label, block)
 
 
 def _diagnose(attempt: Attempt, state: str | None, spec: TaskSpec, gold: str | None) -> Diagnosis:
@@ -63,6 +67,13 @@ def diagnosis_column(
     spec = cell.run.record.task(cell.task).spec
     for i in np.nonzero(np.isin(replies.status[units], RETRY_CODES))[0].tolist():
         unit, ref = int(units[i]), int(replies.ref[units[i]])
+        if (folded := cell.run.diagnosed.get(ref)) is not None:  # diagnosed in the pass
+            state, label, block = folded
+            if state not in (None, "finished"):
+                codes[i] = DIAGNOSES.index(label) if label in DIAGNOSES else NO_DIAGNOSIS
+                if diagnosed is not None:
+                    diagnosed.keep_label((cell.run, ref, state), label, block)
+            continue
         attempt, position, golds = cell.run.read(ref), unit // cell.k, cell.samples.golds
         state = golds.state(position, attempt, spec)
         if attempt.error is not None or state in (None, "finished"):

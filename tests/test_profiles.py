@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.client.profiles import PROFILES, Api, detect_api, get_profile
+from thinkeval.client import profiles
+from thinkeval.client.profiles import DEFAULT_API, PROFILES, api_names, detect_api, get_profile
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
 from thinkeval.store.journal import iter_attempts
@@ -28,7 +29,7 @@ def sim_stats(base_url: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("api", ["vllm", "sglang"])
 def test_vllm_and_sglang_take_max_tokens_and_template_kwargs(api: str) -> None:
-    profile = get_profile(api)  # type: ignore[arg-type]
+    profile = get_profile(api)
     body = profile.request("m", MESSAGES, 2048, THINKING, stream=False)
     # The generation settings first, then what thinkeval owns: journals keep this order.
     assert list(body) == ["temperature", "chat_template_kwargs", "model", "messages", "max_tokens"]
@@ -80,7 +81,7 @@ def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
         }
     ).encode()
     for api in ("vllm", "sglang"):
-        failure = get_profile(api).failure(400, refusal, None)  # type: ignore[arg-type]
+        failure = get_profile(api).failure(400, refusal, None)
         assert failure.kind == "wrong_api" and not failure.retryable
         assert "set `api: openai` for this model" in failure.message
     other = refusal.replace(b'"param": "max_tokens"', b'"param": "temperature"')
@@ -107,9 +108,21 @@ def test_model_cards_reveal_the_flavour(card: dict[str, Any], api: str | None) -
     assert "owned_by" in evidence
 
 
-def test_every_profile_is_named_by_its_api_value() -> None:
-    assert sorted(PROFILES) == sorted(get_args(Api))  # every `api:` value has its profile
+def test_every_flavour_module_is_found_and_named_by_its_api_value() -> None:
+    package = Path(profiles.__file__).parent
+    modules = {path.stem for path in package.glob("*.py")} - {"__init__", "base"}
+    assert set(PROFILES) == modules  # one module per flavour, each found by the registry
     assert all(profile.name == name for name, profile in PROFILES.items())
+    assert api_names()[0] == DEFAULT_API == "vllm"
+
+
+def test_an_unknown_api_is_refused_with_every_accepted_one() -> None:
+    model = {"name": "m", "base_url": "http://h/v1", "api": "vllm2", "retry": "continue"}
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"run": "r", "models": [model], "tasks": [{"name": "gsm8k"}]})
+    (line,) = str(refused.value).splitlines()  # the api alone: no problem read off no profile
+    assert line.endswith(f"models[0].api: unknown api 'vllm2': one of {', '.join(PROFILES)}")
+    assert {"vllm", "sglang", "openai", "llamacpp", "ollama"} <= set(api_names())
 
 
 def run_config(tmp_path: Path, base_url: str, **model: Any) -> Path:

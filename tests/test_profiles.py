@@ -63,7 +63,7 @@ def test_a_config_says_which_flavour_and_is_checked_against_it() -> None:
     config = parse_config({"run": "r", "models": [{**model, "api": "openai"}]})
     assert config.models[0].api == "openai"
     with pytest.raises(ConfigError, match=r"run\.yaml: models\[0\]\.api"):
-        parse_config({"run": "r", "models": [{**model, "api": "tgi"}]}, "run.yaml")
+        parse_config({"run": "r", "models": [{**model, "api": "vllm2"}]}, "run.yaml")
     with pytest.raises(ConfigError, match=r"models\[0\]\.generation: chat_template_kwargs is not"):
         parse_config({"run": "r", "models": [{**model, "api": "openai", "generation": THINKING}]})
 

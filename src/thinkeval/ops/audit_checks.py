@@ -16,6 +16,7 @@ import msgspec
 from thinkeval.client.fingerprint import reasoning_field
 from thinkeval.client.profiles import get_profile
 from thinkeval.client.reasoning_controls import SLACK_TOKENS
+from thinkeval.client.refusals import CONTEXT_STATUSES
 from thinkeval.client.replies import RequestFailed
 from thinkeval.records import Reply
 
@@ -324,8 +325,8 @@ def repetition_check(looped: Shot) -> AuditCheck:
 
 
 def window_check(card_window: int | None, source: str | None, over: Shot | None) -> AuditCheck:
-    """The context window the server states (its card, llama.cpp's /props) is the one it
-    enforces."""
+    """The context window the server states (its card, or where its profile reads one:
+    llama.cpp's /props, TGI's /info) is the one it enforces."""
     title = "context window"
     if card_window is None or over is None:
         return _check(
@@ -338,7 +339,7 @@ def window_check(card_window: int | None, source: str | None, over: Shot | None)
     asked = f"window {card_window} ({source}); {what}"
     if over.error is not None:
         enforced = over.error.window
-        if over.error.http_status != 400:
+        if over.error.http_status not in CONTEXT_STATUSES:  # 400, TGI's 422
             return _check("context_window", title, "fail", f"{asked}: failed: {over.error.message}")
         if enforced is not None and enforced != card_window:
             return _check(

@@ -3,7 +3,7 @@
 The endpoint speaks HTTP: headers and credentials, the proxy, timeouts that fit each request's
 budget and its requests in flight (`in_flight.py`), capped bodies and server-sent events read
 line by line (`bodies.py`). What the bodies mean belongs to the model's server profile
-(`profiles.py`): every reply becomes one `Reply`, and every failure one `RequestFailed` that
+(`profiles/`): every reply becomes one `Reply`, and every failure one `RequestFailed` that
 says whether trying again can help. Retries, limits and the journal live above, in
 `dispatch.py`.
 

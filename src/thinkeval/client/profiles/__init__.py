@@ -13,18 +13,18 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping
-from typing import Any, TypeAlias
+from typing import Annotated, Any, TypeAlias
+
+import msgspec
 
 from thinkeval.client.profiles.base import ServerProfile
 
-# An `api:` value: the name of a profile (`api_names()` lists them).
-Api: TypeAlias = str
-DEFAULT_API: Api = "vllm"
+DEFAULT_API = "vllm"
 
 
-def _discover() -> dict[Api, ServerProfile]:
+def _discover() -> dict[str, ServerProfile]:
     """Every flavour module's `PROFILE`, the default first, then by name."""
-    found: dict[Api, ServerProfile] = {}
+    found: dict[str, ServerProfile] = {}
     for module in pkgutil.iter_modules(__path__):
         profile = getattr(importlib.import_module(f"{__name__}.{module.name}"), "PROFILE", None)
         if isinstance(profile, ServerProfile):
@@ -32,7 +32,10 @@ def _discover() -> dict[Api, ServerProfile]:
     return {name: found[name] for name in sorted(found, key=lambda n: (n != DEFAULT_API, n))}
 
 
-PROFILES: dict[Api, ServerProfile] = _discover()
+PROFILES: dict[str, ServerProfile] = _discover()
+# An `api:` value: the name of a profile. The config checks it against `api_names()` (a new
+# module is enough to add one); its JSON Schema lists them.
+Api: TypeAlias = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(PROFILES)})]
 
 
 def api_names() -> tuple[Api, ...]:

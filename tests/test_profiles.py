@@ -6,12 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.client import profiles
 from thinkeval.client.profiles import DEFAULT_API, PROFILES, api_names, detect_api, get_profile
+from thinkeval.client.profiles.base import ServerLoad
+from thinkeval.client.watchdog import identity_probe
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
 from thinkeval.store.journal import iter_attempts
@@ -178,3 +181,47 @@ def test_openai_requests_are_journalled_with_their_field(tmp_path: Path, sim) ->
     assert attempts and all(a.error is None for a in attempts)
     assert all(a.request["max_completion_tokens"] == a.max_tokens for a in attempts)
     assert all("max_tokens" not in a.request for a in attempts)
+
+
+VLLM_METRICS = b"""# TYPE process_start_time_seconds gauge
+process_start_time_seconds 1.7e+09
+vllm:num_requests_running{engine="0",model_name="m"} 2.0
+vllm:num_requests_waiting{engine="0",model_name="m"} 3.0
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5
+"""
+SGLANG_METRICS = b"""sglang:num_running_reqs{model_name="m"} 1.0
+sglang:num_queue_reqs{model_name="m"} 4.0
+sglang:num_used_tokens{model_name="m"} 900.0
+"""
+SLOTS = b'[{"id": 0, "is_processing": true}, {"id": 1, "is_processing": false}]'
+
+
+@pytest.mark.parametrize(
+    ("api", "raw", "load"),
+    [
+        ("vllm", VLLM_METRICS, ServerLoad(started=1.7e9, busy=5)),  # running + waiting
+        ("sglang", SGLANG_METRICS, ServerLoad(busy=5)),  # running + queued, not the tokens
+        ("vllm", SGLANG_METRICS, ServerLoad()),  # another flavour's gauges are no count
+        ("llamacpp", SLOTS, ServerLoad(busy=1)),  # the busy slots
+        ("llamacpp", b"<html>", ServerLoad()),
+        ("vllm", b"", ServerLoad()),  # the load endpoint did not answer 200
+    ],
+)
+def test_each_flavour_reads_the_load_its_server_tells(
+    api: str, raw: bytes, load: ServerLoad
+) -> None:
+    assert get_profile(api).read_load(raw) == load
+
+
+async def test_the_watchdog_probe_reads_the_simulated_vllm_metrics_over_http(sim) -> None:
+    server = sim(model="m")
+    profile = get_profile("vllm")
+    assert profile.load_path is not None
+    async with aiohttp.ClientSession() as session:
+        models, load = f"{server.base_url}/models", server.base_url.removesuffix("/v1") + "/metrics"
+        seen = await identity_probe(session, models, load, {}, profile.read_load)()
+    assert seen.up and seen.busy == 0 and seen.started is not None
+
+
+def test_flavours_that_tell_no_load_are_not_probed_for_one() -> None:
+    assert [p.name for p in PROFILES.values() if p.load_path is None] == ["ollama", "openai"]

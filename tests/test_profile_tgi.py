@@ -3,7 +3,7 @@ answers as text-generation-inference's router does (its source, as the profile m
 a card owned by the model id, `/info` with `max_total_tokens` and `version`, `/metrics` with
 `tgi_queue_size` and `tgi_batch_current_size`, `max_tokens` taken and unknown fields dropped,
 no reasoning parser (the think block inside `content`), and a 422 over the window. The flavour
-is its profile module and this file: nothing else in thinkeval names it."""
+is its profile module and this file: no other code tests for its name."""
 
 from __future__ import annotations
 

@@ -261,7 +261,7 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
     if window is not None and "context_window" not in skip and not counts_budget:
         # A server that takes any max_tokens (llama.cpp stops at the slot's end) refuses only a
         # prompt over the window, at once (tokenized, never generated).
-        say(f"asking with a prompt of about {window + 64} tokens, over the slot's window")
+        say(f"asking with a prompt of about {window + 64} tokens, over the window")
         over = await asker.ask(16, prompt="word " * (window + 64))
     elif window is not None and "context_window" not in skip:
         say(f"asking max_tokens {window + 1}, one over the card's window")

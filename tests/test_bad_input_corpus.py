@@ -232,6 +232,8 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
     ("cfg-ollama-budget",
      "run: x\n" + _model() + "    api: ollama\n    reasoning: {budget: 512}\n",
      ("reasoning.budget", "the ollama API has no thinking-budget control")),
+    ("cfg-api-unknown", "run: x\n" + _model() + "    api: vllm2\n",
+     ("models[0].api", "unknown api 'vllm2'", "vllm, ")),
     ("cfg-model-route", "run: x\n" + _model() + "    route: nearest\n", ("route", "nearest")),
     ("cfg-task-limit-0", "run: x\ntasks: [{name: gsm8k, limit: 0}]\n" + _model(), ("limit",)),
     ("cfg-task-limit-word", "run: x\ntasks: [{name: gsm8k, limit: many}]\n" + _model(),

@@ -34,6 +34,7 @@ import pytest
         "thinkeval.store.counted",
         "thinkeval.run.ordering",
         "thinkeval.client.limits",
+        "thinkeval.client.profiles.vllm",
         "thinkeval.results.stats",
         "thinkeval.config",
         "thinkeval.config.tasks",

@@ -1,4 +1,4 @@
-"""The Ollama flavour (`api: ollama`, `client/profiles.py`'s OllamaProfile) against a server
+"""The Ollama flavour (`api: ollama`, `client/profiles/ollama.py`) against a server
 speaking Ollama's OpenAI-compatible `/v1` as its docs and code describe it: cards owned by
 `library`, the reasoning in the message's (and the stream delta's) `reasoning` field,
 `reasoning_effort` for thinking, fields it does not know dropped, a missing model a 404 "not

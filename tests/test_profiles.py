@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
+import aiohttp
 import pytest
 
 from conftest import write_config
 from thinkeval.cli import main
-from thinkeval.client.profiles import PROFILES, Api, detect_api, get_profile
+from thinkeval.client import profiles
+from thinkeval.client.profiles import DEFAULT_API, PROFILES, api_names, detect_api, get_profile
+from thinkeval.client.profiles.base import ServerLoad
+from thinkeval.client.watchdog import identity_probe
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
 from thinkeval.store.journal import iter_attempts
@@ -28,7 +32,7 @@ def sim_stats(base_url: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("api", ["vllm", "sglang"])
 def test_vllm_and_sglang_take_max_tokens_and_template_kwargs(api: str) -> None:
-    profile = get_profile(api)  # type: ignore[arg-type]
+    profile = get_profile(api)
     body = profile.request("m", MESSAGES, 2048, THINKING, stream=False)
     # The generation settings first, then what thinkeval owns: journals keep this order.
     assert list(body) == ["temperature", "chat_template_kwargs", "model", "messages", "max_tokens"]
@@ -62,7 +66,7 @@ def test_a_config_says_which_flavour_and_is_checked_against_it() -> None:
     config = parse_config({"run": "r", "models": [{**model, "api": "openai"}]})
     assert config.models[0].api == "openai"
     with pytest.raises(ConfigError, match=r"run\.yaml: models\[0\]\.api"):
-        parse_config({"run": "r", "models": [{**model, "api": "tgi"}]}, "run.yaml")
+        parse_config({"run": "r", "models": [{**model, "api": "vllm2"}]}, "run.yaml")
     with pytest.raises(ConfigError, match=r"models\[0\]\.generation: chat_template_kwargs is not"):
         parse_config({"run": "r", "models": [{**model, "api": "openai", "generation": THINKING}]})
 
@@ -80,7 +84,7 @@ def test_openai_refusing_max_tokens_says_to_set_api_openai() -> None:
         }
     ).encode()
     for api in ("vllm", "sglang"):
-        failure = get_profile(api).failure(400, refusal, None)  # type: ignore[arg-type]
+        failure = get_profile(api).failure(400, refusal, None)
         assert failure.kind == "wrong_api" and not failure.retryable
         assert "set `api: openai` for this model" in failure.message
     other = refusal.replace(b'"param": "max_tokens"', b'"param": "temperature"')
@@ -107,9 +111,21 @@ def test_model_cards_reveal_the_flavour(card: dict[str, Any], api: str | None) -
     assert "owned_by" in evidence
 
 
-def test_every_profile_is_named_by_its_api_value() -> None:
-    assert sorted(PROFILES) == sorted(get_args(Api))  # every `api:` value has its profile
+def test_every_flavour_module_is_found_and_named_by_its_api_value() -> None:
+    package = Path(profiles.__file__).parent
+    modules = {path.stem for path in package.glob("*.py")} - {"__init__", "base"}
+    assert set(PROFILES) == modules  # one module per flavour, each found by the registry
     assert all(profile.name == name for name, profile in PROFILES.items())
+    assert api_names()[0] == DEFAULT_API == "vllm"
+
+
+def test_an_unknown_api_is_refused_with_every_accepted_one() -> None:
+    model = {"name": "m", "base_url": "http://h/v1", "api": "vllm2", "retry": "continue"}
+    with pytest.raises(ConfigError) as refused:
+        parse_config({"run": "r", "models": [model], "tasks": [{"name": "gsm8k"}]})
+    (line,) = str(refused.value).splitlines()  # the api alone: no problem read off no profile
+    assert line.endswith(f"models[0].api: unknown api 'vllm2': one of {', '.join(PROFILES)}")
+    assert {"vllm", "sglang", "openai", "llamacpp", "ollama"} <= set(api_names())
 
 
 def run_config(tmp_path: Path, base_url: str, **model: Any) -> Path:
@@ -165,3 +181,47 @@ def test_openai_requests_are_journalled_with_their_field(tmp_path: Path, sim) ->
     assert attempts and all(a.error is None for a in attempts)
     assert all(a.request["max_completion_tokens"] == a.max_tokens for a in attempts)
     assert all("max_tokens" not in a.request for a in attempts)
+
+
+VLLM_METRICS = b"""# TYPE process_start_time_seconds gauge
+process_start_time_seconds 1.7e+09
+vllm:num_requests_running{engine="0",model_name="m"} 2.0
+vllm:num_requests_waiting{engine="0",model_name="m"} 3.0
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5
+"""
+SGLANG_METRICS = b"""sglang:num_running_reqs{model_name="m"} 1.0
+sglang:num_queue_reqs{model_name="m"} 4.0
+sglang:num_used_tokens{model_name="m"} 900.0
+"""
+SLOTS = b'[{"id": 0, "is_processing": true}, {"id": 1, "is_processing": false}]'
+
+
+@pytest.mark.parametrize(
+    ("api", "raw", "load"),
+    [
+        ("vllm", VLLM_METRICS, ServerLoad(started=1.7e9, busy=5)),  # running + waiting
+        ("sglang", SGLANG_METRICS, ServerLoad(busy=5)),  # running + queued, not the tokens
+        ("vllm", SGLANG_METRICS, ServerLoad()),  # another flavour's gauges are no count
+        ("llamacpp", SLOTS, ServerLoad(busy=1)),  # the busy slots
+        ("llamacpp", b"<html>", ServerLoad()),
+        ("vllm", b"", ServerLoad()),  # the load endpoint did not answer 200
+    ],
+)
+def test_each_flavour_reads_the_load_its_server_tells(
+    api: str, raw: bytes, load: ServerLoad
+) -> None:
+    assert get_profile(api).read_load(raw) == load
+
+
+async def test_the_watchdog_probe_reads_the_simulated_vllm_metrics_over_http(sim) -> None:
+    server = sim(model="m")
+    profile = get_profile("vllm")
+    assert profile.load_path is not None
+    async with aiohttp.ClientSession() as session:
+        models, load = f"{server.base_url}/models", server.base_url.removesuffix("/v1") + "/metrics"
+        seen = await identity_probe(session, models, load, {}, profile.read_load)()
+    assert seen.up and seen.busy == 0 and seen.started is not None
+
+
+def test_flavours_that_tell_no_load_are_not_probed_for_one() -> None:
+    assert [p.name for p in PROFILES.values() if p.load_path is None] == ["ollama", "openai"]

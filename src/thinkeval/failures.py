@@ -1,7 +1,7 @@
 """Why a request produced no usable reply: the one closed set of failure kinds.
 
 Each failure is classified once, where the reply (or its absence) is read: the endpoint for
-transport failures, the server profile for an HTTP error (`client/profiles.py`, which knows how
+transport failures, the server profile for an HTTP error (`client/profiles/`, which knows how
 its flavour words a missing model or a prompt over the context window). Everything after that
 (retries, endpoint health, the protocol, `thinkeval check`, the journal's `error_kind`) reads
 the kind and never the error's text. A new kind is one line here, with the comment saying when

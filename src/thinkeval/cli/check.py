@@ -6,10 +6,10 @@ import argparse
 import asyncio
 import sys
 import textwrap
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING
 
 from thinkeval.cli.arguments import budgets_type
-from thinkeval.client.profiles import Api
+from thinkeval.client.profiles import api_names
 
 if TYPE_CHECKING:
     from thinkeval.records import Sample
@@ -19,12 +19,12 @@ DESCRIPTION = textwrap.dedent(
     Read /v1/models and send one short thinking request (a GSM8K-style question with
     chat_template_kwargs.enable_thinking=true where the server takes it) at growing budgets:
     256, 1024, 4096, ... up to the largest of --budgets. Reports which API the server speaks
-    (the `api:` line for the config: vllm, sglang or openai, from the model card's owned_by or
-    an OpenAI-style refusal of max_tokens), the served model, whether thinking is on and in
-    which field the reasoning arrives (reasoning, reasoning_content, raw <think> in content, or
-    none), the content field (null, "" or text), finish_reason, usage, latency and the smallest
-    budget at which the probe finishes with a legal answer. HTTP_PROXY, HTTPS_PROXY, NO_PROXY
-    and SSL_CERT_FILE are honoured as for a run.
+    (the `api:` line for the config, from the model card's owned_by or a field one flavour
+    sends, or an OpenAI-style refusal of max_tokens), the served model, whether thinking is on
+    and in which field the reasoning arrives (reasoning, reasoning_content, raw <think> in
+    content, or none), the content field (null, "" or text), finish_reason, usage, latency and
+    the smallest budget at which the probe finishes with a legal answer. HTTP_PROXY,
+    HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE are honoured as for a run.
 
     --audit instead checks, pass or fail, what a run trusts the server to do: the
     reasoning/content split of finished and cut replies, the reasoning field's name against the
@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--api",
-        choices=get_args(Api),
+        choices=api_names(),
         help="speak this server API instead of detecting it (the config's `api:` key)",
     )
     parser.add_argument(

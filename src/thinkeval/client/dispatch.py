@@ -163,7 +163,9 @@ class Dispatcher:
             load_path = self.profile.load_path
             load = api_url(endpoint.root, load_path, origin=True) if load_path is not None else None
             models = api_url(endpoint.root, "models")
-            probe = identity_probe(self._probes, models, load, endpoint.headers)
+            probe = identity_probe(
+                self._probes, models, load, endpoint.headers, self.profile.read_load
+            )
             endpoint.watchdog = Watchdog(
                 settings, probe, on_down=self._retire_session, on_restart=self._restarted
             )

@@ -3,7 +3,7 @@
 The endpoint speaks HTTP: headers and credentials, the proxy, timeouts that fit each request's
 budget and its requests in flight (`in_flight.py`), capped bodies and server-sent events read
 line by line (`bodies.py`). What the bodies mean belongs to the model's server profile
-(`profiles.py`): every reply becomes one `Reply`, and every failure one `RequestFailed` that
+(`profiles/`): every reply becomes one `Reply`, and every failure one `RequestFailed` that
 says whether trying again can help. Retries, limits and the journal live above, in
 `dispatch.py`.
 
@@ -26,7 +26,7 @@ import orjson
 from thinkeval.client.bodies import MAX_ERROR_BYTES, MAX_REPLY_BYTES, lines, read_capped, read_head
 from thinkeval.client.continuation import parse_text_completion
 from thinkeval.client.in_flight import LISTING_S, InFlight, request_timeout_s
-from thinkeval.client.profiles import ServerProfile, get_profile
+from thinkeval.client.profiles import DEFAULT_API, ServerProfile, get_profile
 from thinkeval.client.replies import RequestFailed
 from thinkeval.client.session import (
     CONNECT_TIMEOUT_S,
@@ -83,7 +83,7 @@ class Endpoint:
         self.base_url = redact_url(given)
         self.root, basic = split_credentials(given)
         self._chat_url = api_url(self.root, "chat/completions")
-        self.profile = profile or get_profile("vllm")
+        self.profile = profile or get_profile(DEFAULT_API)
         self.timeout_s = timeout_s
         self.stream = stream
         self.in_flight = InFlight()  # least-loaded endpoint choice; what a run waits on

@@ -3,7 +3,7 @@
 A fleet of replicas behind one model must be the same deployment, or the run's accuracy is an
 average over different systems. Each replica is read once at the start: its `/v1/models` card
 (id, root, max_model_len, owned_by, and a quantization where the card states one), its engine
-version (vLLM's and SGLang's `/version`, llama.cpp's `/props` build), and how its reasoning
+version (where its server profile says it tells one: `version_path`), and how its reasoning
 parser answers one short greedy probe (which field carries the reasoning, vllm-api.md §2):
 a replica started without `--reasoning-parser`, or of another vLLM era, shows there.
 `differences` lists every field on which the replicas disagree.
@@ -11,12 +11,12 @@ a replica started without `--reasoning-parser`, or of another vLLM era, shows th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from thinkeval.client.profiles import card_window
+from thinkeval.client.profiles import PROFILES, card_window
 from thinkeval.client.replies import RequestFailed
 
 if TYPE_CHECKING:
@@ -98,12 +98,18 @@ def _quantization(card: dict[str, Any]) -> str | None:
 
 
 async def engine_version(session: aiohttp.ClientSession, endpoint: Endpoint) -> str | None:
-    """The server's own version: `/version` (vLLM, SGLang), else llama.cpp's `/props` build."""
+    """The server's own version where its profile says it tells one (`version_path`), then
+    where the other flavours' servers do (a llama.cpp server behind `api: vllm` still tells
+    its build at `/props`)."""
     import aiohttp
 
     origin = endpoint.root.removesuffix("/v1")
     timeout = aiohttp.ClientTimeout(total=10)
-    for path, read in (("/version", _version_of), ("/props", _build_of)):
+    readers: dict[str, Callable[[Any], str | None]] = {}
+    for profile in (endpoint.profile, *PROFILES.values()):
+        if profile.version_path is not None:
+            readers.setdefault(profile.version_path, profile.read_version)
+    for path, read in readers.items():
         try:
             async with session.get(
                 origin + path, headers=endpoint.headers, proxy=endpoint.proxy, timeout=timeout
@@ -116,16 +122,6 @@ async def engine_version(session: aiohttp.ClientSession, endpoint: Endpoint) -> 
         if found:
             return found
     return None
-
-
-def _version_of(body: Any) -> str | None:
-    version = body.get("version") if isinstance(body, dict) else None
-    return str(version) if isinstance(version, str | int | float) else None
-
-
-def _build_of(body: Any) -> str | None:
-    build = body.get("build_info") if isinstance(body, dict) else None
-    return f"llama.cpp {build}" if isinstance(build, str) and build else None
 
 
 async def fingerprint(
@@ -153,9 +149,7 @@ async def fingerprint(
     found.engine_version = await engine_version(session, endpoint)
     if probe:
         profile = endpoint.profile
-        generation: dict[str, Any] = {"temperature": 0}
-        if profile.takes_template_kwargs:
-            generation["chat_template_kwargs"] = {"enable_thinking": True}
+        generation: dict[str, Any] = {"temperature": 0, **profile.thinking_on()}
         messages = [{"role": "user", "content": PROBE_PROMPT}]
         body = profile.request(found.model, messages, PROBE_TOKENS, generation, False)
         try:

@@ -1,9 +1,9 @@
 """Reasoning controls per server flavour: one config key, each server's own field.
 
 A model's `reasoning: {budget: N, effort: low}` is translated per `api`: each flavour's profile
-names its fields (`budget_control`, `effort_control` in `client/profiles.py`; vLLM's
+names its fields (`budget_control`, `effort_control` in `client/profiles/`; vLLM's
 `thinking_token_budget`, SGLang's `thinking_budget`, llama.cpp's `reasoning_budget_tokens`, none
-at OpenAI; `reasoning_effort` everywhere).
+at OpenAI, Ollama and TGI; `reasoning_effort` where the server has it, not at TGI).
 
 A control a flavour lacks is refused when the config is read. Servers are known to accept such
 fields and silently drop them, so a run checks afterwards whether the recorded reasoning

@@ -3,7 +3,7 @@
 Replies differ by server and era (vLLM `reasoning` / `reasoning_content`, null vs "" content,
 flat vs nested error bodies, SGLang's top-level `reasoning_tokens`, OpenAI's string error codes;
 shared/design/vllm-api.md §7.3). The shapes never contradict each other, so one tolerant reader
-serves every server profile (`profiles.py`), which adds only what a flavour says differently.
+serves every server profile (`profiles/`), which adds only what a flavour says differently.
 Nothing here does I/O: the endpoint feeds it bytes and decoded events.
 """
 

@@ -6,11 +6,11 @@ a redeployed pod or a proxy that drops a connection silently does the same. So, 
 endpoint has requests in flight, its watchdog:
 
 - **probes the server's identity** every `probe_interval_s` on a connection of its own: a
-  server that refused the probe and then answered again, or whose start time (`/metrics`
-  `process_start_time_seconds`, vLLM and SGLang) changed, was restarted, and every request sent
-  before the restart is abandoned (its reply can never come) and asked again;
+  server that refused the probe and then answered again, or whose start time (where its server
+  profile reads one, e.g. `/metrics` `process_start_time_seconds`) changed, was restarted, and
+  every request sent before the restart is abandoned (its reply can never come) and asked again;
 - **compares the server's load with the requests it should be holding**: a server whose own
-  count of requests (vLLM's and SGLang's `/metrics`, llama.cpp's busy `/slots`) stays below
+  count of requests (read by its profile's `read_load` at its `load_path`) stays below
   this client's requests in flight there at every probe for `lost_after_s` (30 s) has lost the
   difference (a fresh server on the port knows nothing of them), and that many of the oldest
   are abandoned and asked again (sooner, a slow server's queue would pass for a loss). Other
@@ -29,24 +29,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 import aiohttp
-import orjson
+
+from thinkeval.client.profiles.base import ServerLoad
 
 AbandonReason = Literal["server_restarted", "lost_at_server", "past_deadline", "stream_idle"]
 Probe = Callable[[], Awaitable["Identity"]]
-_START_TIME = re.compile(rb"^process_start_time_seconds\s+([0-9.e+]+)", re.M)
-# The gauges of requests a server holds: vLLM's running and waiting, SGLang's running and queued.
-_LOAD = re.compile(
-    rb"^(?:vllm:num_requests_(?:running|waiting)|sglang:num_(?:running|queue)_reqs)"
-    rb"(?:\{[^}]*\})?\s+([0-9.e+]+)",
-    re.M,
-)
 
 
 @dataclass(frozen=True)
@@ -224,13 +217,15 @@ def identity_probe(
     models_url: str,
     load_url: str | None,
     headers: dict[str, str],
+    read_load: Callable[[bytes], ServerLoad],
     timeout_s: float = 10.0,
 ) -> Probe:
     """A probe of one server over `session` (one that never reuses a connection: a kept-alive
     connection to a server that stopped listening would hang like the requests it watches).
 
-    `load_url` is where the server tells its start time and load: `/metrics` (vLLM, SGLang) or
-    `/slots` (llama.cpp); None where it tells neither (OpenAI)."""
+    `load_url` is where the server tells its start time and load, and `read_load` reads what
+    it says there (the server profile's `load_path` and `read_load`); None where it tells
+    neither."""
     timeout = aiohttp.ClientTimeout(total=timeout_s)
 
     async def probe() -> Identity:
@@ -248,24 +243,7 @@ def identity_probe(
                 raw = await resp.read() if resp.status == 200 else b""
         except (TimeoutError, aiohttp.ClientError):
             raw = b""
-        return _identity(raw)
+        load = read_load(raw)
+        return Identity(up=True, started=load.started, busy=load.busy)
 
     return probe
-
-
-def _identity(raw: bytes) -> Identity:
-    """A start time and load from `/metrics` text or llama.cpp's `/slots` JSON."""
-    if raw.startswith(b"["):
-        try:
-            slots = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return Identity(up=True)
-        busy = sum(1 for s in slots if isinstance(s, dict) and s.get("is_processing"))
-        return Identity(up=True, busy=busy)
-    started = _START_TIME.search(raw)
-    loads = _LOAD.findall(raw)
-    return Identity(
-        up=True,
-        started=float(started.group(1)) if started else None,
-        busy=int(sum(float(n) for n in loads)) if loads else None,
-    )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from thinkeval.client.profiles import get_profile
+from thinkeval.client.profiles import profile_named
 from thinkeval.config.compare import BaselineConfig, baseline_problems
 from thinkeval.config.decide import DecideConfig, decide_problems
 from thinkeval.config.models import (
@@ -130,10 +130,13 @@ class RunConfig(Section, kw_only=True, frozen=True, dict=True):
             if not selection.generation:
                 continue
             for model in self.models:
-                for message in get_profile(model.api).generation_problems(selection.generation):
+                profile = profile_named(model.api)  # an unknown one is a problem of its own
+                for message in profile.generation_problems(selection.generation) if profile else ():
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
         for index, selection in enumerate(self.tasks):
             for model in self.models:
+                if profile_named(model.api) is None:
+                    continue
                 problem = continue_problem(model, selection.retry or model.retry)
                 if selection.retry is not None and problem is not None:
                     yield f"tasks[{index}].retry", f"for model {model.name!r}: {problem}"

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from thinkeval.client.profiles import DEFAULT_API, Api, get_profile
+from thinkeval.client.profiles import DEFAULT_API, Api, api_names, get_profile, profile_named
 from thinkeval.client.reasoning_controls import ReasoningControls
 from thinkeval.client.replicas import DEFAULT_ROUTE, Route
 from thinkeval.config.prompts import PromptVariant
@@ -52,7 +52,9 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     # Stop the model when every request has failed with a connection error this long.
     unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
-    api: Api = DEFAULT_API  # the server's flavour: how requests are built (client/profiles.py)
+    # The server's flavour: how requests are built (a module of client/profiles/), checked
+    # against the profiles found there.
+    api: Api = DEFAULT_API
     retry: Retry = DEFAULT_RETRY  # a task's own `retry` wins
     prompt: PromptVariant | None = None  # asked with another system message or template
     # A thinking budget and a reasoning effort, sent as the flavour's fields
@@ -79,16 +81,20 @@ class ModelConfig(Section, kw_only=True, frozen=True):
             if problem is not None:
                 yield "base_url", problem
         yield from (("generation", message) for message in generation_problems(self.generation))
-        for message in get_profile(self.api).generation_problems(self.generation):
-            yield "generation", message
-        problem = continue_problem(self, self.retry)
-        if problem is not None:
-            yield "retry", problem
+        profile = profile_named(self.api)
+        if profile is None:
+            yield "api", f"unknown api {self.api!r}: one of {', '.join(api_names())}"
+        else:
+            for message in profile.generation_problems(self.generation):
+                yield "generation", message
+            problem = continue_problem(self, self.retry)
+            if problem is not None:
+                yield "retry", problem
+            if self.reasoning is not None:
+                for key, message in self.reasoning.problems_for(self.api):
+                    yield f"reasoning.{key}", message
         if self.prompt is not None:
             yield from ((f"prompt.{where}", message) for where, message in self.prompt.problems())
-        if self.reasoning is not None:
-            for key, message in self.reasoning.problems_for(self.api):
-                yield f"reasoning.{key}", message
         if self.api_key_env and any(urlsplit(u).username for u in self.base_urls):
             yield (
                 "",

@@ -113,10 +113,7 @@ class _Asker:
         self, max_tokens: int, extra: dict[str, Any] | None = None, prompt: str = PROBE
     ) -> Shot:
         profile = self.endpoint.profile
-        generation: dict[str, Any] = {"temperature": 0}
-        if profile.takes_template_kwargs:
-            generation["chat_template_kwargs"] = {"enable_thinking": True}
-        generation.update(extra or {})
+        generation: dict[str, Any] = {"temperature": 0, **profile.thinking_on(), **(extra or {})}
         messages = [{"role": "user", "content": prompt}]
         body = profile.request(self.model, messages, max_tokens, generation, False)
         shot = Shot(max_tokens=max_tokens)
@@ -260,10 +257,11 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
         checks.append(repetition_check(await asker.ask(LOOP_TOKENS, prompt=LOOP_PROBE)))
     over = None
     window = report.max_model_len
-    if window is not None and "context_window" not in skip and api == "llamacpp":
-        # llama.cpp takes any max_tokens and stops at the slot's end: a prompt over the window
-        # is what it refuses, at once (tokenized, never generated).
-        say(f"asking with a prompt of about {window + 64} tokens, over the slot's window")
+    counts_budget = get_profile(api).budget_counts_in_window
+    if window is not None and "context_window" not in skip and not counts_budget:
+        # A server that takes any max_tokens (llama.cpp stops at the slot's end) refuses only a
+        # prompt over the window, at once (tokenized, never generated).
+        say(f"asking with a prompt of about {window + 64} tokens, over the window")
         over = await asker.ask(16, prompt="word " * (window + 64))
     elif window is not None and "context_window" not in skip:
         say(f"asking max_tokens {window + 1}, one over the card's window")
@@ -275,8 +273,8 @@ async def _run_checks(asker: _Asker, report: AuditReport, skip: set[str]) -> lis
 async def _top_k(asker: _Asker, api: str, greedy: Shot, temperature: AuditCheck) -> AuditCheck:
     title = "top_k applied"
     why = None
-    if api == "openai":
-        why = "the OpenAI API has no top_k"
+    if not get_profile(api).takes_top_k:
+        why = f"the {api} API has no top_k"
     elif temperature.status != "pass":
         why = "temperature 0 is not deterministic here: no greedy reply to compare"
     if why is not None:

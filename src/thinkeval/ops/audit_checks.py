@@ -7,15 +7,16 @@ and what came back. Nothing here sends a request (`ops/audit.py` does).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
 
-from thinkeval.client.fingerprint import ReasoningField, reasoning_field
+from thinkeval.client.fingerprint import reasoning_field
+from thinkeval.client.profiles import get_profile
 from thinkeval.client.reasoning_controls import SLACK_TOKENS
+from thinkeval.client.refusals import CONTEXT_STATUSES
 from thinkeval.client.replies import RequestFailed
 from thinkeval.records import Reply
 
@@ -93,23 +94,6 @@ def _hidden(shot: Shot) -> bool:
     return reply is not None and not reply.reasoning and (reply.usage.reasoning_tokens or 0) > 0
 
 
-def documented_field(api: str, version: str | None) -> ReasoningField | None:
-    """The reasoning field a server of this flavour and version documents (vllm-api.md §0.1).
-
-    >>> documented_field("vllm", "0.10.2"), documented_field("vllm", "0.33.0")
-    ('reasoning_content', 'reasoning')
-    """
-    if api in ("sglang", "llamacpp"):
-        return "reasoning_content"
-    numbers = re.findall(r"\d+", version or "")
-    if api != "vllm" or len(numbers) < 2:
-        return None
-    release = tuple(int(n) for n in numbers[:3])
-    if release < (0, 11, 1):
-        return "reasoning_content"
-    return "reasoning+reasoning_content" if release < (0, 16) else "reasoning"
-
-
 def field_check(api: str, version: str | None, stop: Shot) -> AuditCheck:
     """The reasoning field's name, against the one the server's version documents."""
     title = "reasoning field name"
@@ -117,7 +101,7 @@ def field_check(api: str, version: str | None, stop: Shot) -> AuditCheck:
     if failed is not None:
         return failed
     found = reasoning_field(stop.message or {})
-    expected = documented_field(api, version)
+    expected = get_profile(api).documented_reasoning_field(version)
     engine = f"{api} {version}" if version else api
     if found == "content <think>":
         return _check(
@@ -341,8 +325,8 @@ def repetition_check(looped: Shot) -> AuditCheck:
 
 
 def window_check(card_window: int | None, source: str | None, over: Shot | None) -> AuditCheck:
-    """The context window the server states (its card, llama.cpp's /props) is the one it
-    enforces."""
+    """The context window the server states (its card, or where its profile reads one:
+    llama.cpp's /props, TGI's /info) is the one it enforces."""
     title = "context window"
     if card_window is None or over is None:
         return _check(
@@ -355,7 +339,7 @@ def window_check(card_window: int | None, source: str | None, over: Shot | None)
     asked = f"window {card_window} ({source}); {what}"
     if over.error is not None:
         enforced = over.error.window
-        if over.error.http_status != 400:
+        if over.error.http_status not in CONTEXT_STATUSES:  # 400, TGI's 422
             return _check("context_window", title, "fail", f"{asked}: failed: {over.error.message}")
         if enforced is not None and enforced != card_window:
             return _check(

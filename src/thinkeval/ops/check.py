@@ -26,7 +26,14 @@ from thinkeval.client.fingerprint import (
     content_field,
     reasoning_field,
 )
-from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api, get_profile
+from thinkeval.client.profiles import (
+    DEFAULT_API,
+    Api,
+    card_window,
+    detect_api,
+    get_profile,
+    profile_refusing_max_tokens,
+)
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
 from thinkeval.failures import FailureKind
@@ -167,12 +174,14 @@ async def check_server(
                 hung = any(p.error_kind == "timeout" for p in report.probes)
                 if tasks and report.max_model_len and not hung:  # longest prompts + B2 fit?
                     report.warnings += await fit_warnings(asker(report.api), report, tasks)
-                if api is None and any(p.error_kind == "wrong_api" for p in report.probes):
-                    # Refused as the OpenAI API refuses max_tokens: ask as its profile does.
-                    report.api = "openai"
+                instead = profile_refusing_max_tokens()
+                refused = any(p.error_kind == "wrong_api" for p in report.probes)
+                if api is None and refused and instead is not None:
+                    # Refused as that flavour refuses max_tokens: ask as its profile does.
+                    report.api = instead.name
                     report.api_evidence = "HTTP 400 unsupported_parameter for max_tokens"
                     report.probes = []
-                    await _climb(asker("openai"), report, timeout_s, say)
+                    await _climb(asker(instead.name), report, timeout_s, say)
                 if not get_profile(report.api).returns_token_ids:
                     why: str | None = f"the {report.api} API returns no token ids"
                     report.continue_ok, report.continue_problem = False, why
@@ -257,9 +266,7 @@ async def _probe(
 ) -> Probe:
     """One probe request, sent and read as a run's requests are, given up after `limit_s`."""
     profile = endpoint.profile
-    generation = (
-        {"chat_template_kwargs": {"enable_thinking": True}} if profile.takes_template_kwargs else {}
-    )
+    generation = profile.thinking_on()
     messages = [{"role": "user", "content": PROBE_PROMPT}]
     probe = Probe(max_tokens=max_tokens, rung=rung)
     body = profile.request(model, messages, max_tokens, generation, False)

@@ -1,9 +1,8 @@
 """The context window a server gives each request, as `thinkeval check` shows it.
 
-vLLM and SGLang state it on the model card (`max_model_len`); llama.cpp states `meta.n_ctx` on
-the card and describes its slots at `/props` (`default_generation_settings.n_ctx` is one
-slot's window, `total_slots` how many share the server); OpenAI's cards state none. Each
-flavour's profile says where to look (`window_path`, `states_window`).
+Each flavour's profile says where to look and reads it: the model card (`stated_window`:
+vLLM's `max_model_len`), a JSON endpoint beyond it (`window_path`, `read_window`: llama.cpp's
+per-slot `/props`), or nowhere (`states_window`: OpenAI's cards state none).
 With `--tasks`, `check` measures each task's longest prompt with one request of one token and
 warns when prompt + B2 cannot fit the window.
 """
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import aiohttp
 import orjson
 
-from thinkeval.client.profiles import Api, card_window, get_profile
+from thinkeval.client.profiles import Api, get_profile, stated_window
 from thinkeval.client.replies import RequestFailed
 from thinkeval.records import Sample
 from thinkeval.urls import api_url
@@ -30,7 +29,7 @@ PROPS_TIMEOUT_S = 10.0
 async def window_props(
     session: aiohttp.ClientSession, base_url: str, headers: dict[str, str], path: str
 ) -> dict[str, Any] | None:
-    """The JSON at `path` under the server's root (llama.cpp's `/props`), or None when the
+    """The JSON at `path` under the server's root (a profile's `window_path`), or None when the
     server has none (or it is unreadable)."""
     url = api_url(base_url, path, origin=True)
     timeout = aiohttp.ClientTimeout(total=PROPS_TIMEOUT_S)
@@ -47,20 +46,15 @@ async def window_props(
 def window_of(
     api: Api | None, card: dict[str, Any], props: dict[str, Any] | None
 ) -> tuple[int | None, str]:
-    """The per-request window and where it was read, e.g. `(2048, "/props: 4 slots of 2048")`."""
-    stated = card_window(card)
-    if props is not None:
-        settings = props.get("default_generation_settings")
-        n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
-        slots = props.get("total_slots")
-        if isinstance(n_ctx, int) and n_ctx > 0:
-            shown = f"{slots} slots of {n_ctx}" if isinstance(slots, int) else f"n_ctx {n_ctx}"
-            return n_ctx, f"/props: {shown} tokens"
+    """The per-request window and where it was read, e.g. `(2048, "/props: 4 slots of 2048")`:
+    what the profile reads at its `window_path` (`props`), else what the card states."""
+    profile = get_profile(api) if api is not None else None
+    read = profile.read_window(props) if profile is not None and props is not None else None
+    stated = read or stated_window(card)
     if stated is None:
-        states = api is None or get_profile(api).states_window
+        states = profile is None or profile.states_window
         return None, "not stated" if states else "not stated by the server"
-    field = "max_model_len" if "max_model_len" in card else "meta.n_ctx"
-    return stated, f"model card {field}"
+    return stated
 
 
 def longest(samples: Iterable[Sample]) -> Sample | None:

@@ -1,0 +1,78 @@
+"""llama.cpp's `llama-server` (`api: llamacpp`): asked as vLLM is (`max_tokens`,
+`chat_template_kwargs`), its thinking budget `reasoning_budget_tokens`, the reasoning in
+`reasoning_content`.
+
+Its context window is per slot: the card's `meta.n_ctx` is the whole context, `/props` says one
+slot's (`default_generation_settings.n_ctx`) and how many slots share it (`total_slots`), and its
+`build_info`. It takes any `max_tokens` and stops at the slot's end, so only a prompt over the
+window is refused: "request (N tokens) exceeds the available context size (M tokens)". `/slots`
+lists the slots with an `is_processing` flag each: the requests it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import orjson
+
+from thinkeval.client.profiles.base import ServerLoad, ServerProfile, token_count
+
+
+class LlamaCppProfile(ServerProfile):
+    """llama.cpp's llama-server."""
+
+    name: ClassVar[str] = "llamacpp"
+    card_owners: ClassVar[frozenset[str]] = frozenset({"llamacpp"})
+    takes_template_kwargs: ClassVar[bool] = True
+    budget_control: ClassVar[str | None] = "reasoning_budget_tokens"
+    effort_control: ClassVar[str | None] = "reasoning_effort"
+    load_path: ClassVar[str | None] = "/slots"
+    window_path: ClassVar[str | None] = "/props"
+    budget_counts_in_window: ClassVar[bool] = False
+    version_path: ClassVar[str | None] = "/props"
+
+    def read_load(self, raw: bytes) -> ServerLoad:
+        """The busy slots of `/slots` (a JSON list; it tells no start time)."""
+        try:
+            slots = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return ServerLoad()
+        if not isinstance(slots, list):
+            return ServerLoad()
+        return ServerLoad(
+            busy=sum(1 for s in slots if isinstance(s, dict) and s.get("is_processing"))
+        )
+
+    def card_hint(self, card: Mapping[str, Any]) -> str | None:
+        meta = card.get("meta")
+        return (
+            "meta.n_ctx as llama.cpp sends it"
+            if isinstance(meta, dict) and "n_ctx" in meta
+            else None
+        )
+
+    def stated_window(self, card: Mapping[str, Any]) -> tuple[int, str] | None:
+        meta = card.get("meta")
+        window = token_count(meta, "n_ctx") if isinstance(meta, dict) else None
+        return None if window is None else (window, "model card meta.n_ctx")
+
+    def read_window(self, body: Mapping[str, Any]) -> tuple[int, str] | None:
+        """One slot's window from `/props`, e.g. `(2048, "/props: 4 slots of 2048 tokens")`."""
+        settings = body.get("default_generation_settings")
+        n_ctx = token_count(settings, "n_ctx") if isinstance(settings, dict) else None
+        if n_ctx is None or n_ctx <= 0:
+            return None
+        slots = body.get("total_slots")
+        shown = f"{slots} slots of {n_ctx}" if isinstance(slots, int) else f"n_ctx {n_ctx}"
+        return n_ctx, f"/props: {shown} tokens"
+
+    def read_version(self, body: Any) -> str | None:
+        build = body.get("build_info") if isinstance(body, dict) else None
+        return f"llama.cpp {build}" if isinstance(build, str) and build else None
+
+    def documented_reasoning_field(self, version: str | None) -> str | None:
+        return "reasoning_content"
+
+
+PROFILE = LlamaCppProfile()

@@ -13,10 +13,12 @@ from thinkeval.cli import main
 from thinkeval.client.profiles import PROFILES, Api, detect_api, get_profile
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
+from thinkeval.generation import GenerationSettings
 from thinkeval.store.journal import iter_attempts
 
 MESSAGES = ({"role": "user", "content": "2+2?"},)
 THINKING = {"temperature": 0.6, "chat_template_kwargs": {"enable_thinking": True}}
+THINKING_SETTINGS = GenerationSettings.read(THINKING)
 
 
 def sim_stats(base_url: str) -> dict[str, Any]:
@@ -29,7 +31,7 @@ def sim_stats(base_url: str) -> dict[str, Any]:
 @pytest.mark.parametrize("api", ["vllm", "sglang"])
 def test_vllm_and_sglang_take_max_tokens_and_template_kwargs(api: str) -> None:
     profile = get_profile(api)  # type: ignore[arg-type]
-    body = profile.request("m", MESSAGES, 2048, THINKING, stream=False)
+    body = profile.request("m", MESSAGES, 2048, THINKING_SETTINGS, stream=False)
     # The generation settings first, then what thinkeval owns: journals keep this order.
     assert list(body) == ["temperature", "chat_template_kwargs", "model", "messages", "max_tokens"]
     assert body["max_tokens"] == 2048 and body["messages"] == list(MESSAGES)
@@ -40,7 +42,8 @@ def test_vllm_and_sglang_take_max_tokens_and_template_kwargs(api: str) -> None:
 
 def test_openai_takes_max_completion_tokens() -> None:
     profile = get_profile("openai")
-    body = profile.request("o4-mini", MESSAGES, 2048, {"reasoning_effort": "high"}, stream=True)
+    effort = GenerationSettings.read({"reasoning_effort": "high"})
+    body = profile.request("o4-mini", MESSAGES, 2048, effort, stream=True)
     assert body == {
         "reasoning_effort": "high",
         "model": "o4-mini",

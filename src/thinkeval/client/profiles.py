@@ -36,6 +36,7 @@ from thinkeval.client.replies import (
     parse_completion,
 )
 from thinkeval.failures import FailureKind, http_kind
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import Reply
 
 Api = Literal["vllm", "sglang", "openai", "llamacpp", "ollama"]
@@ -81,13 +82,13 @@ class ServerProfile:
         model: str,
         messages: Sequence[Mapping[str, Any]],
         max_tokens: int,
-        generation: Mapping[str, Any],
+        generation: GenerationSettings,
         stream: bool,
         tools: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
         """The chat request body: the generation settings, then the fields thinkeval owns
         (`tools`, a tool-calling task's functions, as every flavour takes them: OpenAI's)."""
-        body: dict[str, Any] = dict(generation)
+        body: dict[str, Any] = generation.as_dict()
         body["model"] = model
         body["messages"] = list(messages)
         if tools:
@@ -97,6 +98,12 @@ class ServerProfile:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
         return body
+
+    def probe_generation(self) -> GenerationSettings:
+        """A probe's settings: greedy, with thinking on where the chat template takes it."""
+        if not self.takes_template_kwargs:
+            return GenerationSettings(temperature=0)
+        return GenerationSettings(temperature=0, chat_template_kwargs={"enable_thinking": True})
 
     def set_budget(self, body: dict[str, Any], max_tokens: int) -> None:
         """Change the token budget of a body built by `request` (the context-window clamp)."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
+from msgspec import UNSET
 
 from thinkeval.client.fingerprint import (
     ContentField,
@@ -30,6 +31,7 @@ from thinkeval.client.profiles import DEFAULT_API, Api, card_window, detect_api,
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
 from thinkeval.failures import FailureKind
+from thinkeval.generation import GenerationSettings
 from thinkeval.ops.patience import Say, budget_ladder, probe_timeout_s, waited
 from thinkeval.ops.server_window import fit_warnings, read_window
 from thinkeval.scoring.kinds.number import NumberKind
@@ -257,9 +259,8 @@ async def _probe(
 ) -> Probe:
     """One probe request, sent and read as a run's requests are, given up after `limit_s`."""
     profile = endpoint.profile
-    generation = (
-        {"chat_template_kwargs": {"enable_thinking": True}} if profile.takes_template_kwargs else {}
-    )
+    thinking = {"enable_thinking": True} if profile.takes_template_kwargs else UNSET
+    generation = GenerationSettings(chat_template_kwargs=thinking)
     messages = [{"role": "user", "content": PROBE_PROMPT}]
     probe = Probe(max_tokens=max_tokens, rung=rung)
     body = profile.request(model, messages, max_tokens, generation, False)

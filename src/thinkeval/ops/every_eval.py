@@ -258,7 +258,8 @@ def export_every_eval(
         for result in run.summary.results:
             if result.model != model.name:
                 continue
-            generation = run.config.task(result.task).request_generation(model.generation)
+            task = run.config.task(result.task)
+            generation = task.request_generation(model.generation_settings).as_dict()
             asked = run.config.entry(result.task).digest  # of the prompts asked
             results += [_result(result, phase, generation, asked) for phase in PHASES]
         aggregate = {

@@ -15,6 +15,7 @@ from typing import Any
 
 from thinkeval.config import ModelConfig
 from thinkeval.errors import JournalError
+from thinkeval.generation import GenerationSettings
 from thinkeval.report._cells import RunData
 from thinkeval.report._model import ModelContext, RunContext, TaskContext
 from thinkeval.scoring.scorers import recording_scorers
@@ -87,7 +88,7 @@ def _task(run: RunData, task: TaskRecord) -> TaskContext:
         budgets=run.budgets[task.name],
         repeats=run.repeats[task.name],
         selection=resolved.selection,
-        generation=resolved.request_generation({}),
+        generation=resolved.request_generation(GenerationSettings()).as_dict(),
         samples_sha256=digest,
         source=task.source or UNKNOWN,
         version=task.version or UNKNOWN,

@@ -8,6 +8,7 @@ from typing import Any
 
 from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, ResolvedTask
+from thinkeval.generation import GenerationSettings
 from thinkeval.run.continuation import ask_token_ids
 
 
@@ -23,14 +24,11 @@ def clamp_budget(
     return budget, None
 
 
-def unit_generation(model: ModelConfig, task: ResolvedTask, repeat: int) -> dict[str, Any]:
+def unit_generation(model: ModelConfig, task: ResolvedTask, repeat: int) -> GenerationSettings:
     """The generation settings of one unit: repeat r samples with seed + r, and its retry with
     the same seed, so where the server honours seeds the retry regenerates the cut-off reply and
     carries it further."""
-    generation: dict[str, Any] = task.request_generation(model.generation)
-    if isinstance(generation.get("seed"), int):
-        generation["seed"] += repeat
-    return generation
+    return task.request_generation(model.generation_settings).seeded(repeat)
 
 
 def request_body(
@@ -48,8 +46,9 @@ def request_body(
     generation = unit_generation(model, task, repeat)
     if model.prompt is not None:  # a prompt variant (config/prompts.py)
         messages = model.prompt.apply(messages)
-    if model.reasoning is not None:
-        generation.update(model.reasoning.fields(model.api))
+    if model.reasoning is not None:  # its fields over the settings, as written after them
+        controls = GenerationSettings.recorded(model.reasoning.fields(model.api))
+        generation = generation.overridden_by(controls)
     body = get_profile(model.api).request(
         model.served_model, messages, max_tokens, generation, model.stream, tools
     )

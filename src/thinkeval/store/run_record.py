@@ -245,8 +245,8 @@ def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> 
         for key, was, is_now in (
             ("budgets", before.budgets, now.budgets),
             ("repeats", before.repeats, now.repeats),
-            ("generation", before.generation, now.generation),
-            ("recommended sampling", before.recommended, now.recommended),
+            ("generation", before.generation.as_dict(), now.generation.as_dict()),
+            ("recommended sampling", before.recommended.as_dict(), now.recommended.as_dict()),
             ("retry", before.retry or "the model's", now.retry or "the model's"),
         ):
             if _plain(was) != _plain(is_now):

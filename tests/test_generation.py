@@ -101,6 +101,22 @@ def test_a_recorded_value_the_checks_now_refuse_is_kept_as_recorded() -> None:
     recorded = GenerationSettings.recorded({"temperature": "0.6", "seed": 1})
     assert recorded.extra == {"temperature": "0.6"} and recorded.seed == 1
     assert recorded.as_dict() == {"temperature": "0.6", "seed": 1}
+    # Over typed settings, or under them, the layer above still decides what is sent.
+    typed = GenerationSettings.read({"temperature": 0.6, "top_p": 0.9})
+    assert typed.overridden_by(recorded).as_dict() == {
+        "temperature": "0.6",
+        "top_p": 0.9,
+        "seed": 1,
+    }
+    assert recorded.overridden_by(typed).as_dict() == {"temperature": 0.6, "seed": 1, "top_p": 0.9}
+    assert recorded.overridden_by(typed).extra == {}
+
+
+def test_settings_built_in_code_send_their_fields_in_field_order_then_extras() -> None:
+    built = GenerationSettings(top_p=0.9, extra={"min_tokens": 2}, temperature=0)
+    assert built.order == ("temperature", "top_p", "min_tokens")
+    assert built.as_dict() == {"temperature": 0, "top_p": 0.9, "min_tokens": 2}
+    assert not GenerationSettings() and built
 
 
 def test_likely_typos_of_known_fields_are_named_and_still_sent() -> None:

@@ -37,7 +37,7 @@ def test_vllm_and_sglang_take_max_tokens_and_template_kwargs(api: str) -> None:
     assert body["max_tokens"] == 2048 and body["messages"] == list(MESSAGES)
     profile.set_budget(body, 1000)
     assert body["max_tokens"] == 1000 and "max_completion_tokens" not in body
-    assert list(profile.generation_problems(THINKING)) == []
+    assert list(profile.generation_problems(THINKING_SETTINGS)) == []
 
 
 def test_openai_takes_max_completion_tokens() -> None:
@@ -54,7 +54,7 @@ def test_openai_takes_max_completion_tokens() -> None:
     }
     profile.set_budget(body, 1000)
     assert body["max_completion_tokens"] == 1000 and "max_tokens" not in body
-    (problem,) = profile.generation_problems(THINKING)
+    (problem,) = profile.generation_problems(THINKING_SETTINGS)
     assert "chat_template_kwargs is not accepted by the openai API" in problem
 
 

@@ -66,8 +66,17 @@ class GenerationSettings(
     chat_template_kwargs: dict[str, Any] | UnsetType | None = UNSET
     # Every other key, passed on as written (server-specific settings).
     extra: dict[str, Any] = {}
-    # The keys in the order written; the body keeps it (keys not listed follow in field order).
+    # Every key set, in the order written: the body keeps it. Settings built in code may leave
+    # it out: their keys then follow in field order, then `extra`'s (`__post_init__`).
     order: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        given = [name for name in _FIELDS if getattr(self, name) is not UNSET]
+        given += self.extra
+        if len(given) != len(self.order) or set(given) != set(self.order):
+            written = [key for key in self.order if key in given]
+            order = tuple(dict.fromkeys([*written, *given]))
+            msgspec.structs.force_setattr(self, "order", order)
 
     @classmethod
     def read(cls, mapping: Mapping[str, Any], where: str = "generation") -> GenerationSettings:
@@ -84,29 +93,27 @@ class GenerationSettings(
         typed = {key for key in _TAKES.keys() & mapping.keys() if _fits(key, mapping[key])}
         return _build(mapping, typed)
 
-    def keys(self) -> list[str]:
-        """The keys this sends, in order."""
-        given = [name for name in _FIELDS if getattr(self, name) is not UNSET] + list(self.extra)
-        return list(dict.fromkeys(key for key in (*self.order, *given) if key in given))
-
     def as_dict(self) -> dict[str, Any]:
         """The settings as the request body starts: every key written, in order. The one
         place settings become wire (and record) fields."""
-        values = {name: getattr(self, name) for name in _FIELDS}
-        values.update(self.extra)
-        return {key: values[key] for key in self.keys()}
+        extra = self.extra
+        return {key: extra[key] if key in extra else getattr(self, key) for key in self.order}
 
     def overridden_by(self, above: GenerationSettings) -> GenerationSettings:
         """These settings with `above`'s over them, key by key (a nested mapping such as
         `chat_template_kwargs` is replaced whole): `{**self, **above}` as a dict would merge."""
-        if not above:
+        if not above.order:
             return self
-        changed = {name: getattr(above, name) for name in _FIELDS}
+        typed = [key for key in above.order if key not in above.extra]
+        # A key typed below and kept in `extra` above (or the other way) is sent as above says.
+        changed = {key: getattr(above, key) for key in typed}
+        changed.update((key, UNSET) for key in above.extra if key in _TAKES)
+        below = {key: value for key, value in self.extra.items() if key not in changed}
         return msgspec.structs.replace(
             self,
-            **{name: value for name, value in changed.items() if value is not UNSET},
-            extra={**self.extra, **above.extra},
-            order=tuple(dict.fromkeys([*self.keys(), *above.keys()])),
+            **changed,
+            extra={**below, **above.extra},
+            order=tuple(dict.fromkeys([*self.order, *above.order])),
         )
 
     def seeded(self, repeat: int) -> GenerationSettings:
@@ -117,14 +124,13 @@ class GenerationSettings(
         return msgspec.structs.replace(self, seed=self.seed + repeat)
 
     def __bool__(self) -> bool:
-        return bool(self.keys())
+        return bool(self.order)
 
     def __eq__(self, other: object) -> bool:
         """The same keys in the same order with the same values: the same body."""
         if not isinstance(other, GenerationSettings):
             return NotImplemented
-        mine, theirs = self.as_dict(), other.as_dict()
-        return list(mine) == list(theirs) and mine == theirs
+        return self.order == other.order and self.as_dict() == other.as_dict()
 
     __hash__ = None  # type: ignore[assignment]  # mutable values inside (extra)
 

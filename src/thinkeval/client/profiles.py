@@ -27,6 +27,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from msgspec import UNSET
+
 from thinkeval.client.refusals import CONTEXT_STATUSES, CONTEXT_WORDING, read_refusal
 from thinkeval.client.replies import (
     ErrorBody,
@@ -109,9 +111,9 @@ class ServerProfile:
         """Change the token budget of a body built by `request` (the context-window clamp)."""
         body[self.budget_field] = max_tokens
 
-    def generation_problems(self, generation: Mapping[str, Any]) -> Iterator[str]:
+    def generation_problems(self, generation: GenerationSettings) -> Iterator[str]:
         """What in a model's `generation` settings this flavour refuses."""
-        if "chat_template_kwargs" in generation and not self.takes_template_kwargs:
+        if generation.chat_template_kwargs is not UNSET and not self.takes_template_kwargs:
             yield (
                 f"chat_template_kwargs is not accepted by the {self.name} API (api: {self.name}), "
                 "which refuses it as an unknown argument; its reasoning models always think "
@@ -224,8 +226,8 @@ class OllamaProfile(ServerProfile):
     load_path: ClassVar[str | None] = None
     states_window: ClassVar[bool] = False
 
-    def generation_problems(self, generation: Mapping[str, Any]) -> Iterator[str]:
-        if "chat_template_kwargs" in generation:
+    def generation_problems(self, generation: GenerationSettings) -> Iterator[str]:
+        if generation.chat_template_kwargs is not UNSET:
             yield (
                 "chat_template_kwargs is dropped unread by Ollama's OpenAI API (api: ollama); "
                 "set reasoning.effort instead (none turns thinking off), or remove it"

@@ -130,7 +130,9 @@ class RunConfig(Section, kw_only=True, frozen=True, dict=True):
             if not selection.generation:
                 continue
             for model in self.models:
-                for message in get_profile(model.api).generation_problems(selection.generation):
+                for message in get_profile(model.api).generation_problems(
+                    selection.generation_settings
+                ):
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
         for index, selection in enumerate(self.tasks):
             for model in self.models:

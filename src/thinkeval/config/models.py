@@ -28,7 +28,7 @@ DEFAULT_RETRY: Retry = "reask"
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
-# dict=True: room for the typed generation settings, read once (never encoded).
+# dict=True: room for the typed generation settings and controls, read once (never encoded).
 class ModelConfig(Section, kw_only=True, frozen=True, dict=True):
     """One model under evaluation and how to reach it."""
 
@@ -82,7 +82,7 @@ class ModelConfig(Section, kw_only=True, frozen=True, dict=True):
             if problem is not None:
                 yield "base_url", problem
         yield from generation_problems(self.generation)
-        for message in get_profile(self.api).generation_problems(self.generation):
+        for message in get_profile(self.api).generation_problems(self.generation_settings):
             yield "generation", message
         problem = continue_problem(self, self.retry)
         if problem is not None:
@@ -106,6 +106,12 @@ class ModelConfig(Section, kw_only=True, frozen=True, dict=True):
         """`generation` typed, read once: checked with the config (`problems`), as recorded
         when read back from a run's `config.json`."""
         return GenerationSettings.recorded(self.generation)
+
+    @functools.cached_property
+    def control_settings(self) -> GenerationSettings:
+        """The request fields of the `reasoning:` controls, as settings a request merges last."""
+        controls = {} if self.reasoning is None else self.reasoning.fields(self.api)
+        return GenerationSettings.recorded(controls)
 
     @property
     def served_model(self) -> str:

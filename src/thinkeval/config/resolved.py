@@ -47,6 +47,11 @@ class ResolvedTask:
     generation: GenerationSettings = field(default_factory=GenerationSettings)
     retry: Retry | None = None  # None: the model's `retry`
     definition: dict[str, Any] | None = None
+    # `request_generation`'s answers, by the identity of the settings it merged (kept here
+    # with them, so an id is not reused while its entry lives): merged once per model.
+    _merged: dict[tuple[int, int], tuple[object, object, GenerationSettings]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def name(self) -> str:
@@ -78,9 +83,21 @@ class ResolvedTask:
             return itertools.islice(items, *self.bounds)
         return iter(items)
 
-    def request_generation(self, model_generation: GenerationSettings) -> GenerationSettings:
-        """The generation settings a request of this task sends for a model."""
-        return self.recommended.overridden_by(model_generation).overridden_by(self.generation)
+    def request_generation(
+        self, model_generation: GenerationSettings, controls: GenerationSettings | None = None
+    ) -> GenerationSettings:
+        """The generation settings a request of this task sends for a model: the task's
+        recommended sampling, the model's `generation`, the task entry's, then the model's
+        reasoning `controls` (`ModelConfig.control_settings`) where given."""
+        key = (id(model_generation), id(controls))
+        known = self._merged.get(key)
+        if known is not None:
+            return known[2]
+        merged = self.recommended.overridden_by(model_generation).overridden_by(self.generation)
+        if controls is not None:
+            merged = merged.overridden_by(controls)
+        self._merged[key] = (model_generation, controls, merged)
+        return merged
 
 
 def resolve_task(

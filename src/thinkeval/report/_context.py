@@ -15,7 +15,6 @@ from typing import Any
 
 from thinkeval.config import ModelConfig
 from thinkeval.errors import JournalError
-from thinkeval.generation import GenerationSettings
 from thinkeval.report._cells import RunData
 from thinkeval.report._model import ModelContext, RunContext, TaskContext
 from thinkeval.scoring.scorers import recording_scorers
@@ -88,7 +87,7 @@ def _task(run: RunData, task: TaskRecord) -> TaskContext:
         budgets=run.budgets[task.name],
         repeats=run.repeats[task.name],
         selection=resolved.selection,
-        generation=resolved.request_generation(GenerationSettings()).as_dict(),
+        generation=resolved.recommended.overridden_by(resolved.generation).as_dict(),
         samples_sha256=digest,
         source=task.source or UNKNOWN,
         version=task.version or UNKNOWN,

@@ -104,7 +104,8 @@ def _files(root: Path) -> None:
     for name, data, extra in (("brace", "q.csv", "prompt: 'Q: {question'\n"),
                               ("placeholder", "q.csv", "prompt: 'Q: {question} {nope}'\n"),
                               ("dupkey", "q.csv", "prompt: '{question}'\nprompt: 'Q'\n"),
-                              ("loop", "loop.csv", ""), ("fifo", "fifo.csv", "")):  # fmt: skip
+                              ("loop", "loop.csv", ""), ("fifo", "fifo.csv", ""),
+                              ("gen", "q.csv", "generation: {min_p: 7}\n")):  # fmt: skip
         body = f"name: t_{name}\n" + task.format(data=data) + "answer:\n  kind: number\n" + extra
         (root / f"task_{name}.yaml").write_text(body)
     (root / "task_kind.yaml").write_text(
@@ -285,6 +286,8 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
      ("question",)),
     ("cfg-task-kind", "run: x\ntasks: [{file: {root}/task_kind.yaml}]\n" + _model(),
      ("poem",)),
+    ("cfg-task-file-generation", "run: x\ntasks: [{file: {root}/task_gen.yaml}]\n" + _model(),
+     ("task_gen.yaml: generation.min_p: expected a number from 0 to 1",)),
     ("cfg-task-data-missing", "run: x\ntasks: [{file: {root}/task_missing.yaml}]\n" + _model(),
      ("nope.csv",)),
     ("cfg-tasks-not-list", "run: x\ntasks: gsm8k\n" + _model(), ("tasks",)),
@@ -413,6 +416,8 @@ OTHER_CASES = [
     Case("tasks-show-header-only", ("tasks", "show", "{root}/task_header.yaml"), 2,
          ("t_header", "only a header")),
     Case("tasks-show-kind", ("tasks", "show", "{root}/task_kind.yaml"), 2, ("poem",)),
+    Case("tasks-show-generation", ("tasks", "show", "{root}/task_gen.yaml"), 2,
+         ("task_gen.yaml: generation.min_p: expected a number from 0 to 1 or null, got 7",)),
     Case("tasks-show-data-missing", ("tasks", "show", "{root}/task_missing.yaml"), 2,
          ("nope.csv",)),
     Case("tasks-config-missing", ("tasks", "list", "--config", "{root}/nope.yaml"), 2,

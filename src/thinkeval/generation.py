@@ -47,12 +47,10 @@ _Penalty = (
 _INT64 = Meta(ge=-(2**63), le=2**63 - 1)  # vLLM range-checks the seed as an int64
 
 
-# eq=False: equal when they send the same (`__eq__`), however the order was given.
-class GenerationSettings(
-    msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True, eq=False
-):
+class GenerationSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """Sampling settings for one request; UNSET: not written (nothing sent), None: `null` sent
-    (the server's default, for vLLM the model's `generation_config.json`)."""
+    (the server's default, for vLLM the model's `generation_config.json`). Two are equal when
+    they send the same body: the same keys, in the same order, with the same values."""
 
     temperature: _AtLeastZero = UNSET  # 0 is greedy
     top_p: _TopP = UNSET
@@ -125,14 +123,6 @@ class GenerationSettings(
 
     def __bool__(self) -> bool:
         return bool(self.order)
-
-    def __eq__(self, other: object) -> bool:
-        """The same keys in the same order with the same values: the same body."""
-        if not isinstance(other, GenerationSettings):
-            return NotImplemented
-        return self.order == other.order and self.as_dict() == other.as_dict()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable values inside (extra)
 
 
 _FIELDS: Final = tuple(

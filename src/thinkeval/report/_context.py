@@ -70,7 +70,7 @@ def _model(run: RunData, model: ModelConfig) -> ModelContext:
         model=model.name,
         served_as=model.served_model,
         endpoints=[redact_url(url) for url in model.base_urls],
-        generation=dict(model.generation),
+        generation=model.generation_settings.as_dict(),
         settings=settings,
         card=card,
         simulated=bool(card and card.get(SIMULATED_FIELD) is True),

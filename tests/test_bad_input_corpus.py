@@ -104,7 +104,8 @@ def _files(root: Path) -> None:
     for name, data, extra in (("brace", "q.csv", "prompt: 'Q: {question'\n"),
                               ("placeholder", "q.csv", "prompt: 'Q: {question} {nope}'\n"),
                               ("dupkey", "q.csv", "prompt: '{question}'\nprompt: 'Q'\n"),
-                              ("loop", "loop.csv", ""), ("fifo", "fifo.csv", "")):  # fmt: skip
+                              ("loop", "loop.csv", ""), ("fifo", "fifo.csv", ""),
+                              ("gen", "q.csv", "generation: {min_p: 7}\n")):  # fmt: skip
         body = f"name: t_{name}\n" + task.format(data=data) + "answer:\n  kind: number\n" + extra
         (root / f"task_{name}.yaml").write_text(body)
     (root / "task_kind.yaml").write_text(
@@ -183,6 +184,10 @@ FLAG_CASES = [
     Case("run-gen-twice", (*RUN, "--gen", "seed=1", "--gen", "seed=2"), 2, ("seed is set twice",)),
     Case("run-gen-nested-clash", (*RUN, "--gen", "a=1", "--gen", "a.b=2"), 2, ("--gen",)),
     Case("run-gen-bad-key", (*RUN, "--gen", "1x=2"), 2, ("--gen", "KEY=VALUE")),
+    Case("run-gen-temperature-word", (*RUN, "--gen", "temperature=hot"), 2,
+         ("command line: models[0].generation.temperature: expected a number", "got 'hot'")),
+    Case("run-gen-top-k-fraction", (*RUN, "--gen", "top_k=0.5"), 2,
+         ("models[0].generation.top_k: expected an integer >= -1",)),
     Case("run-key-env-unset", (*RUN, "--api-key-env", "I23_NOT_SET"), 2,
          ("I23_NOT_SET", "--api-key-env", "not set")),
     Case("run-key-env-unset-with-model", (*RUN, "--model", "m", "--api-key-env", "I23_NOT_SET"),
@@ -248,6 +253,19 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
     ("cfg-concurrency-neg", "run: x\n" + _model(extra="    concurrency: -1\n"),
      ("concurrency",)),
     ("cfg-gen-list", "run: x\n" + _model(extra="    generation: [1, 2]\n"), ("generation",)),
+    ("cfg-gen-temperature-word", "run: x\n" + _model(extra="    generation: {temperature: hot}\n"),
+     ("cfg-gen-temperature-word.yaml: models[0].generation.temperature: expected a number >= 0 "
+      "or null, got 'hot'",)),
+    ("cfg-gen-top-p-zero", "run: x\n" + _model(extra="    generation: {top_p: 0}\n"),
+     ("models[0].generation.top_p: expected a number > 0 and <= 1",)),
+    ("cfg-gen-seed-fraction", "run: x\n" + _model(extra="    generation: {seed: 1.5}\n"),
+     ("models[0].generation.seed: expected an integer",)),
+    ("cfg-gen-template-kwargs-list",
+     "run: x\n" + _model(extra="    generation: {chat_template_kwargs: [true]}\n"),
+     ("models[0].generation.chat_template_kwargs: expected a mapping",)),
+    ("cfg-task-gen-penalty",
+     "run: x\ntasks: [{name: gsm8k, generation: {presence_penalty: 3}}]\n" + _model(),
+     ("tasks[0].generation.presence_penalty: expected a number from -2 to 2",)),
     ("cfg-retry-after-max-neg", "run: x\n" + _model(extra="    retry_after_max_s: -5\n"),
      ("retry_after_max_s",)),
     ("cfg-key-env-unset", "run: x\n" + _model(extra="    api_key_env: I23_NOT_SET\n"),
@@ -270,6 +288,8 @@ CONFIG_BODIES: list[tuple[str, str, tuple[str, ...]]] = [
      ("question",)),
     ("cfg-task-kind", "run: x\ntasks: [{file: {root}/task_kind.yaml}]\n" + _model(),
      ("poem",)),
+    ("cfg-task-file-generation", "run: x\ntasks: [{file: {root}/task_gen.yaml}]\n" + _model(),
+     ("task_gen.yaml: generation.min_p: expected a number from 0 to 1",)),
     ("cfg-task-data-missing", "run: x\ntasks: [{file: {root}/task_missing.yaml}]\n" + _model(),
      ("nope.csv",)),
     ("cfg-tasks-not-list", "run: x\ntasks: gsm8k\n" + _model(), ("tasks",)),
@@ -398,6 +418,8 @@ OTHER_CASES = [
     Case("tasks-show-header-only", ("tasks", "show", "{root}/task_header.yaml"), 2,
          ("t_header", "only a header")),
     Case("tasks-show-kind", ("tasks", "show", "{root}/task_kind.yaml"), 2, ("poem",)),
+    Case("tasks-show-generation", ("tasks", "show", "{root}/task_gen.yaml"), 2,
+         ("task_gen.yaml: generation.min_p: expected a number from 0 to 1 or null, got 7",)),
     Case("tasks-show-data-missing", ("tasks", "show", "{root}/task_missing.yaml"), 2,
          ("nope.csv",)),
     Case("tasks-config-missing", ("tasks", "list", "--config", "{root}/nope.yaml"), 2,

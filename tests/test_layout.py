@@ -129,7 +129,7 @@ def test_no_source_file_is_too_long_to_read() -> None:
 # not count; lazy imports inside functions do.
 LAYERS: list[set[str]] = [
     {"errors", "version", "failures", "inputs"},
-    {"records", "urls"},
+    {"records", "urls", "generation"},
     {"settings", "sections"},
     {"execution"},  # the code sandbox, below the answer kind that runs it
     {"scoring"},

@@ -17,10 +17,12 @@ from thinkeval.client.profiles.base import ServerLoad
 from thinkeval.client.watchdog import identity_probe
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
+from thinkeval.generation import GenerationSettings
 from thinkeval.store.journal import iter_attempts
 
 MESSAGES = ({"role": "user", "content": "2+2?"},)
 THINKING = {"temperature": 0.6, "chat_template_kwargs": {"enable_thinking": True}}
+THINKING_SETTINGS = GenerationSettings.read(THINKING)
 
 
 def sim_stats(base_url: str) -> dict[str, Any]:
@@ -33,18 +35,19 @@ def sim_stats(base_url: str) -> dict[str, Any]:
 @pytest.mark.parametrize("api", ["vllm", "sglang"])
 def test_vllm_and_sglang_take_max_tokens_and_template_kwargs(api: str) -> None:
     profile = get_profile(api)
-    body = profile.request("m", MESSAGES, 2048, THINKING, stream=False)
+    body = profile.request("m", MESSAGES, 2048, THINKING_SETTINGS, stream=False)
     # The generation settings first, then what thinkeval owns: journals keep this order.
     assert list(body) == ["temperature", "chat_template_kwargs", "model", "messages", "max_tokens"]
     assert body["max_tokens"] == 2048 and body["messages"] == list(MESSAGES)
     profile.set_budget(body, 1000)
     assert body["max_tokens"] == 1000 and "max_completion_tokens" not in body
-    assert list(profile.generation_problems(THINKING)) == []
+    assert list(profile.generation_problems(THINKING_SETTINGS)) == []
 
 
 def test_openai_takes_max_completion_tokens() -> None:
     profile = get_profile("openai")
-    body = profile.request("o4-mini", MESSAGES, 2048, {"reasoning_effort": "high"}, stream=True)
+    effort = GenerationSettings.read({"reasoning_effort": "high"})
+    body = profile.request("o4-mini", MESSAGES, 2048, effort, stream=True)
     assert body == {
         "reasoning_effort": "high",
         "model": "o4-mini",
@@ -55,7 +58,7 @@ def test_openai_takes_max_completion_tokens() -> None:
     }
     profile.set_budget(body, 1000)
     assert body["max_completion_tokens"] == 1000 and "max_tokens" not in body
-    (problem,) = profile.generation_problems(THINKING)
+    (problem,) = profile.generation_problems(THINKING_SETTINGS)
     assert "chat_template_kwargs is not accepted by the openai API" in problem
 
 

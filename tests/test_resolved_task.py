@@ -11,6 +11,7 @@ import pytest
 from thinkeval.config import ResolvedTask, RunConfig, TaskSelection, parse_config
 from thinkeval.config.resolved import resolve_task
 from thinkeval.errors import ConfigError, JournalError
+from thinkeval.generation import GenerationSettings
 from thinkeval.store.run_record import (
     check_resumable,
     new_record,
@@ -47,11 +48,17 @@ def test_a_task_entry_resolves_over_its_spec_and_the_config() -> None:
         None,
     )
     assert (boolq.budgets, boolq.repeats, boolq.limit, boolq.retry) == ((100, 200), 1, 4, "reask")
-    assert gsm8k.recommended == dict(gsm8k.spec.generation)
+    assert gsm8k.recommended == gsm8k.spec.generation
     # The task's recommended sampling, then the model's generation, then the task entry's.
-    layered = gsm8k.request_generation({"top_p": 0.5, "temperature": 0.6})
-    assert layered == {**gsm8k.recommended, "temperature": 0.6, "top_p": 0.9}
-    assert boolq.request_generation({"top_p": 0.5}) == {**boolq.recommended, "top_p": 0.5}
+    model = GenerationSettings.read({"top_p": 0.5, "temperature": 0.6})
+    layered = gsm8k.request_generation(model).as_dict()
+    assert layered == {**gsm8k.recommended.as_dict(), "top_p": 0.9, "temperature": 0.6}
+    assert list(layered) == [*gsm8k.recommended.as_dict(), "top_p", "temperature"]
+    top_p = GenerationSettings.read({"top_p": 0.5})
+    assert boolq.request_generation(top_p).as_dict() == {
+        **boolq.recommended.as_dict(),
+        "top_p": 0.5,
+    }
 
 
 def test_the_config_resolves_each_task_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,6 +94,7 @@ def test_the_record_is_written_from_the_resolved_task_and_reads_back_as_it(tmp_p
         2,
         {"seed": 1},
     )
+    assert task.generation == GenerationSettings(seed=1)
     assert (entry.version, entry.scoring) == (task.spec.version, task.spec.scoring_version)
     write_run_record(tmp_path, new_record(config, [entry]))
     record = read_run_record(tmp_path)
@@ -113,7 +121,7 @@ def test_a_version_1_record_resolves_with_the_run_s_budgets(tmp_path: Path) -> N
     assert (boolq.budgets, boolq.limit, boolq.recommended, boolq.retry) == (
         (512, 1024),
         3,
-        {},
+        GenerationSettings(),
         None,
     )
     assert (gsm8k.bounds, gsm8k.range, gsm8k.selection) == ((None, 4), ":4", "range :4")

@@ -40,7 +40,7 @@ def test_spec_defaults(task: str, data_dir: Path) -> None:
     assert (spec.suite, spec.answer.name, spec.sim_flavour) == ("math", "math", "math")
     assert spec.lenient == ("math" if task == "math500" else "aime")  # AISBench's post-processors
     assert spec.budgets == (16384, 32768)
-    assert dict(spec.generation) == {"temperature": 0.6, "top_p": 0.95}
+    assert spec.generation.as_dict() == {"temperature": 0.6, "top_p": 0.95}
     assert "DeepSeek-R1" in spec.prompt_source
     rows = _rows(data_dir, spec.files[0].local)
     samples = load_samples(task, data_dir)

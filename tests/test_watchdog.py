@@ -13,6 +13,7 @@ from thinkeval.client.endpoint import Endpoint, RequestFailed
 from thinkeval.client.profiles import get_profile
 from thinkeval.client.session import open_session
 from thinkeval.client.watchdog import Identity, Watchdog, WatchSettings
+from thinkeval.generation import GenerationSettings
 from thinkeval.sim.app import SIMULATOR_KEY, build_app, make_runner
 from thinkeval.sim.config import SimConfig
 
@@ -117,7 +118,11 @@ async def test_a_silent_stream_is_abandoned_after_stream_idle_s() -> None:
                 session, f"http://127.0.0.1:{port}/v1", None, 60, stream=True, stream_idle_s=0.5
             )
             body = get_profile("vllm").request(
-                "sim-qwen3", [{"role": "user", "content": "What is 2+2?"}], 2000, {}, True
+                "sim-qwen3",
+                [{"role": "user", "content": "What is 2+2?"}],
+                2000,
+                GenerationSettings(),
+                True,
             )
             asking = asyncio.ensure_future(endpoint.chat(body))
             await asyncio.sleep(0.3)  # streaming now

@@ -1,17 +1,15 @@
 """What a task's or a model's request settings may say: budgets that increase, and generation
-settings that leave the protocol's own fields alone. Shared by run configs and task files."""
+settings (`thinkeval.generation`) that leave the protocol's own fields alone. Shared by run
+configs and task files."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from thinkeval.errors import ConfigError
+from thinkeval.generation import RESERVED_GENERATION_KEYS, generation_problems
 
-# Request fields the protocol owns: a config may not override them.
-RESERVED_GENERATION_KEYS = frozenset(
-    {"model", "messages", "max_tokens", "max_completion_tokens", "stream", "stream_options", "n"}
-)
+__all__ = ["RESERVED_GENERATION_KEYS", "budget_problems", "generation_problems", "parse_budgets"]
 
 
 def budget_problems(budgets: tuple[int, int]) -> Iterator[str]:
@@ -42,21 +40,3 @@ def parse_budgets(text: str) -> tuple[int, int]:
     for problem in budget_problems(budgets):
         raise ConfigError(f"--budgets {text!r}: {problem}")
     return budgets
-
-
-def generation_problems(generation: dict[str, Any]) -> Iterator[str]:
-    """Generation settings thinkeval cannot pass on."""
-    reserved = sorted(RESERVED_GENERATION_KEYS & generation.keys())
-    if reserved:
-        yield (
-            f"{', '.join(reserved)} cannot be set in generation: thinkeval sets them "
-            "(max_tokens comes from budgets)"
-        )
-    if generation.get("stop"):
-        yield (
-            "stop sequences are not sent: they cut thinking models off inside their "
-            "reasoning; remove 'stop'"
-        )
-    seed = generation.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        yield f"seed must be an integer, got {seed!r}"

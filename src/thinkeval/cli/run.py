@@ -17,6 +17,7 @@ from thinkeval.errors import ConfigError
 from thinkeval.version import __version__
 
 if TYPE_CHECKING:
+    from thinkeval.config import RunConfig
     from thinkeval.ops.run_request import RunRequest
 
 EXIT_OK = 0
@@ -205,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"thinkeval {__version__}: run [bold]{config.run}[/] → {run_dir}")
     if shard is not None:
         console.print(f"shard {shard.index}/{shard.count} ({shard_origin})")
+    _warn_typos(config, console)
     try:
         summary = asyncio.run(evaluate(config, run_dir, options, RunProgress(console)))
     except ModelsFailed as exc:  # the others finished: show their numbers, then the failure
@@ -236,6 +238,21 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_ERRORS_LEFT
     return EXIT_OK
+
+
+def _warn_typos(config: RunConfig, console: Console) -> None:
+    """Say which generation keys look like a misspelt field: sent as written, they would leave
+    the setting meant at the server's default."""
+    from thinkeval.generation import typos
+
+    layers = [(f"models[{i}]", m.generation_settings) for i, m in enumerate(config.models)]
+    layers += [(f"tasks[{i}]", t.generation_settings) for i, t in enumerate(config.tasks)]
+    for where, settings in layers:
+        for key, field in typos(settings):
+            console.print(
+                f"[yellow]warning:[/] {where}.generation.{key} is sent as written, as a setting "
+                f"of the server's own; did you mean {field}?"
+            )
 
 
 def run_request(args: argparse.Namespace) -> RunRequest:

@@ -11,10 +11,11 @@ marker as the server's parser would have split a reply generated in one go.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from thinkeval.client.replies import RequestFailed, error_message, parse_usage, token_ids
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import Reply
 
 THINK_END = "</think>"
@@ -34,10 +35,11 @@ def continuation_body(
     prompt_ids: Sequence[int],
     generated_ids: Sequence[int],
     max_tokens: int,
-    generation: Mapping[str, Any],
+    generation: GenerationSettings,
 ) -> dict[str, Any]:
     """The `/v1/completions` body continuing `generated_ids` after `prompt_ids`."""
-    body = {key: value for key, value in generation.items() if key not in _CHAT_ONLY}
+    sent = generation.as_dict()
+    body = {key: value for key, value in sent.items() if key not in _CHAT_ONLY}
     body["model"] = model
     body["prompt"] = [*prompt_ids, *generated_ids]
     body["max_tokens"] = max_tokens

@@ -149,7 +149,7 @@ async def fingerprint(
     found.engine_version = await engine_version(session, endpoint)
     if probe:
         profile = endpoint.profile
-        generation: dict[str, Any] = {"temperature": 0, **profile.thinking_on()}
+        generation = profile.probe_generation()
         messages = [{"role": "user", "content": PROBE_PROMPT}]
         body = profile.request(found.model, messages, PROBE_TOKENS, generation, False)
         try:

@@ -131,7 +131,9 @@ class RunConfig(Section, kw_only=True, frozen=True, dict=True):
                 continue
             for model in self.models:
                 profile = profile_named(model.api)  # an unknown one is a problem of its own
-                for message in profile.generation_problems(selection.generation) if profile else ():
+                for message in (
+                    profile.generation_problems(selection.generation_settings) if profile else ()
+                ):
                     yield f"tasks[{index}].generation", f"for model {model.name!r}: {message}"
         for index, selection in enumerate(self.tasks):
             for model in self.models:

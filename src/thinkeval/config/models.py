@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -15,8 +16,8 @@ from thinkeval.client.reasoning_controls import ReasoningControls
 from thinkeval.client.replicas import DEFAULT_ROUTE, Route
 from thinkeval.config.prompts import PromptVariant
 from thinkeval.errors import ConfigError
+from thinkeval.generation import GenerationSettings, generation_problems
 from thinkeval.sections import Problem, Section
-from thinkeval.settings import generation_problems
 from thinkeval.urls import redact_url, url_problem
 
 # How a reply cut off in the fixed phase is retried (docs/protocol.md): asked again from scratch
@@ -27,7 +28,8 @@ DEFAULT_RETRY: Retry = "reask"
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
-class ModelConfig(Section, kw_only=True, frozen=True):
+# dict=True: room for the typed generation settings and controls, read once (never encoded).
+class ModelConfig(Section, kw_only=True, frozen=True, dict=True):
     """One model under evaluation and how to reach it."""
 
     name: str
@@ -51,6 +53,7 @@ class ModelConfig(Section, kw_only=True, frozen=True):
     deadline_min_s: Annotated[float, msgspec.Meta(ge=0)] = 600.0
     # Stop the model when every request has failed with a connection error this long.
     unreachable_after_s: Annotated[float, msgspec.Meta(gt=0)] | None = 60.0
+    # As written (and recorded in config.json); typed as `generation_settings`.
     generation: dict[str, Any] = msgspec.field(default_factory=dict)
     # The server's flavour: how requests are built (a module of client/profiles/), checked
     # against the profiles found there.
@@ -80,12 +83,12 @@ class ModelConfig(Section, kw_only=True, frozen=True):
             problem = base_url_problem(url)
             if problem is not None:
                 yield "base_url", problem
-        yield from (("generation", message) for message in generation_problems(self.generation))
+        yield from generation_problems(self.generation)
         profile = profile_named(self.api)
         if profile is None:
             yield "api", f"unknown api {self.api!r}: one of {', '.join(api_names())}"
         else:
-            for message in profile.generation_problems(self.generation):
+            for message in profile.generation_problems(self.generation_settings):
                 yield "generation", message
             problem = continue_problem(self, self.retry)
             if problem is not None:
@@ -103,6 +106,18 @@ class ModelConfig(Section, kw_only=True, frozen=True):
                     "header can be sent; keep one of them"
                 ),
             )
+
+    @functools.cached_property
+    def generation_settings(self) -> GenerationSettings:
+        """`generation` typed, read once: checked with the config (`problems`), as recorded
+        when read back from a run's `config.json`."""
+        return GenerationSettings.recorded(self.generation)
+
+    @functools.cached_property
+    def control_settings(self) -> GenerationSettings:
+        """The request fields of the `reasoning:` controls, as settings a request merges last."""
+        controls = {} if self.reasoning is None else self.reasoning.fields(self.api)
+        return GenerationSettings.recorded(controls)
 
     @property
     def served_model(self) -> str:

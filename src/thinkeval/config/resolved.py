@@ -16,11 +16,12 @@ in a mapping (`RunConfig.task`, `RunRecord.task`), never resolved again.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from thinkeval.config.tasks import Bounds, Retry, TaskSelection, range_text
+from thinkeval.generation import GenerationSettings
 
 if TYPE_CHECKING:
     from thinkeval.records import Sample
@@ -42,10 +43,15 @@ class ResolvedTask:
     repeats: int = 1
     limit: int | None = None
     bounds: Bounds | None = None
-    recommended: dict[str, Any] = field(default_factory=dict)
-    generation: dict[str, Any] = field(default_factory=dict)
+    recommended: GenerationSettings = field(default_factory=GenerationSettings)
+    generation: GenerationSettings = field(default_factory=GenerationSettings)
     retry: Retry | None = None  # None: the model's `retry`
     definition: dict[str, Any] | None = None
+    # `request_generation`'s answers, by the identity of the settings it merged (kept here
+    # with them, so an id is not reused while its entry lives): merged once per model.
+    _merged: dict[tuple[int, int], tuple[object, object, GenerationSettings]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def name(self) -> str:
@@ -77,9 +83,21 @@ class ResolvedTask:
             return itertools.islice(items, *self.bounds)
         return iter(items)
 
-    def request_generation(self, model_generation: Mapping[str, Any]) -> dict[str, Any]:
-        """The generation settings a request of this task sends for a model."""
-        return {**self.recommended, **model_generation, **self.generation}
+    def request_generation(
+        self, model_generation: GenerationSettings, controls: GenerationSettings | None = None
+    ) -> GenerationSettings:
+        """The generation settings a request of this task sends for a model: the task's
+        recommended sampling, the model's `generation`, the task entry's, then the model's
+        reasoning `controls` (`ModelConfig.control_settings`) where given."""
+        key = (id(model_generation), id(controls))
+        known = self._merged.get(key)
+        if known is not None:
+            return known[2]
+        merged = self.recommended.overridden_by(model_generation).overridden_by(self.generation)
+        if controls is not None:
+            merged = merged.overridden_by(controls)
+        self._merged[key] = (model_generation, controls, merged)
+        return merged
 
 
 def resolve_task(
@@ -93,8 +111,8 @@ def resolve_task(
         repeats=selection.repeats or spec.repeats,
         limit=selection.limit,
         bounds=selection.bounds,
-        recommended=dict(spec.generation),
-        generation=dict(selection.generation),
+        recommended=spec.generation,
+        generation=selection.generation_settings,
         retry=selection.retry,
         definition=selection.definition,
     )

@@ -74,9 +74,22 @@ class SweepConfig(Section, kw_only=True, frozen=True):
                     if message is not None:
                         yield where, message
                 continue
-            top = key.split(".")[0]
-            for message in dict.fromkeys(m for v in values for m in generation_problems({top: v})):
+            messages = (m for v in values for _, m in generation_problems(nested_setting(key, v)))
+            for message in dict.fromkeys(messages):
                 yield where, message
+
+
+def nested_setting(key: str, value: Any) -> dict[str, Any]:
+    """A grid key (dotted for nested ones) and a value as the generation mapping it sets.
+
+    >>> nested_setting("chat_template_kwargs.enable_thinking", False)
+    {'chat_template_kwargs': {'enable_thinking': False}}
+    """
+    out: Any = value
+    for part in reversed(key.split(".")):
+        out = {part: out}
+    result: dict[str, Any] = out
+    return result
 
 
 def grid_label(value: Any) -> str:

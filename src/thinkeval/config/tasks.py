@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from thinkeval.generation import GenerationSettings, generation_problems
 from thinkeval.sections import Problem, Section
-from thinkeval.settings import budget_problems, generation_problems
+from thinkeval.settings import budget_problems
 
 Retry = Literal["reask", "continue"]  # as `config.models.Retry`
 _RANGE = re.compile(r"^\s*(\d*)\s*:\s*(\d*)\s*$")
@@ -41,7 +42,7 @@ def range_text(bounds: Bounds) -> str:
     return f"{'' if start is None else start}:{'' if end is None else end}"
 
 
-# dict=True: room for `bounds`, the range parsed once per selection (never encoded).
+# dict=True: room for `bounds` and `generation_settings`, each read once (never encoded).
 class TaskSelection(Section, kw_only=True, frozen=True, dict=True):
     """One task, which of its samples to run (by position in the dataset), and its settings.
 
@@ -84,7 +85,12 @@ class TaskSelection(Section, kw_only=True, frozen=True, dict=True):
             yield "", "give either limit or range, not both"
         if self.budgets is not None:
             yield from (("budgets", message) for message in budget_problems(self.budgets))
-        yield from (("generation", message) for message in generation_problems(self.generation))
+        yield from generation_problems(self.generation)
+
+    @functools.cached_property
+    def generation_settings(self) -> GenerationSettings:
+        """`generation` typed, read once (checked with the config: `problems`)."""
+        return GenerationSettings.recorded(self.generation)
 
     @functools.cached_property
     def bounds(self) -> Bounds | None:

@@ -38,6 +38,7 @@ from thinkeval.client.profiles import DEFAULT_API, Api, detect_api, get_profile
 from thinkeval.client.reasoning_controls import control_fields
 from thinkeval.client.replies import RequestFailed
 from thinkeval.errors import ConfigError
+from thinkeval.generation import GenerationSettings
 from thinkeval.ops.audit_checks import (
     MIN_MEASURABLE,
     AuditCheck,
@@ -113,7 +114,7 @@ class _Asker:
         self, max_tokens: int, extra: dict[str, Any] | None = None, prompt: str = PROBE
     ) -> Shot:
         profile = self.endpoint.profile
-        generation: dict[str, Any] = {"temperature": 0, **profile.thinking_on(), **(extra or {})}
+        generation = profile.probe_generation().overridden_by(GenerationSettings.read(extra or {}))
         messages = [{"role": "user", "content": prompt}]
         body = profile.request(self.model, messages, max_tokens, generation, False)
         shot = Shot(max_tokens=max_tokens)

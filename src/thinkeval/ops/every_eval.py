@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import Attempt, Sample
 from thinkeval.results.loaded import load_run
 from thinkeval.results.stats import wilson_interval
@@ -42,19 +43,21 @@ def _strings(values: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _generation_args(generation: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+def _generation_args(settings: GenerationSettings, max_tokens: int) -> dict[str, Any]:
     args: dict[str, Any] = {"max_tokens": max_tokens}
-    for key in ("temperature", "top_p", "top_k"):
-        if isinstance(generation.get(key), int | float):
-            args[key] = generation[key]
-    thinking = (generation.get("chat_template_kwargs") or {}).get("enable_thinking")
+    for key, value in (("temperature", settings.temperature), ("top_p", settings.top_p),
+                       ("top_k", settings.top_k)):  # fmt: skip
+        if isinstance(value, int | float):
+            args[key] = value
+    kwargs = settings.chat_template_kwargs
+    thinking = kwargs.get("enable_thinking") if isinstance(kwargs, dict) else None
     if isinstance(thinking, bool):
         args["reasoning"] = thinking
     return args
 
 
 def _result(
-    result: TaskResult, phase: str, generation: dict[str, Any], digest: str | None
+    result: TaskResult, phase: str, generation: GenerationSettings, digest: str | None
 ) -> dict[str, Any]:
     block = result.fixed if phase == "fixed" else result.adaptive
     counts = {name: getattr(block, name) for name in (*OUTCOMES, "pending")}
@@ -103,7 +106,7 @@ def _result(
         },
         "generation_config": {
             "generation_args": _generation_args(generation, budget),
-            "additional_details": _strings(generation),
+            "additional_details": _strings(generation.as_dict()),
         },
     }
 
@@ -258,7 +261,8 @@ def export_every_eval(
         for result in run.summary.results:
             if result.model != model.name:
                 continue
-            generation = run.config.task(result.task).request_generation(model.generation)
+            task = run.config.task(result.task)
+            generation = task.request_generation(model.generation_settings)
             asked = run.config.entry(result.task).digest  # of the prompts asked
             results += [_result(result, phase, generation, asked) for phase in PHASES]
         aggregate = {

@@ -153,7 +153,7 @@ async def _ask(
         "model": config.served_model,
         "messages": [{"role": "user", "content": job.prompt}],
         "max_tokens": max_tokens,
-        **config.generation,
+        **config.generation_settings.as_dict(),
     }
     outcome = await dispatcher.chat(body)
     common: dict[str, Any] = {

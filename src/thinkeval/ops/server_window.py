@@ -17,6 +17,7 @@ import orjson
 
 from thinkeval.client.profiles import Api, get_profile, stated_window
 from thinkeval.client.replies import RequestFailed
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import Sample
 from thinkeval.urls import api_url
 
@@ -72,7 +73,7 @@ async def prompt_tokens(endpoint: Endpoint, model: str, sample: Sample) -> int |
     """The prompt tokens of `sample` at this server, from one request of one token (its usage,
     or the refusal that names them when the prompt alone is over the window)."""
     profile = endpoint.profile
-    body = profile.request(model, sample.messages, 1, {}, False, sample.tools)
+    body = profile.request(model, sample.messages, 1, GenerationSettings(), False, sample.tools)
     try:
         timed = await endpoint.chat(body)
     except RequestFailed as exc:

@@ -31,7 +31,14 @@ from thinkeval.client.reasoning_controls import ReasoningControls
 from thinkeval.config import RunConfig
 from thinkeval.config.models import ModelConfig
 from thinkeval.config.prompts import PromptVariant
-from thinkeval.config.sweep import REASONING_AXES, SweepConfig, axis_refusal, grid_label, with_axis
+from thinkeval.config.sweep import (
+    REASONING_AXES,
+    SweepConfig,
+    axis_refusal,
+    grid_label,
+    nested_setting,
+    with_axis,
+)
 from thinkeval.errors import ConfigError
 from thinkeval.run.from_flags import parse_generation
 from thinkeval.settings import generation_problems
@@ -103,14 +110,6 @@ def combined(block: Grid, flags: Grid) -> Grid:
     return grid
 
 
-def _nested(key: str, value: Any) -> dict[str, Any]:
-    out: Any = value
-    for part in reversed(key.split(".")):
-        out = {part: out}
-    result: dict[str, Any] = out
-    return result
-
-
 def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in extra.items():
@@ -170,9 +169,9 @@ def expand(
             elif key.split(".")[0] == "reasoning":
                 reasoning = _reasoning(base, reasoning, key, value)
             else:
-                generation = _merged(generation, _nested(key, value))
-        for message in generation_problems(generation):
-            raise ConfigError(f"sweep: {message}")
+                generation = _merged(generation, nested_setting(key, value))
+        for path, message in generation_problems(generation):
+            raise ConfigError(f"sweep: {path}: {message}")
         labels = [f"{key}={label}" for (key, _), (label, _) in zip(grid, point, strict=True)]
         name = f"{base.name}[{','.join(labels)}]"
         variant = msgspec.structs.replace(

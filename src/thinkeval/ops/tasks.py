@@ -115,4 +115,4 @@ def show_sample(
         raise ThinkevalError(
             f"task {spec.name} has {count} samples (positions 0:{count}): none at {index}"
         )
-    return ShownSample(spec, index, sample, dict(spec.generation))
+    return ShownSample(spec, index, sample, spec.generation.as_dict())

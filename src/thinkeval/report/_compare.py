@@ -90,7 +90,7 @@ def _setup(mt: ModelTask) -> Setup:
         samples=len(mt.samples),
         budgets=mt.budgets,
         repeats=mt.k,
-        generation=record.task(mt.task).request_generation(model.generation),
+        generation=record.task(mt.task).request_generation(model.generation_settings).as_dict(),
         task_version=entry.version,
         scoring=entry.scoring,
         scorers=sorted(mt.run.scorer_versions),

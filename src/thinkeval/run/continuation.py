@@ -15,8 +15,6 @@ more at a larger budget: its retry is the same reply, recorded without a request
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any
 
 import msgspec
 
@@ -26,6 +24,7 @@ from thinkeval.client.endpoint import Endpoint, RequestFailed, Timed
 from thinkeval.client.replicas import prompt_affinity
 from thinkeval.config import ModelConfig, ResolvedTask
 from thinkeval.config.models import Retry
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import Attempt, Continuation, Reply, Usage
 from thinkeval.run.attempts import Unit, attempt_from
 from thinkeval.tasks.spec import TaskSpec
@@ -49,7 +48,7 @@ def retry_mode(model: ModelConfig, task: ResolvedTask) -> Retry:
 async def probe_continuation(endpoint: Endpoint, model: str) -> str | None:
     """Ask one tiny chat request for token ids and continue it by one token; None when both
     work, else why `retry: continue` cannot run against this server."""
-    body = endpoint.profile.request(model, _PROBE, 1, {}, False)
+    body = endpoint.profile.request(model, _PROBE, 1, GenerationSettings(), False)
     ask_token_ids(body)
     try:
         reply = (await endpoint.chat(body)).reply
@@ -58,7 +57,9 @@ async def probe_continuation(endpoint: Endpoint, model: str) -> str | None:
     if reply.prompt_token_ids is None or reply.token_ids is None:
         return "the server returns no token ids (`return_token_ids` needs vLLM 0.10.2+)"
     try:
-        await endpoint.completions(continuation_body(model, reply.prompt_token_ids, [], 1, {}))
+        await endpoint.completions(
+            continuation_body(model, reply.prompt_token_ids, [], 1, GenerationSettings())
+        )
     except RequestFailed as exc:
         return f"/v1/completions with a token-id prompt failed: {exc.message}"
     return None
@@ -88,7 +89,7 @@ async def continue_attempt(
     spec: TaskSpec,
     unit: Unit,
     fixed: Attempt,
-    generation: Mapping[str, Any],
+    generation: GenerationSettings,
     dispatcher: Dispatcher,
     max_model_len: int | None,
     shard: str | None,

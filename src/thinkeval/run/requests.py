@@ -8,6 +8,7 @@ from typing import Any
 
 from thinkeval.client.profiles import get_profile
 from thinkeval.config import ModelConfig, ResolvedTask
+from thinkeval.generation import GenerationSettings
 from thinkeval.run.continuation import ask_token_ids
 
 
@@ -23,14 +24,15 @@ def clamp_budget(
     return budget, None
 
 
-def unit_generation(model: ModelConfig, task: ResolvedTask, repeat: int) -> dict[str, Any]:
+def unit_generation(
+    model: ModelConfig, task: ResolvedTask, repeat: int, controls: bool = False
+) -> GenerationSettings:
     """The generation settings of one unit: repeat r samples with seed + r, and its retry with
     the same seed, so where the server honours seeds the retry regenerates the cut-off reply and
-    carries it further."""
-    generation: dict[str, Any] = task.request_generation(model.generation)
-    if isinstance(generation.get("seed"), int):
-        generation["seed"] += repeat
-    return generation
+    carries it further; with `controls`, the model's reasoning controls over them (a chat
+    request's, not a continuation's)."""
+    merged = model.control_settings if controls else None
+    return task.request_generation(model.generation_settings, merged).seeded(repeat)
 
 
 def request_body(
@@ -45,11 +47,9 @@ def request_body(
     """The chat request body in the model's server flavour; `token_ids` asks the server for the
     prompt's and the reply's token ids (a fixed request whose retry may continue it); `tools`
     are the sample's functions (a tool-calling task)."""
-    generation = unit_generation(model, task, repeat)
+    generation = unit_generation(model, task, repeat, controls=True)
     if model.prompt is not None:  # a prompt variant (config/prompts.py)
         messages = model.prompt.apply(messages)
-    if model.reasoning is not None:
-        generation.update(model.reasoning.fields(model.api))
     body = get_profile(model.api).request(
         model.served_model, messages, max_tokens, generation, model.stream, tools
     )

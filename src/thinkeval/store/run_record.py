@@ -25,6 +25,7 @@ from thinkeval.config import (
 )
 from thinkeval.config.tasks import Retry, parse_range
 from thinkeval.errors import JournalError
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import describe_decode_error
 from thinkeval.store.rundir import CONFIG_FILE, SAMPLES_DIR, samples_digest, write_json
 from thinkeval.version import __version__
@@ -129,8 +130,8 @@ class RunRecord(msgspec.Struct, kw_only=True, dict=True):
             repeats=task.repeats,
             limit=task.limit,
             bounds=bounds,
-            recommended=task.recommended,
-            generation=task.generation,
+            recommended=GenerationSettings.recorded(task.recommended),
+            generation=GenerationSettings.recorded(task.generation),
             retry=task.retry,
             definition=task.definition,
         )
@@ -174,8 +175,8 @@ def task_record(task: ResolvedTask, digest: str, samples: int, source: str) -> T
         range=task.range,
         budgets=task.budgets,
         repeats=task.repeats,
-        recommended=task.recommended,
-        generation=task.generation,
+        recommended=task.recommended.as_dict(),
+        generation=task.generation.as_dict(),
         version=task.spec.version,
         scoring=task.spec.scoring_version,
         digest=digest,
@@ -244,8 +245,8 @@ def check_resumable(run_dir: Path, old: RunRecord | None, config: RunConfig) -> 
         for key, was, is_now in (
             ("budgets", before.budgets, now.budgets),
             ("repeats", before.repeats, now.repeats),
-            ("generation", before.generation, now.generation),
-            ("recommended sampling", before.recommended, now.recommended),
+            ("generation", before.generation.as_dict(), now.generation.as_dict()),
+            ("recommended sampling", before.recommended.as_dict(), now.recommended.as_dict()),
             ("retry", before.retry or "the model's", now.retry or "the model's"),
         ):
             if _plain(was) != _plain(is_now):

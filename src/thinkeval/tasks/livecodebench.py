@@ -30,7 +30,7 @@ from thinkeval.records import Sample
 from thinkeval.scoring.kinds.code import CodeKind
 from thinkeval.tasks.prompts import user_message
 from thinkeval.tasks.rows import key_field, nonempty_field, text_field
-from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
+from thinkeval.tasks.spec import THINKING_SAMPLING, DataFile, HubSplit, Row, TaskSpec
 
 REPO = "livecodebench/code_generation_lite"
 # The repo's commit read: the one peers pin for these files (`test.jsonl`, `test2.jsonl` ...
@@ -226,7 +226,7 @@ def livecodebench_spec(name: str, release: str, aisbench: tuple[str, ...] = ()) 
         answer=CodeKind(),
         lenient="code",
         budgets=(16384, 32768),
-        generation={"temperature": 0.6, "top_p": 0.95},
+        generation=THINKING_SAMPLING,
         ids_from_data=True,
         prompt_source="LiveCodeBench's official prompt (system message + question, starter code)",
         aisbench_names=aisbench,

@@ -10,13 +10,10 @@ temperature 0.6, top_p 0.95. A config overrides all of it per task.
 
 from __future__ import annotations
 
-from types import MappingProxyType
-from typing import Any
-
 from thinkeval.records import Sample
 from thinkeval.scoring.kinds.math import MathKind
 from thinkeval.tasks.prompts import user_message
-from thinkeval.tasks.spec import DataFile, SampleBuilder, TaskSpec
+from thinkeval.tasks.spec import THINKING_SAMPLING, DataFile, SampleBuilder, TaskSpec
 
 INSTRUCTION = "Please reason step by step, and put your final answer within \\boxed{}."
 PROMPT_SOURCE = (
@@ -24,7 +21,6 @@ PROMPT_SOURCE = (
     "(DeepSeek-R1 and Qwen3 model cards; AISBench/OpenCompass AIME and MATH configs)"
 )
 BUDGETS = (16384, 32768)
-SAMPLING: MappingProxyType[str, Any] = MappingProxyType({"temperature": 0.6, "top_p": 0.95})
 
 
 def reasoning_sample(
@@ -61,7 +57,7 @@ def reasoning_spec(
         answer=MathKind(),
         lenient=lenient,
         budgets=BUDGETS,
-        generation=SAMPLING,
+        generation=THINKING_SAMPLING,
         ids_from_data=ids_from_data,
         prompt_source=PROMPT_SOURCE,
         aisbench_names=aisbench_names,

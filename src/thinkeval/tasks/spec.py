@@ -16,9 +16,14 @@ from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from thinkeval.errors import ArgumentError
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import Sample
 from thinkeval.scoring.kinds import AnswerKind
 from thinkeval.tasks.source import DataSource
+
+# The sampling reasoning models' cards recommend (Qwen3, DeepSeek-R1): the tasks made for
+# thinking models ask with it unless a config says otherwise.
+THINKING_SAMPLING = GenerationSettings(temperature=0.6, top_p=0.95)
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ class TaskSpec:
     answer: AnswerKind
     lenient: str  # the AISBench post-processor of the lenient scorer (scoring.lenient.RULES)
     budgets: tuple[int, int] = (2048, 8192)
-    generation: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    generation: GenerationSettings = field(default_factory=GenerationSettings)  # recommended
     repeats: int = 1
     # The typical reply length of a thinking model, reasoning included, in tokens: a scheduling
     # hint only (what may run long goes first, `run/ordering.py`); None: half the first budget.

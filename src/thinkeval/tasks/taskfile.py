@@ -159,7 +159,7 @@ class TaskFile(Section, kw_only=True, frozen=True):
             if problem is not None:
                 yield key, problem
         yield from (("budgets", message) for message in budget_problems(self.budgets))
-        yield from (("generation", message) for message in generation_problems(self.generation))
+        yield from generation_problems(self.generation)
         if self.lenient is not None:
             from thinkeval.scoring.lenient import RULES
 

@@ -13,12 +13,12 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import msgspec
 
 from thinkeval.errors import ConfigError, DatasetError
+from thinkeval.generation import GenerationSettings
 from thinkeval.inputs import open_regular, reason
 from thinkeval.records import Sample, Status, Verdict
 from thinkeval.scoring.kinds import AnswerKind, KindError, make_kind
@@ -299,7 +299,7 @@ def build_spec(task: TaskFile, base: Path, source: str, check_files: bool = True
         answer=kind,
         lenient=_lenient(task, kind),
         budgets=task.budgets,
-        generation=MappingProxyType(dict(task.generation)),
+        generation=GenerationSettings.recorded(task.generation),  # checked with the file
         repeats=task.repeats,
         ids_from_data=task.fields.id is not None,
         prompt_source=f"task file {source}",

@@ -16,6 +16,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from msgspec import UNSET
+
 from thinkeval.client.refusals import CONTEXT_STATUSES, CONTEXT_WORDING, read_refusal
 from thinkeval.client.replies import (
     ErrorBody,
@@ -25,6 +27,7 @@ from thinkeval.client.replies import (
     parse_completion,
 )
 from thinkeval.failures import FailureKind, http_kind
+from thinkeval.generation import GenerationSettings
 from thinkeval.records import Reply
 
 # A server started without its tool-call parser (vLLM's `--enable-auto-tool-choice
@@ -107,13 +110,13 @@ class ServerProfile:
         model: str,
         messages: Sequence[Mapping[str, Any]],
         max_tokens: int,
-        generation: Mapping[str, Any],
+        generation: GenerationSettings,
         stream: bool,
         tools: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
         """The chat request body: the generation settings, then the fields thinkeval owns
         (`tools`, a tool-calling task's functions, as every flavour takes them: OpenAI's)."""
-        body: dict[str, Any] = dict(generation)
+        body: dict[str, Any] = generation.as_dict()
         body["model"] = model
         body["messages"] = list(messages)
         if tools:
@@ -128,18 +131,20 @@ class ServerProfile:
         """Change the token budget of a body built by `request` (the context-window clamp)."""
         body[self.budget_field] = max_tokens
 
-    def thinking_on(self) -> dict[str, Any]:
+    def thinking_on(self) -> GenerationSettings:
         """The generation settings that ask a hybrid model to think, where this flavour has
         them (the probes of `check`, `audit` and a replica's fingerprint)."""
-        return (
-            {"chat_template_kwargs": {"enable_thinking": True}}
-            if self.takes_template_kwargs
-            else {}
-        )
+        if not self.takes_template_kwargs:
+            return GenerationSettings()
+        return GenerationSettings(chat_template_kwargs={"enable_thinking": True})
 
-    def generation_problems(self, generation: Mapping[str, Any]) -> Iterator[str]:
+    def probe_generation(self) -> GenerationSettings:
+        """A probe's settings: greedy, with thinking on where the flavour can ask for it."""
+        return GenerationSettings(temperature=0).overridden_by(self.thinking_on())
+
+    def generation_problems(self, generation: GenerationSettings) -> Iterator[str]:
         """What in a model's `generation` settings this flavour refuses."""
-        if "chat_template_kwargs" in generation and not self.takes_template_kwargs:
+        if generation.chat_template_kwargs is not UNSET and not self.takes_template_kwargs:
             yield (
                 f"chat_template_kwargs is not accepted by the {self.name} API (api: {self.name}), "
                 "which refuses it as an unknown argument; its reasoning models always think "

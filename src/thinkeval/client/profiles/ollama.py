@@ -8,12 +8,15 @@ know. A model it does not have is a 404 "not found, try pulling it first".
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any, ClassVar
+from collections.abc import Iterator
+from typing import ClassVar
+
+from msgspec import UNSET
 
 from thinkeval.client.profiles.base import ServerProfile
 from thinkeval.client.replies import ErrorBody
 from thinkeval.failures import FailureKind
+from thinkeval.generation import GenerationSettings
 
 
 class OllamaProfile(ServerProfile):
@@ -24,8 +27,8 @@ class OllamaProfile(ServerProfile):
     effort_control: ClassVar[str | None] = "reasoning_effort"
     states_window: ClassVar[bool] = False
 
-    def generation_problems(self, generation: Mapping[str, Any]) -> Iterator[str]:
-        if "chat_template_kwargs" in generation:
+    def generation_problems(self, generation: GenerationSettings) -> Iterator[str]:
+        if generation.chat_template_kwargs is not UNSET:
             yield (
                 "chat_template_kwargs is dropped unread by Ollama's OpenAI API (api: ollama); "
                 "set reasoning.effort instead (none turns thinking off), or remove it"

@@ -25,7 +25,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+from msgspec import UNSET
+
 from thinkeval.client.profiles.base import ServerProfile, token_count
+from thinkeval.generation import GenerationSettings
 
 
 class TGIProfile(ServerProfile):
@@ -39,8 +42,8 @@ class TGIProfile(ServerProfile):
     budget_counts_in_window: ClassVar[bool] = False
     version_path: ClassVar[str | None] = "/info"
 
-    def generation_problems(self, generation: Mapping[str, Any]) -> Iterator[str]:
-        if "chat_template_kwargs" in generation:
+    def generation_problems(self, generation: GenerationSettings) -> Iterator[str]:
+        if generation.chat_template_kwargs is not UNSET:
             yield (
                 "chat_template_kwargs is dropped unread by TGI's Messages API (api: tgi), "
                 "which has no such field; remove it"

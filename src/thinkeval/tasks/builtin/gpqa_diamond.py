@@ -18,7 +18,7 @@ from thinkeval.records import Sample
 from thinkeval.scoring.kinds.choice import ChoiceKind
 from thinkeval.tasks.prompts import fill, user_message
 from thinkeval.tasks.rows import nonempty_field
-from thinkeval.tasks.spec import DataFile, HubSplit, Row, TaskSpec
+from thinkeval.tasks.spec import THINKING_SAMPLING, DataFile, HubSplit, Row, TaskSpec
 
 SHUFFLES = 4
 LETTERS = "ABCD"
@@ -96,7 +96,7 @@ SPEC = TaskSpec(
     answer=ChoiceKind("ABCD"),
     lenient="simple-evals-ABCD",
     budgets=(16384, 32768),
-    generation={"temperature": 0.6, "top_p": 0.95},
+    generation=THINKING_SAMPLING,
     ids_from_data=True,
     prompt_source="simple-evals QUERY_TEMPLATE_MULTICHOICE (Artificial Analysis uses the same)",
     reply_tokens=8000,  # Qwen3-class thinking on a graduate-level science question

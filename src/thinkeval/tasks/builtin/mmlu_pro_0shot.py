@@ -6,7 +6,7 @@ from functools import partial
 
 from thinkeval.scoring.kinds.choice import ChoiceKind
 from thinkeval.tasks.mmlu_pro import LETTERS, data_file, interleave, mmlu_pro_sample
-from thinkeval.tasks.spec import TaskSpec
+from thinkeval.tasks.spec import THINKING_SAMPLING, TaskSpec
 
 SPEC = TaskSpec(
     name="mmlu_pro_0shot",
@@ -18,7 +18,7 @@ SPEC = TaskSpec(
     answer=ChoiceKind(LETTERS),
     lenient="last-option-A-J",
     budgets=(16384, 32768),
-    generation={"temperature": 0.6, "top_p": 0.95},
+    generation=THINKING_SAMPLING,
     ids_from_data=True,
     prompt_source="TIGER-AI-Lab MMLU-Pro CoT prompt without exemplars (zero-shot)",
     reply_tokens=5000,

@@ -27,6 +27,7 @@ from thinkeval.client.replies import RequestFailed
 from thinkeval.client.watchdog import identity_probe
 from thinkeval.config import parse_config
 from thinkeval.errors import ConfigError
+from thinkeval.generation import GenerationSettings
 from thinkeval.store.journal import iter_attempts
 
 MODEL = "Qwen/Qwen3-8B"
@@ -168,8 +169,10 @@ async def test_a_prompt_over_the_window_is_a_refusal_and_a_budget_over_it_is_tak
     async with aiohttp.ClientSession() as session:
         endpoint = Endpoint(session, tgi.base_url, None, 30.0, profile=profile)
         with pytest.raises(RequestFailed) as refused:
-            await endpoint.chat(profile.request(MODEL, long, 16, {}, False))
-        taken = await endpoint.chat(profile.request(MODEL, short, WINDOW * 4, {}, False))
+            await endpoint.chat(profile.request(MODEL, long, 16, GenerationSettings(), False))
+        taken = await endpoint.chat(
+            profile.request(MODEL, short, WINDOW * 4, GenerationSettings(), False)
+        )
     failure = refused.value
     assert (failure.http_status, failure.kind, failure.refused) == (
         422,

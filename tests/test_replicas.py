@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,50 @@ def test_keys_spread_over_the_replicas() -> None:
     # Removing a replica moves only its own keys (rendezvous hashing).
     fewer = [rendezvous_rank(f"t\x1f{i}", urls[:3])[0] for i in range(400)]
     assert all(a == b for a, b in zip(firsts, fewer, strict=True) if a != 3)
+
+
+@pytest.mark.parametrize("replicas", [2, 4, 7])
+def test_with_balanced_loads_every_repeat_goes_to_its_home(replicas: int) -> None:
+    """Whatever the common load, while no replica is above the others every repeat of a prompt
+    goes to the first replica of its rendezvous ranking: all on one prefix cache."""
+    pool = [_Replica(f"http://r{i}/v1") for i in range(replicas)]
+    urls = [r.base_url for r in pool]
+    for level in (0, 1, 5, 40):
+        for replica in pool:
+            replica.outstanding = level
+        for prompt in range(50):
+            key = f"aime\x1f{prompt}"
+            chosen = {
+                id(choose_replica(pool, urls, lambda r: r.outstanding, key, "affinity"))
+                for _ in range(8)
+            }
+            assert chosen == {id(pool[rendezvous_rank(key, urls)[0]])}
+
+
+@pytest.mark.parametrize(("replicas", "concurrency"), [(4, 32), (3, 8), (8, 64)])
+def test_a_full_run_keeps_repeats_together_and_no_replica_over_its_bound(
+    replicas: int, concurrency: int
+) -> None:
+    """A closed loop as a run drives it: `concurrency` requests in flight, 64 prompts x 8
+    repeats asked repeat by repeat, a random one ending each time. No placement ever leaves a
+    replica above ceil(1.25 x the mean load), and most repeats still land on their home."""
+    rng = random.Random(replicas * 1000 + concurrency)
+    pool = [_Replica(f"http://r{i}/v1") for i in range(replicas)]
+    urls = [r.base_url for r in pool]
+    keys = [f"t\x1f{prompt}" for _ in range(8) for prompt in range(64)]
+    in_flight: list[_Replica] = []
+    at_home = 0
+    for key in keys:
+        if len(in_flight) == concurrency:
+            in_flight.pop(rng.randrange(len(in_flight))).outstanding -= 1
+        total = len(in_flight)
+        chosen = choose_replica(pool, urls, lambda r: r.outstanding, key, "affinity")
+        chosen.outstanding += 1
+        in_flight.append(chosen)
+        assert chosen.outstanding <= load_cap(total, replicas)
+        assert max(r.outstanding for r in pool) <= math.ceil(1.25 * (total + 1) / replicas)
+        at_home += chosen is pool[rendezvous_rank(key, urls)[0]]
+    assert at_home / len(keys) > 0.75
 
 
 def _sums(tmp_path: Path, n: int, repeats: int) -> dict[str, Any]:

@@ -51,6 +51,19 @@ from thinkeval_bench import BENCH_DIR
 from thinkeval_bench.sections import put_section
 
 REPLICAS = 4
+COST_MODEL = (
+    "Each replica is the simulator's stepped engine (`--max-num-batched-tokens`, as vLLM V1's "
+    "chunked prefill: decode tokens first, then prompt chunks within the budget, 2048 being "
+    "vLLM's default): a step takes `--per-token-s + --prefill-token-s × tokens scheduled`, so a "
+    "prompt prefilled on a replica slows every reply decoding there. The costs are those of one "
+    "H100 serving a 14B bf16 model, run 10× faster: a decode step of 30 ms (its 28 GB of "
+    "weights read once per step at 3.35 TB/s take ~9 ms; with attention and overheads vLLM's "
+    "inter-token latency at batch 8-64 is ~15-30 ms) and 15,000 prompt tokens/s (28 GFLOP a "
+    "token at ~40% of 989 bf16 TFLOP/s). An 8,000-token prefill is then 18 steps' time; a 14B "
+    "model's real ratio (~25) or a 32B model's (~35) is larger, so this understates what a "
+    "cache hit saves. Wall time is the client's, first request to last reply; engine busy is "
+    "the replicas' stepping seconds (GPU time); the wait is for a place among `--max-num-seqs`."
+)
 REPEATS = 8
 ROUTES: tuple[Route, ...] = ("affinity", "least_loaded")
 
@@ -164,6 +177,8 @@ def _render(results: list[Measured], command: str, settings: str, requests: int)
         "## Replica routing: prompt affinity against least-loaded (avg@8)",
         "",
         f"`{command}`, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC. {settings}",
+        "",
+        COST_MODEL,
         "",
         "| workload | slots/replica | route | wall s | engine busy s | prefill tokens computed "
         "| cache hits | mean wait for a place, ms |",

@@ -5,6 +5,7 @@ than its fleet is flagged in summary.json and the end-of-run table."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import random
@@ -16,7 +17,12 @@ import pytest
 
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
+from thinkeval.client.dispatch import Dispatcher
+from thinkeval.client.limits import EndpointLimits
+from thinkeval.client.profiles import get_profile
 from thinkeval.client.replicas import Route, choose_replica, load_cap, rendezvous_rank
+from thinkeval.config import ModelConfig
+from thinkeval.sim import serve
 from thinkeval.sim.config import SimConfig
 from thinkeval.store.journal import iter_attempts
 
@@ -100,6 +106,26 @@ def test_a_full_run_keeps_repeats_together_and_no_replica_over_its_bound(
         assert max(r.outstanding for r in pool) <= math.ceil(1.25 * (total + 1) / replicas)
         at_home += chosen is pool[rendezvous_rank(key, urls)[0]]
     assert at_home / len(keys) > 0.75
+
+
+async def test_a_replica_at_its_shared_cap_is_passed_over_while_another_has_room() -> None:
+    """`endpoints:` caps each replica at one request: the prompt's second repeat goes to the
+    other replica at once instead of waiting in the client for its home's slot."""
+    config = SimConfig(port=0, latency_s=0.2, **QUIET)
+    async with serve(config) as a, serve(config) as b:
+        model = ModelConfig(
+            name="m", model=config.model, base_url=[a, b], concurrency=2,
+            probe_interval_s=None, deadline_factor=None,
+        )  # fmt: skip
+        body = get_profile("vllm").request(
+            config.model, [{"role": "user", "content": "What is 2 plus 2?"}], 64, {}, False
+        )
+        async with Dispatcher(model, limits=EndpointLimits({a: 1, b: 1})) as dispatcher:
+            outcomes = await asyncio.gather(
+                *(dispatcher.chat(body, affinity="sums\x1f1") for _ in range(2))
+            )
+    assert all(o.failure is None for o in outcomes)
+    assert {o.endpoint for o in outcomes} == {a, b}  # chosen before either slot was free
 
 
 def _sums(tmp_path: Path, n: int, repeats: int) -> dict[str, Any]:

@@ -178,8 +178,7 @@ def _render(results: list[Measured], command: str, settings: str, requests: int)
         "",
         f"`{command}`, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC. {settings}",
         "",
-        COST_MODEL,
-        "",
+        *((COST_MODEL, "") if "--max-num-batched-tokens 0 " not in settings else ()),
         "| workload | slots/replica | route | wall s | engine busy s | prefill tokens computed "
         "| cache hits | mean wait for a place, ms |",
         "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",

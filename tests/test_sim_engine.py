@@ -168,3 +168,21 @@ async def test_over_http_the_engine_answers_as_before_and_a_cache_hit_saves_busy
         assert one - two == pytest.approx((prompt - 1) * config.prefill_token_s)
         assert stats["service_s"] >= stats["busy_s"] - 1e-9  # each held the whole batch time
     assert answers[0] == answers[2048]
+
+
+async def test_a_stream_whose_client_leaves_frees_its_place_in_the_batch() -> None:
+    """One place in the batch: a long stream holds it; its client goes after the first chunk,
+    and the next request is admitted at once instead of waiting for the stream's last token."""
+    knobs = {**FAST, "max_num_seqs": 1, "short_tokens": (1200, 1500)}
+    config = SimConfig(max_num_batched_tokens=2048, **knobs)
+    async with serve(config) as url, aiohttp.ClientSession() as session:
+        body = request_body(gsm8k_sample(2), 4096, stream=True, seed=0)
+        async with session.post(f"{url}/chat/completions", json=body) as response:
+            await response.content.readline()  # the first event: the stream is in the batch
+        after = request_body(gsm8k_sample(3), 8, seed=0)
+        async with session.post(f"{url}/chat/completions", json=after) as response:
+            assert response.status == 200
+        stats = await get_json(session, root_of(url) + "/sim/stats")
+    # The stream's 1200+ tokens would have held the place for 1.2 s or more.
+    assert stats["queued_s"] < 0.3
+    assert stats["running"] == 0 and stats["completed"] == 1

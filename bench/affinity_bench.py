@@ -9,10 +9,20 @@ of `--cache-tokens` and `--slots` running slots) serve avg@k (k = 8) over `--pro
 asked as a run asks them: repeat by repeat over the task, `--concurrency` requests in flight,
 through thinkeval's own `Dispatcher`. Each shape runs once with `route: affinity` (every repeat
 of a prompt on the replica its rendezvous hash picks, with bounded loads) and once with
-`route: least_loaded` (the routing before), side by side in one process; the script prints
-wall time, prefill tokens computed and the prefix-cache hit rate of each, and their ratios.
-Times are the simulator's (asyncio sleeps for prefill and decode), scaled down 10× from an
-H100-like 10,000 prefill tokens/s and 50 decode tokens/s per sequence.
+`route: least_loaded` (the routing before), side by side in one process, same seed; the script
+prints wall time, engine busy time, prefill tokens computed and the prefix-cache hit rate of
+each, and their ratios.
+
+Each replica is the simulator's stepped engine (`--max-num-batched-tokens`, sim/steps.py): as in
+vLLM's continuous batching with chunked prefill, every step serves all the sequences on the
+replica, decode tokens first, then prompt tokens up to the budget, and takes
+`step + token × tokens scheduled`. So a prompt prefilled on a replica slows every reply decoding
+there, and a prefix-cache hit saves that time for all of them. The costs are an H100-class
+replica's (`--step-ms` 30 ms a decode step, `--prefill-tps` 15,000 prompt tokens/s), every time
+divided by `--time-scale` (10) so a run takes minutes; the engine's clock is virtual and exact,
+so the ratios do not depend on the scale, only the client's own CPU time does.
+`--batched-tokens 0` measures the simulator's older per-request model instead (each reply sleeps
+its own prefill and decode, so a prefill slows nobody else).
 """
 
 from __future__ import annotations
@@ -41,6 +51,19 @@ from thinkeval_bench import BENCH_DIR
 from thinkeval_bench.sections import put_section
 
 REPLICAS = 4
+COST_MODEL = (
+    "Each replica is the simulator's stepped engine (`--max-num-batched-tokens`, as vLLM V1's "
+    "chunked prefill: decode tokens first, then prompt chunks within the budget, 2048 being "
+    "vLLM's default): a step takes `--per-token-s + --prefill-token-s × tokens scheduled`, so a "
+    "prompt prefilled on a replica slows every reply decoding there. The costs are those of one "
+    "H100 serving a 14B bf16 model, run 10× faster: a decode step of 30 ms (its 28 GB of "
+    "weights read once per step at 3.35 TB/s take ~9 ms; with attention and overheads vLLM's "
+    "inter-token latency at batch 8-64 is ~15-30 ms) and 15,000 prompt tokens/s (28 GFLOP a "
+    "token at ~40% of 989 bf16 TFLOP/s). An 8,000-token prefill is then 18 steps' time; a 14B "
+    "model's real ratio (~25) or a 32B model's (~35) is larger, so this understates what a "
+    "cache hit saves. Wall time is the client's, first request to last reply; engine busy is "
+    "the replicas' stepping seconds (GPU time); the wait is for a place among `--max-num-seqs`."
+)
 REPEATS = 8
 ROUTES: tuple[Route, ...] = ("affinity", "least_loaded")
 
@@ -70,7 +93,8 @@ class Measured:
     prefill_tokens: int
     prompt_tokens: int
     hits: int
-    busy_s: float  # seconds the replicas' slots were held (prefill + decode): the GPU time
+    busy_s: float  # the replicas' engine seconds (per-request model: slot seconds): GPU time
+    queued_s: float  # seconds requests waited for a place in a replica's batch, in all
     failed: int
 
 
@@ -81,18 +105,23 @@ def _prompt(index: int, tokens: int) -> str:
     return (filler[: max(0, tokens * 4 - len(head))] + head).strip()
 
 
-async def _measure(shape: Shape, slots: int, route: Route, args: argparse.Namespace) -> Measured:
-    config = SimConfig(
+def _sim_config(shape: Shape, slots: int, args: argparse.Namespace) -> SimConfig:
+    return SimConfig(
         port=0,
         seed=args.seed,
         p_long=0.0,
         p_never=0.0,
         short_tokens=shape.reasoning,
-        per_token_s=args.per_token_s,
-        prefill_token_s=args.prefill_token_s,
+        per_token_s=args.step_ms / 1000 / args.time_scale,
+        prefill_token_s=1 / args.prefill_tps / args.time_scale,
         max_num_seqs=slots,
+        max_num_batched_tokens=max(args.batched_tokens, slots) if args.batched_tokens else 0,
         prefix_cache_tokens=args.cache_tokens,
     )
+
+
+async def _measure(shape: Shape, slots: int, route: Route, args: argparse.Namespace) -> Measured:
+    config = _sim_config(shape, slots, args)
     async with AsyncExitStack() as stack:
         urls = [await stack.enter_async_context(serve(config)) for _ in range(REPLICAS)]
         model = ModelConfig(
@@ -128,39 +157,42 @@ async def _measure(shape: Shape, slots: int, route: Route, args: argparse.Namesp
             await asyncio.gather(*(worker() for _ in range(args.concurrency)))
             wall = time.perf_counter() - started
         prompt = hits = 0
-        busy = 0.0
+        busy = queued = 0.0
         async with aiohttp.ClientSession() as session:
             for url in urls:
                 async with session.get(f"{url.removesuffix('/v1')}/sim/stats") as reply:
                     stats = await reply.json()
                 prompt += stats["prompt_tokens"]
                 hits += stats["prefix_cache_hits"]
-                busy += stats["service_s"]
-    return Measured(shape.name, slots, route, wall, prompt - hits, prompt, hits, busy, failed)
+                busy += stats["busy_s"] if config.max_num_batched_tokens else stats["service_s"]
+                queued += stats["queued_s"]
+    return Measured(
+        shape.name, slots, route, wall, prompt - hits, prompt, hits, busy, queued, failed
+    )
 
 
-def _render(results: list[Measured], command: str, settings: str) -> str:
+def _render(results: list[Measured], command: str, settings: str, requests: int) -> str:
     lines = [
         "<!-- affinity:start -->",
         "## Replica routing: prompt affinity against least-loaded (avg@8)",
         "",
         f"`{command}`, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC. {settings}",
         "",
-        "| workload | slots/replica | route | wall s | server busy s | prefill tokens computed "
-        "| cache hits |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
+        *((COST_MODEL, "") if "--max-num-batched-tokens 0 " not in settings else ()),
+        "| workload | slots/replica | route | wall s | engine busy s | prefill tokens computed "
+        "| cache hits | mean wait for a place, ms |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for m in results:
         rate = m.hits / m.prompt_tokens if m.prompt_tokens else 0.0
         lines.append(
             f"| {m.shape} | {m.slots} | {m.route} | {m.wall_s:.2f} | {m.busy_s:.1f} "
-            f"| {m.prefill_tokens:,} "
-            f"| {rate:.1%} |"
+            f"| {m.prefill_tokens:,} | {rate:.1%} | {1000 * m.queued_s / requests:.0f} |"
         )
     lines += [
         "",
         "| workload | slots/replica | wall affinity / least-loaded "
-        "| busy affinity / least-loaded | prefill affinity / least-loaded |",
+        "| engine busy affinity / least-loaded | prefill affinity / least-loaded |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     pairs: dict[tuple[str, int], dict[str, Measured]] = {}
@@ -182,13 +214,23 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight")
     parser.add_argument(
         "--slots",
-        default="8,64",
+        default="8,10,64",
         help="slots per replica (max_num_seqs), each measured: 8 = the concurrency exactly, "
-        "so an uneven load queues; 64 = room to spare, as a real vLLM batch (default: 8,64)",
+        "so any imbalance queues; 10 = the most the bounded load (1.25 x the mean of 8) sends "
+        "to one replica; 64 = room to spare, as a real vLLM batch (default: 8,10,64)",
     )
     parser.add_argument("--cache-tokens", type=int, default=200_000, help="prefix cache/replica")
-    parser.add_argument("--per-token-s", type=float, default=0.002, help="decode s per token")
-    parser.add_argument("--prefill-token-s", type=float, default=0.00001, help="prefill s/token")
+    parser.add_argument("--step-ms", type=float, default=30.0, help="decode step, ms (30)")
+    parser.add_argument(
+        "--prefill-tps", type=float, default=15_000.0, help="prompt tokens/s per replica (15000)"
+    )
+    parser.add_argument(
+        "--batched-tokens",
+        type=int,
+        default=2048,
+        help="max_num_batched_tokens per step (vLLM's default 2048); 0: the per-request model",
+    )
+    parser.add_argument("--time-scale", type=float, default=10.0, help="times divided by this")
     parser.add_argument("--seed", type=int, default=7, help="the simulators' seed")
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "RESULTS.md")
     args = parser.parse_args()
@@ -203,16 +245,21 @@ def main() -> int:
         raise SystemExit(
             f"error: failed requests: {[(m.shape, m.route, m.failed) for m in results]}"
         )
+    sample = _sim_config(SHAPES[0], slots[0], args)
     settings = (
         f"{REPLICAS} simulated replicas, each `--max-num-seqs {args.slots} "
-        f"--prefix-cache-tokens {args.cache_tokens} --per-token-s {args.per_token_s:g} "
-        f"--prefill-token-s {args.prefill_token_s:g}`; {args.prompts} prompts × {REPEATS} "
-        f"repeats asked repeat by repeat, concurrency {args.concurrency}, seed {args.seed}."
+        f"--max-num-batched-tokens {args.batched_tokens} "
+        f"--prefix-cache-tokens {args.cache_tokens} --per-token-s {sample.per_token_s:g} "
+        f"--prefill-token-s {sample.prefill_token_s:g}` (a {args.step_ms:g} ms decode step and "
+        f"{args.prefill_tps:,.0f} prefill tokens/s, {args.time_scale:g}× faster); "
+        f"{args.prompts} prompts × {REPEATS} repeats asked repeat by repeat, concurrency "
+        f"{args.concurrency}, seed {args.seed}."
     )
     command = shlex.join(["python", "bench/affinity_bench.py", *sys.argv[1:]])
-    section = _render(results, command, settings)
+    section = _render(results, command, settings, args.prompts * REPEATS)
     print(section)
-    if args.prompts != 64 or args.slots != "8,64":
+    defaults = (args.step_ms, args.prefill_tps, args.batched_tokens, args.time_scale)
+    if args.prompts != 64 or args.slots != "8,10,64" or defaults != (30.0, 15_000.0, 2048, 10.0):
         return 0
     put_section(args.out, section, "affinity")
     print(f"wrote the affinity section of {args.out}", file=sys.stderr)

@@ -5,8 +5,10 @@ than its fleet is flagged in summary.json and the end-of-run table."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
+import random
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,18 @@ import pytest
 
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
-from thinkeval.client.replicas import Route, choose_replica, load_cap, rendezvous_rank
+from thinkeval.client.dispatch import Dispatcher
+from thinkeval.client.limits import EndpointLimits
+from thinkeval.client.profiles import get_profile
+from thinkeval.client.replicas import (
+    Route,
+    choose_replica,
+    load_cap,
+    prompt_affinity,
+    rendezvous_rank,
+)
+from thinkeval.config import ModelConfig
+from thinkeval.sim import serve
 from thinkeval.sim.config import SimConfig
 from thinkeval.store.journal import iter_attempts
 
@@ -57,6 +70,70 @@ def test_keys_spread_over_the_replicas() -> None:
     assert all(a == b for a, b in zip(firsts, fewer, strict=True) if a != 3)
 
 
+@pytest.mark.parametrize("replicas", [2, 4, 7])
+def test_with_balanced_loads_every_repeat_goes_to_its_home(replicas: int) -> None:
+    """Whatever the common load, while no replica is above the others every repeat of a prompt
+    goes to the first replica of its rendezvous ranking: all on one prefix cache."""
+    pool = [_Replica(f"http://r{i}/v1") for i in range(replicas)]
+    urls = [r.base_url for r in pool]
+    for level in (0, 1, 5, 40):
+        for replica in pool:
+            replica.outstanding = level
+        for prompt in range(50):
+            key = f"aime\x1f{prompt}"
+            chosen = {
+                id(choose_replica(pool, urls, lambda r: r.outstanding, key, "affinity"))
+                for _ in range(8)
+            }
+            assert chosen == {id(pool[rendezvous_rank(key, urls)[0]])}
+
+
+@pytest.mark.parametrize(("replicas", "concurrency"), [(4, 32), (3, 8), (8, 64)])
+def test_a_full_run_keeps_repeats_together_and_no_replica_over_its_bound(
+    replicas: int, concurrency: int
+) -> None:
+    """A closed loop as a run drives it: `concurrency` requests in flight, 64 prompts x 8
+    repeats asked repeat by repeat, a random one ending each time. No placement ever leaves a
+    replica above ceil(1.25 x the mean load), and most repeats still land on their home."""
+    rng = random.Random(replicas * 1000 + concurrency)
+    pool = [_Replica(f"http://r{i}/v1") for i in range(replicas)]
+    urls = [r.base_url for r in pool]
+    keys = [f"t\x1f{prompt}" for _ in range(8) for prompt in range(64)]
+    in_flight: list[_Replica] = []
+    at_home = 0
+    for key in keys:
+        if len(in_flight) == concurrency:
+            in_flight.pop(rng.randrange(len(in_flight))).outstanding -= 1
+        total = len(in_flight)
+        chosen = choose_replica(pool, urls, lambda r: r.outstanding, key, "affinity")
+        chosen.outstanding += 1
+        in_flight.append(chosen)
+        assert chosen.outstanding <= load_cap(total, replicas)
+        assert max(r.outstanding for r in pool) <= math.ceil(1.25 * (total + 1) / replicas)
+        at_home += chosen is pool[rendezvous_rank(key, urls)[0]]
+    assert at_home / len(keys) > 0.75
+
+
+async def test_a_replica_at_its_shared_cap_is_passed_over_while_another_has_room() -> None:
+    """`endpoints:` caps each replica at one request: the prompt's second repeat goes to the
+    other replica at once instead of waiting in the client for its home's slot."""
+    config = SimConfig(port=0, latency_s=0.2, **QUIET)
+    async with serve(config) as a, serve(config) as b:
+        model = ModelConfig(
+            name="m", model=config.model, base_url=[a, b], concurrency=2,
+            probe_interval_s=None, deadline_factor=None,
+        )  # fmt: skip
+        body = get_profile("vllm").request(
+            config.model, [{"role": "user", "content": "What is 2 plus 2?"}], 64, {}, False
+        )
+        async with Dispatcher(model, limits=EndpointLimits({a: 1, b: 1})) as dispatcher:
+            outcomes = await asyncio.gather(
+                *(dispatcher.chat(body, affinity="sums\x1f1") for _ in range(2))
+            )
+    assert all(o.failure is None for o in outcomes)
+    assert {o.endpoint for o in outcomes} == {a, b}  # chosen before either slot was free
+
+
 def _sums(tmp_path: Path, n: int, repeats: int) -> dict[str, Any]:
     rows = [{"q": f"What is {i} plus {i}?", "a": 2 * i} for i in range(n)]
     (tmp_path / "sums.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -88,10 +165,13 @@ def test_every_repeat_of_a_prompt_goes_to_one_replica(tmp_path: Path, sim) -> No
     sims = [sim(**QUIET, seed=1) for _ in range(3)]
     assert _run(tmp_path, sims) == 0
     where: dict[str, set[str | None]] = defaultdict(set)
+    bases = [s.base_url for s in sims]
     for attempt in iter_attempts(tmp_path / "out"):
         where[attempt.sample_id].add(attempt.endpoint)
+        # each to its home: the first of its rendezvous ranking (one request in flight)
+        home = rendezvous_rank(prompt_affinity(attempt.task, attempt.sample_id), bases)[0]
+        assert attempt.endpoint == bases[home]
     assert len(where) == 12 and all(len(urls) == 1 for urls in where.values())
-    assert len({next(iter(urls)) for urls in where.values()}) == 3  # all replicas served
     card = json.loads((tmp_path / "out" / "models" / "m.json").read_text())
     assert [r["base_url"] for r in card["replicas"]] == [s.base_url for s in sims]
     assert card["fleet_differences"] == []

@@ -209,11 +209,18 @@ class Dispatcher:
         now = time.monotonic()
         pool = [e for e in self.endpoints if self._rested_until.get(e, 0.0) <= now]
         pool = pool or self.endpoints
+        # A replica at its shared cap (limits.py) would hold the request in the client while
+        # another has room: choose among those with room while there are any.
+        pool = [e for e in pool if not self._capped(e)] or pool
         urls = [e.base_url for e in pool]
         load = self._routed.get
         chosen = choose_replica(pool, urls, lambda e: load(e, 0), affinity, self.config.route)
         self._routed[chosen] = self._routed.get(chosen, 0) + 1
         return chosen
+
+    def _capped(self, endpoint: Endpoint) -> bool:
+        slot = self._slots.get(endpoint.base_url)
+        return slot is not None and slot.locked()
 
     def _backoff(self, attempt: int, failure: RequestFailed, endpoint: str) -> float:
         """The wait before retry `attempt + 1`: exponential backoff with full jitter, at least

@@ -60,10 +60,17 @@ _HELP: dict[str, str] = {
     "task_shapes": "TASK:P_LONG:LOW-HIGH: --p-long and --short-tokens for one task's prompts "
     "(repeat the flag per task; e.g. ceval:0.25:600-2000)",
     "ttft_s": "time to first token, seconds",
-    "per_token_s": "seconds per generated token",
-    "prefill_token_s": "seconds per prompt token (prefill; a continuation's carried tokens too)",
+    "per_token_s": "seconds per generated token (with --max-num-batched-tokens: the fixed time "
+    "of one engine step)",
+    "prefill_token_s": "seconds per prompt token (prefill; a continuation's carried tokens too; "
+    "with --max-num-batched-tokens: per token scheduled in a step, prompt or decode)",
     "latency_s": "fixed extra seconds per request",
     "max_num_seqs": "requests generated at once; the rest queue",
+    "max_num_batched_tokens": "N > 0: model the replica as one engine stepping its whole batch "
+    "(vLLM continuous batching, chunked prefill): each step schedules one token per decoding "
+    "request, then prompt tokens of admitted requests up to N, and takes --per-token-s + "
+    "--prefill-token-s x the tokens scheduled, so a prefill slows every request on the replica "
+    "and a prefix-cache hit saves time for all; 0: each request sleeps its own prefill and decode",
     "fault_500": "share of requests answered 500",
     "fault_429": "share of requests answered 429 with Retry-After",
     "fault_reset": "share of requests whose connection is closed without a response",

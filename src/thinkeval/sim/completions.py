@@ -88,7 +88,7 @@ async def _continue(
     stats.continued_tokens += len(prompt.generated)
     stats.continuations_diverged += not continued.matches
     generated = len(continued.tokens)
-    waited = await sim.hold_slot(sim.service_s(prompt_tokens, generated))
+    ttft, held = await sim.compute(prompt_tokens, generated)
     choice: dict[str, Any] = {
         "index": 0,
         "text": "".join(continued.tokens),
@@ -116,7 +116,5 @@ async def _continue(
         "kv_transfer_params": None,
     }
     reply = sim.reply(200, body)
-    config = sim.config
-    ttft = waited + config.latency_s + config.ttft_s + config.prefill_token_s * prompt_tokens
-    sim.record_generated(continued.finish_reason, prompt_tokens, generated, ttft)
+    sim.record_generated(continued.finish_reason, prompt_tokens, generated, ttft, held)
     return reply

@@ -94,6 +94,10 @@ class SimConfig:
     prefix_cache_tokens: int = 0
     latency_s: float = 0.0
     max_num_seqs: int = 1024
+    # >0: the replica is one engine stepping its batch (sim/steps.py, vLLM's chunked prefill): a
+    # step takes per_token_s + prefill_token_s x the tokens scheduled in it, at most this many.
+    # 0: each reply sleeps its own latency + ttft + prefill + decode, as before.
+    max_num_batched_tokens: int = 0
     # Faults, decided per request.
     fault_500: float = 0.0
     fault_429: float = 0.0
@@ -174,6 +178,13 @@ class SimConfig:
             out.append("max_model_len must be positive")
         if self.max_num_seqs < 1:
             out.append("max_num_seqs must be positive")
+        if self.max_num_batched_tokens < 0:
+            out.append("max_num_batched_tokens must not be negative")
+        elif 0 < self.max_num_batched_tokens < self.max_num_seqs:
+            out.append(
+                f"max_num_batched_tokens ({self.max_num_batched_tokens}) must be at least "
+                f"max_num_seqs ({self.max_num_seqs}), as vLLM requires"
+            )
         timings = ("ttft_s", "per_token_s", "prefill_token_s", "latency_s", "retry_after_s")
         for name in (*timings, "stall_s"):
             if getattr(self, name) < 0:

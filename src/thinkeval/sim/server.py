@@ -3,7 +3,9 @@
 Request flow for `POST /v1/chat/completions`: parse and validate as the profile's server would
 (404 unknown model, 400 bad body or context overflow), count the prompt, maybe inject a fault,
 then plan and generate the reply, wait for one of `max_num_seqs` slots (excess requests queue,
-as in vLLM's scheduler), spend the simulated latency holding the slot, and answer.
+as in vLLM's scheduler), spend the simulated latency holding the slot, and answer. With
+`max_num_batched_tokens` set, the slots are one stepped batch instead (`sim/engine.py`): a
+request's prefill and decode share each step's time with every other sequence on the replica.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from thinkeval.sim.behaviour import (
 )
 from thinkeval.sim.broken import malformed_reply
 from thinkeval.sim.config import SimConfig
+from thinkeval.sim.engine import Engine, timed
 from thinkeval.sim.eras import get_profile
 from thinkeval.sim.judge import is_judge_prompt, judge_answer
 from thinkeval.sim.prefix_cache import PrefixCache
@@ -33,6 +36,8 @@ from thinkeval.sim.profiles import ErrorReply
 from thinkeval.sim.requests import ChatRequest, parse_chat
 from thinkeval.sim.sampling import model_reply
 from thinkeval.sim.stats import FAULT_KINDS, Stats, metrics_text
+from thinkeval.sim.steps import StepModel
+from thinkeval.sim.streaming import stream_reply
 from thinkeval.sim.text import EOS, FLAVOURS, pool, tokenize
 from thinkeval.sim.token_ids import add_token_ids
 from thinkeval.sim.unseeded import UnseededRepeats
@@ -60,6 +65,15 @@ class Simulator:
         self._id_counter = 0
         self.unseeded = UnseededRepeats()
         self.prefix_cache = PrefixCache(config.prefix_cache_tokens)
+        self.engine: Engine | None = None
+        if config.max_num_batched_tokens:
+            steps = StepModel(
+                config.per_token_s,
+                config.prefill_token_s,
+                config.max_num_batched_tokens,
+                config.max_num_seqs,
+            )
+            self.engine = Engine(steps, self.stats)
         if config.stream_chunk_tokens:
             self.chunk_tokens = config.stream_chunk_tokens
         else:
@@ -125,7 +139,7 @@ class Simulator:
             u -= share
         return None
 
-    async def _acquire_slot(self) -> float:
+    async def acquire_slot(self) -> float:
         """Queue for a running slot; returns the seconds spent waiting."""
         stats = self.stats
         if self.slots.locked():
@@ -137,6 +151,7 @@ class Simulator:
             finally:
                 stats.waiting -= 1
             waited = time.monotonic() - started
+            stats.queued_s += waited
         else:
             await self.slots.acquire()
             waited = 0.0
@@ -144,18 +159,18 @@ class Simulator:
         stats.max_running = max(stats.max_running, stats.running)
         return waited
 
-    def _release_slot(self) -> None:
+    def release_slot(self) -> None:
         self.stats.running -= 1
         self.slots.release()
 
     async def hold_slot(self, seconds: float) -> float:
         """Queue for a slot, hold it `seconds`; returns the seconds spent queueing."""
-        waited = await self._acquire_slot()
+        waited = await self.acquire_slot()
         try:
             if seconds > 0:
                 await asyncio.sleep(seconds)
         finally:
-            self._release_slot()
+            self.release_slot()
         return waited
 
     def next_id(self, request: web.Request) -> str:
@@ -176,21 +191,33 @@ class Simulator:
             + config.per_token_s * generated
         )
 
-    def _record(self, gen: Generation, prompt: int, ttft: float, prefill: int) -> None:
-        self.record_generated(gen.finish_reason, prompt, gen.completion_tokens, ttft, prefill)
+    async def compute(self, prefill: int, generated: int) -> tuple[float, float]:
+        """Prefill `prefill` prompt tokens and generate `generated`, queueing for a slot first:
+        (time to first token, seconds the slot was held)."""
+        config = self.config
+        fixed = config.latency_s + config.ttft_s
+        if self.engine is None:
+            held = self.service_s(prefill, generated)
+            waited = await self.hold_slot(held)
+            return waited + fixed + config.prefill_token_s * prefill, held
+        if fixed > 0:  # outside the engine: the network and the server's own overhead
+            await asyncio.sleep(fixed)
+        return timed(await self.engine.run(prefill, generated), fixed)
+
+    def record(self, gen: Generation, prompt: int, ttft: float, held_s: float) -> None:
+        self.record_generated(gen.finish_reason, prompt, gen.completion_tokens, ttft, held_s)
 
     def record_generated(
-        self, finish: str, prompt: int, generated: int, ttft: float, prefill: int | None = None
+        self, finish: str, prompt: int, generated: int, ttft: float, held_s: float
     ) -> None:
-        """Count one reply sent: its prompt and decode tokens, its slot time (`prefill`: the
-        prompt tokens computed, fewer than `prompt` after a prefix-cache hit)."""
+        """Count one reply sent: its prompt and decode tokens, its TTFT and slot time."""
         stats = self.stats
         stats.completed += 1
         stats.prompt_tokens += prompt
         stats.generation_tokens += generated
         stats.finished[finish] += 1
         stats.observe_ttft(ttft)
-        stats.service_s += self.service_s(prompt if prefill is None else prefill, generated)
+        stats.service_s += held_s
 
     # Routes ------------------------------------------------------------------------------
 
@@ -240,19 +267,17 @@ class Simulator:
             self.stats.by_status[200] += 1
             return malformed_reply(self.profile, rid, created, chat, gen, self.chunk_tokens)
         if chat.stream:
-            return await self._stream(request, rid, created, chat, gen)
-        prefill = self._prefill(chat)
-        waited = await self.hold_slot(self.service_s(prefill, gen.completion_tokens))
+            return await stream_reply(self, request, rid, created, chat, gen)
+        ttft, held = await self.compute(self.prefill(chat), gen.completion_tokens)
         body = self.profile.completion(rid, created, chat.model, gen, chat.prompt_tokens)
         if chat.token_ids:
             plan = self.plan(chat.key, chat.text, chat.seed)
             add_token_ids(body, plan.flavour, chat.key, chat.thinking, chat.prompt_tokens, gen)
         reply = self._reply(200, body)
-        ttft = waited + config.latency_s + config.ttft_s + config.prefill_token_s * prefill
-        self._record(gen, chat.prompt_tokens, ttft, prefill)
+        self.record(gen, chat.prompt_tokens, ttft, held)
         return reply
 
-    def _prefill(self, chat: ChatRequest) -> int:
+    def prefill(self, chat: ChatRequest) -> int:
         """The prompt tokens this request must prefill: those its prefix cache lacks."""
         key = f"{chat.key}\x1f{chat.thinking}"
         return chat.prompt_tokens - self.prefix_cache.lookup(key, chat.prompt_tokens)
@@ -286,47 +311,6 @@ class Simulator:
             transport.abort()
         # aiohttp cannot write this to the aborted transport; the client sees a disconnect.
         return web.Response(status=503)
-
-    async def _stream(
-        self, request: web.Request, rid: str, created: int, chat: ChatRequest, gen: Generation
-    ) -> web.StreamResponse:
-        """Send the reply as SSE, releasing each chunk when its last token is generated."""
-        config = self.config
-        profile = self.profile
-        head = profile.stream_head(rid, created, chat.model)
-        events = profile.stream(
-            head, gen, chat.prompt_tokens, chat.include_usage, self.chunk_tokens
-        )
-        response = web.StreamResponse(
-            status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-        )
-        # Like vLLM, the 200 and headers go out before generation starts.
-        await response.prepare(request)
-        self.stats.by_status[200] += 1
-        prefill = self._prefill(chat)
-        waited = await self._acquire_slot()
-        try:
-            base = config.latency_s + config.ttft_s + config.prefill_token_s * prefill
-            per_token = config.per_token_s
-            loop = asyncio.get_running_loop()
-            start = loop.time()
-            pending: list[bytes] = []
-            for position, data in events:
-                delay = start + base + per_token * position - loop.time()
-                if delay > 0:
-                    if pending:
-                        await response.write(b"".join(pending))
-                        pending.clear()
-                    await asyncio.sleep(delay)
-                    if self.hung.is_set():  # mid-stream: the connection stays open, silent
-                        await self.shutting_down.wait()
-                pending.append(data)
-            await response.write(b"".join(pending))
-        finally:
-            self._release_slot()
-        await response.write_eof()
-        self._record(gen, chat.prompt_tokens, waited + base, prefill)
-        return response
 
     async def models(self, request: web.Request) -> web.Response:
         """`GET /v1/models`: the profile's card, plus a field no real server sends saying that

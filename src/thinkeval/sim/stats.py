@@ -59,6 +59,8 @@ class Stats:
         self.continued_tokens = 0  # generated tokens they carried (prefilled again)
         self.continuations_diverged = 0  # carried ids that were not the plan's own tokens
         self.service_s = 0.0  # simulated seconds the replies held a slot (queueing excluded)
+        self.busy_s = 0.0  # seconds the stepped engine computed (max_num_batched_tokens > 0)
+        self.queued_s = 0.0  # seconds requests waited for a slot (a place in the batch)
         self.ttft_counts = [0] * (len(_TTFT_BUCKETS) + 1)
         self.ttft_sum = 0.0
 
@@ -85,6 +87,8 @@ class Stats:
             "prompt_tokens": self.prompt_tokens,
             "generation_tokens": self.generation_tokens,
             "service_s": self.service_s,
+            "busy_s": self.busy_s,
+            "queued_s": self.queued_s,
             "continuations": self.continuations,
             "continued_tokens": self.continued_tokens,
             "continuations_diverged": self.continuations_diverged,

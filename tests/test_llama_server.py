@@ -5,7 +5,10 @@ PyPI's source package by tests/llama_server.py; `.ci/run` builds it and runs the
 `check` names llama.cpp and its window; a prompt over the window is refused once and the run
 exits 0, and the same command asks nothing again; after SIGTERM with connections held and a
 fresh server on the same port, the run finishes within 4 minutes and `verify` is clean; a BFCL
-run against a server with `--no-jinja` (which refuses `tools`) stops in one line.
+run against a server with `--no-jinja` (which refuses `tools`) stops in one line; with a chat
+template that renders tools (`TOOLS_TEMPLATE`), llama.cpp's own parser returns `tool_calls`
+that BFCL's checker scores, a call cut by the budget is asked again, and a call written only in
+the reasoning is no answer.
 """
 
 from __future__ import annotations
@@ -20,13 +23,17 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import llama_server
 from conftest import write_config
 from thinkeval.cli import main
+from thinkeval.records import Attempt
+from thinkeval.scoring.kinds.tool_calls import ToolCallsKind
 from thinkeval.store.journal import iter_attempts
+from thinkeval.tasks import iter_samples
 
 pytestmark = pytest.mark.llama_server
 ALIAS = "smollm2"
@@ -107,13 +114,17 @@ def _task(tmp_path: Path, rows: int, long_row: bool) -> Path:
     return task
 
 
-def _config(tmp_path: Path, task: Path, port: int) -> Path:
+def _config(
+    tmp_path: Path, task: Path | dict[str, Any], port: int, stream: bool = False, **generation: Any
+) -> Path:
     model = {
         "name": "smollm2", "model": ALIAS, "base_url": f"http://127.0.0.1:{port}/v1",
         "api": "llamacpp", "concurrency": 4, "retry_backoff_s": 0.2, "retry_backoff_max_s": 2,
-        "probe_interval_s": 2, "generation": {"temperature": 0, "seed": 1},
+        "probe_interval_s": 2, "stream": stream,
+        "generation": {"temperature": 0, "seed": 1, **generation},
     }  # fmt: skip
-    data = {"run": "llama", "models": [model], "tasks": [{"file": str(task)}]}
+    entry = task if isinstance(task, dict) else {"file": str(task)}
+    data = {"run": "llama", "models": [model], "tasks": [entry]}
     return write_config(tmp_path / "run.yaml", data)
 
 
@@ -247,4 +258,141 @@ def test_audit_of_llamacpp_serving_a_model_that_does_not_think(
     assert "audit: waiting on 4 greedy requests at once" in captured.err
     assert checks["finish_length"]["evidence"] == (
         "asked max_tokens 24, got finish_reason length at 24"
+    )
+
+
+# A ChatML template (SmolLM2's own renders no tools) for a thinking model that calls tools: the
+# tools are rendered, an assistant turn's calls as Hermes/Qwen3 `<tool_call>` JSON, its reasoning
+# in `<think>`, and the turn opens `<think>` as DeepSeek-R1's and Qwen3's do. llama.cpp's
+# differential autoparser (common/chat-diff-analyzer.cpp) reads from it a JSON tool-call format
+# started by `<tool_call>` and tag-based reasoning; its one example turn, a call inside the
+# reasoning, is what a 135M model copies. Only the functions' names are shown: with their
+# schemas, SmolLM2 copies those instead of calling.
+TOOLS_TEMPLATE = """\
+{%- if tools %}<|im_start|>system
+You call functions. Think in <think></think>, then reply with one call: <tool_call>
+{"name": <name>, "arguments": <object>}
+</tool_call>
+Functions:
+{%- for tool in tools %}
+{{ tool.function.name }}
+{%- endfor %}<|im_end|>
+<|im_start|>user
+Call {{ tools[0].function.name }}.<|im_end|>
+<|im_start|>assistant
+<think>
+<tool_call>
+{"name": "{{ tools[0].function.name }}", "arguments": {}}
+</tool_call>
+</think>
+<|im_end|>
+{% endif %}
+{%- for message in messages %}
+{%- if message.role == 'assistant' %}<|im_start|>assistant
+{% if message.reasoning_content %}<think>
+{{ message.reasoning_content }}
+</think>
+{% endif %}
+{%- if message.content %}CONTENT{% endif %}
+{%- if message.tool_calls %}{% for call in message.tool_calls %}<tool_call>
+{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments | tojson }}}
+</tool_call>{% endfor %}{% endif %}<|im_end|>
+{% elif message.role == 'tool' %}<|im_start|>user
+<tool_response>
+{{ message.content }}
+</tool_response><|im_end|>
+{% else %}<|im_start|>{{ message.role }}
+{{ message.content }}<|im_end|>
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|im_start|>assistant
+<think>
+{% endif %}
+"""
+
+
+def _tools_template(tmp_path: Path, wrapped: bool) -> str:
+    """The template file; `wrapped`: the answer text in `<response>` tags, so that with
+    `tool_choice: required` llama.cpp's grammar leaves the model no free text before its call
+    (unwrapped, SmolLM2 writes prose after `</think>` and never calls)."""
+    content = "<response>{{ message.content }}</response>" if wrapped else "{{ message.content }}"
+    path = tmp_path / ("tools-wrapped.jinja" if wrapped else "tools.jinja")
+    path.write_text(TOOLS_TEMPLATE.replace("CONTENT", content))
+    return str(path)
+
+
+def _bfcl_run(
+    llama: Start,
+    tmp_path: Path,
+    wrapped: bool,
+    budgets: list[int],
+    stream: bool = False,
+    **generation: Any,
+) -> tuple[dict[str, Attempt], dict[str, dict[str, Any]]]:
+    """One BFCL question (simple_python_0, a triangle's area) through `thinkeval run` against a
+    llama-server with the tools template: its attempts and its journal's raw lines."""
+    port = _free_port()
+    llama(port, "--chat-template-file", _tools_template(tmp_path, wrapped))
+    task = {"name": "bfcl", "limit": 1, "budgets": budgets}
+    out = tmp_path / "out"
+    assert (
+        main(
+            ["run", str(_config(tmp_path, task, port, stream, **generation)), "--output", str(out)]
+        )
+        == 0
+    )
+    lines = [
+        json.loads(line) for line in (out / "journal" / "main.jsonl").read_bytes().splitlines()
+    ]
+    return {a.phase: a for a in iter_attempts(out)}, {line.get("phase"): line for line in lines}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("stream", [False, True])
+def test_llamacpp_s_parsed_tool_calls_are_scored_by_bfcl_s_checker(
+    llama: Start, tmp_path: Path, stream: bool
+) -> None:
+    """`tool_choice: required` (the grammar forces a call after the reasoning): at B1 72 the
+    budget cuts the call in its arguments, llama.cpp still returns the half call in
+    `tool_calls` with finish_reason length, which is `unfinished` and asked again; at B2 the
+    whole call, finish_reason `tool_calls`, is judged by BFCL's checker. Streamed, the calls
+    come in llama.cpp's deltas and must be the same."""
+    attempts, raw = _bfcl_run(
+        llama, tmp_path, True, [72, 128], stream=stream, tool_choice="required"
+    )
+    fixed, retry = attempts["fixed"], attempts["retry"]
+    assert fixed.request["tools"] and fixed.request["tool_choice"] == "required"
+    cut = fixed.verdicts["strict"]
+    assert (fixed.finish_reason, fixed.state) == ("length", "unfinished")
+    assert (cut.status, cut.rule) == ("unfinished", "finish-length")
+    assert fixed.calls and raw["fixed"]["tool_calls"]  # the half call llama.cpp parsed
+    assert retry.finish_reason == "tool_calls" and retry.state == "finished"
+    assert "<tool_call>" in (retry.reasoning or "")  # it thought in calls, then called
+    assert retry.calls and {c.name for c in retry.calls} == {"calculate_triangle_area"}
+    assert raw["retry"]["tool_calls"][0]["name"] == "calculate_triangle_area"
+    verdict = retry.verdicts["strict"]
+    assert verdict.status in ("correct", "wrong")  # BFCL's checker, not no_answer / empty
+    gold = next(iter(iter_samples("bfcl"))).gold
+    checked = ToolCallsKind().judge_calls(retry.calls, gold)
+    assert (verdict.status, verdict.answer, verdict.rule) == (
+        checked.status,
+        checked.answer,
+        checked.rule,
+    )
+
+
+@pytest.mark.timeout(300)
+def test_a_call_llamacpp_leaves_in_the_reasoning_is_no_answer(llama: Start, tmp_path: Path) -> None:
+    """`tool_choice` auto (BFCL's): the model writes its call inside `<think>`, where llama.cpp
+    neither triggers its tool-call grammar nor parses calls, then ends its turn: the reply has the
+    call only in `reasoning_content`, finish_reason stop, and is no answer."""
+    attempts, raw = _bfcl_run(llama, tmp_path, False, [96, 128])
+    fixed = attempts["fixed"]
+    assert "retry" not in attempts
+    assert fixed.finish_reason == "stop" and fixed.state == "finished"
+    assert fixed.calls is None and "tool_calls" not in raw["fixed"]
+    assert '"name": "calculate_triangle_area"' in (fixed.reasoning or "")
+    assert (fixed.verdicts["strict"].status, fixed.verdicts["strict"].rule) == (
+        "no_answer",
+        "no call",
     )

@@ -1,7 +1,10 @@
 """The report as data: every number each format shows, computed once by `build_report`.
 
 The renderers only format these values, so Markdown, HTML and JSON cannot disagree. The JSON
-format is this object dumped whole, except `browser` (the per-sample texts, HTML only).
+format is this object dumped whole, except `browser` (the per-sample texts, HTML only), with
+each section's numbers (`plugins`, computed by the section plug-ins, `report.sections`) at its
+top level. The report itself holds what every section shares: the runs, tasks, budgets, notes
+and the runs' context; the row types below are the built-in sections' rows.
 
 Counts are over units: a sample, or a (sample, repeat) pair of a task asked k times per
 question (`repeats: k`), so a task's `total` is its questions times k and its accuracy is avg@k.
@@ -13,15 +16,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from thinkeval.report._censoring import CensoringRow
-from thinkeval.report._code_failures import CodeFailuresRow
-from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
-from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
-from thinkeval.results.compare_model import CompareResult
 from thinkeval.results.repeats import RepeatsBlock
-from thinkeval.results.replicas import ReplicaRow
 from thinkeval.results.summary import Counts
 
 # 2: pairs on the samples both answered (asked, n, left_out, discordant ids; sides count errors
@@ -366,35 +363,9 @@ class Report(_Frozen, frozen=True, kw_only=True):
     seed: int
     resamples: int
     notes: list[str]  # sample-set differences and other caveats, in plain sentences
-    headline: list[HeadlineRow]
-    repeated: list[RepeatRow]  # tasks asked more than once per question
-    breakdown: list[BreakdownRow]
-    best_of: list[BestOf]
-    # Per recording scorer beside strict (registry order), per model and task.
-    scorers: list[ScorerRow]
-    judge: list[JudgeRow]  # runs judged by `thinkeval judge`
-    pairs: list[PairRow]  # tasks asked once per question
-    repeat_pairs: list[RepeatPairRow]  # tasks asked more than once: compared over questions
-    curve_budgets: dict[str, list[int]]  # per task
-    curves: list[CurveRow]
-    usage: list[UsageRow]
-    tokens: list[TokenRow] = msgspec.field(default_factory=list)  # server tokens, the floor
-    histograms: list[Histogram]
+    # The circumstances of each run: shown by the context section, and read by the header
+    # (run dates, simulated models), so the report holds it for all.
     context: list[RunContext]
-    # Why replies did not finish, per model and task (`report._diagnosis`).
-    diagnosis: list[DiagnosisRow] = msgspec.field(default_factory=list)
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
-    comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)
-    # IFEval's four numbers (`instructions` tasks).
-    instructions: list[InstructionsRow] = msgspec.field(default_factory=list)
-    # Why the wrong programs of code tasks failed (`code` tasks).
-    code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)
-    # Accuracy bounds with unfinished replies counted wrong, then right (`report._censoring`);
-    # empty when every reply finished by the last budget.
-    censoring: list[CensoringRow] = msgspec.field(default_factory=list)
-    # Per replica of a model with several base URLs (`report._replicas`); left out of the JSON
-    # when empty.
-    replicas: list[ReplicaRow] = msgspec.field(default_factory=list)
-    # Numbers section plug-ins computed themselves, by section key (report.json: top level):
-    # `reasoning` (the reasoning controls asked and the budget check, `sections/reasoning.py`).
+    # Each section plug-in's numbers, by its key (`report.sections`; report.json: top level).
     plugins: dict[str, Any] = msgspec.field(default_factory=dict)

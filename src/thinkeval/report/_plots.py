@@ -7,7 +7,7 @@ from html import escape
 
 import thinkeval.report._svg as _svg
 from thinkeval.records import STATUSES
-from thinkeval.report._model import Report
+from thinkeval.report._model import BreakdownRow, CurveRow, Histogram, RepeatRow, Report
 
 OUTCOME_COLORS = {
     "correct": "#3a9a4a",
@@ -37,11 +37,11 @@ def _figure(caption: str, svg: str) -> str:
     return f"<figure><figcaption>{escape(caption)}</figcaption>{svg}</figure>"
 
 
-def outcome_plots(report: Report) -> str:
+def outcome_plots(report: Report, breakdown: list[BreakdownRow]) -> str:
     figures = []
     statuses = [*STATUSES, "error", "pending"]
     for task in report.tasks:
-        rows = [r for r in report.breakdown if r.task == task and r.subject is None]
+        rows = [r for r in breakdown if r.task == task and r.subject is None]
         labels = []
         values: dict[str, list[float]] = {s: [] for s in statuses}
         for row in rows:
@@ -55,11 +55,11 @@ def outcome_plots(report: Report) -> str:
     return f'<div class="plots">{"".join(figures)}</div>'
 
 
-def solve_rate_plots(report: Report) -> str:
+def solve_rate_plots(repeated: list[RepeatRow]) -> str:
     """Per model and task asked more than once: how many questions were solved 0 .. k times,
     fixed and adaptive side by side."""
     figures = []
-    for row in report.repeated:
+    for row in repeated:
         metrics = row.metrics
         series = [
             _svg.Series("fixed", PHASE_COLORS["fixed"], metrics.fixed.solved),
@@ -76,11 +76,11 @@ def solve_rate_plots(report: Report) -> str:
     return f'<div class="plots">{"".join(figures)}</div>'
 
 
-def curve_plots(report: Report) -> str:
+def curve_plots(report: Report, found: list[CurveRow]) -> str:
     figures = []
     for task in report.tasks:
         b1, b2 = report.budgets[task]
-        curves = [c for c in report.curves if c.task == task]
+        curves = [c for c in found if c.task == task]
         if not curves:
             continue
         series = [
@@ -104,9 +104,9 @@ def curve_plots(report: Report) -> str:
     return f'<div class="plots">{"".join(figures)}</div>'
 
 
-def histogram_plots(report: Report) -> str:
+def histogram_plots(report: Report, histograms: list[Histogram]) -> str:
     figures = []
-    for h in report.histograms:
+    for h in histograms:
         b1, b2 = report.budgets[h.task]
         layers = [
             _svg.Series("fixed", PHASE_COLORS["fixed"], h.fixed),

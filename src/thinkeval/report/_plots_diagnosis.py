@@ -4,14 +4,14 @@ token count, fixed and retry phase (the survival curve of the reasoning length).
 from __future__ import annotations
 
 import thinkeval.report._svg as _svg
-from thinkeval.report._diagnosis import still_thinking
+from thinkeval.report._diagnosis import DiagnosisRow, still_thinking
 from thinkeval.report._model import Report
 from thinkeval.report._plots import PHASE_COLORS, _figure
 
 
-def thinking_plots(report: Report) -> str:
+def thinking_plots(report: Report, diagnosis: list[DiagnosisRow]) -> str:
     figures = []
-    for row in report.diagnosis:
+    for row in diagnosis:
         b1, b2 = report.budgets[row.task]
         series, grid = [], None
         longest = max((len(p.reasoning_bins) for p in row.block.phases.values()), default=0)

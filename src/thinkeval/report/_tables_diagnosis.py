@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from thinkeval.diagnosis.reply import LABELS, REPLY_LABELS
+from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._format import Block, Section, shown_ids, table
-from thinkeval.report._model import Report
 from thinkeval.results.compare_model import Candidate
 
 _INTRO = (
@@ -19,11 +19,11 @@ _INTRO = (
 )
 
 
-def diagnosis_section(report: Report) -> Section | None:
-    if not report.diagnosis:
+def diagnosis_section(diagnosis: list[DiagnosisRow]) -> Section | None:
+    if not diagnosis:
         return None
     rows = []
-    for row in report.diagnosis:
+    for row in diagnosis:
         for phase, counted in row.block.phases.items():
             replies = [str(counted.replies.get(label, 0)) for label in REPLY_LABELS]
             labels = [str(counted.labels.get(label, 0)) for label in LABELS]
@@ -40,7 +40,7 @@ def diagnosis_section(report: Report) -> Section | None:
     blocks = [Block(table=table(columns, rows, text_columns=3))]
     findings = [
         (row.model, row.task, f.detail, str(f.count), shown_ids(f.examples))
-        for row in report.diagnosis
+        for row in diagnosis
         for f in row.block.findings
     ]
     if findings:

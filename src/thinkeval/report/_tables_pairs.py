@@ -15,7 +15,7 @@ from thinkeval.report._format import (
     signed,
     table,
 )
-from thinkeval.report._model import Comparison, PairRow, PairSide, Report
+from thinkeval.report._model import Comparison, PairRow, PairSide, RepeatPairRow, Report
 from thinkeval.report._tables_repeats import repeat_pair_blocks
 
 REPEATED_INTRO = (
@@ -65,7 +65,9 @@ def _ids(p: PairRow) -> str:
     return "Discordant samples: " + "; ".join(parts) + "."
 
 
-def pairs_section(report: Report) -> Section:
+def pairs_section(
+    report: Report, pairs: list[PairRow], repeat_pairs: list[RepeatPairRow]
+) -> Section:
     blocks = []
     for task in report.tasks:
         b1, b2 = report.budgets[task]
@@ -75,9 +77,9 @@ def pairs_section(report: Report) -> Section:
         )
         for phase, label in phases:
             if report.repeats[task] > 1:
-                blocks += repeat_pair_blocks(report, task, phase, label)
+                blocks += repeat_pair_blocks(repeat_pairs, task, phase, label)
                 continue
-            rows = [p for p in report.pairs if p.task == task and p.phase == phase]
+            rows = [p for p in pairs if p.task == task and p.phase == phase]
             if not rows:
                 continue
             links = {}

@@ -14,7 +14,7 @@ from thinkeval.report._format import (
     signed,
     table,
 )
-from thinkeval.report._model import Comparison, RepeatPairRow, Report
+from thinkeval.report._model import Comparison, JudgeRow, RepeatPairRow, RepeatRow, Report
 from thinkeval.results.repeats import Interval, PhaseRepeats
 from thinkeval.results.wording import cell
 
@@ -52,13 +52,13 @@ def _phase_cells(metrics: PhaseRepeats) -> tuple[str, ...]:
     )
 
 
-def repeated_section(report: Report) -> Section | None:
+def repeated_section(report: Report, repeated: list[RepeatRow]) -> Section | None:
     """avg@k, pass@j, maj@k and the solve rates of every task asked more than once."""
-    if not report.repeated:
+    if not repeated:
         return None
     blocks = []
     for task in report.tasks:
-        rows = [r for r in report.repeated if r.task == task]
+        rows = [r for r in repeated if r.task == task]
         if not rows:
             continue
         first = rows[0].metrics
@@ -130,9 +130,11 @@ def more_link(p: RepeatPairRow, side: str) -> str:
     )
 
 
-def repeat_pair_blocks(report: Report, task: str, phase: Comparison, label: str) -> list[Block]:
+def repeat_pair_blocks(
+    found: list[RepeatPairRow], task: str, phase: Comparison, label: str
+) -> list[Block]:
     """The comparisons of one task asked more than once, in one phase."""
-    rows = [p for p in report.repeat_pairs if p.task == task and p.phase == phase]
+    rows = [p for p in found if p.task == task and p.phase == phase]
     if not rows:
         return []
     k = rows[0].k
@@ -190,13 +192,13 @@ JUDGE_ABOUT = (
 )
 
 
-def judge_blocks(report: Report) -> list[Block]:
+def judge_blocks(judged: list[JudgeRow]) -> list[Block]:
     """The judge's own extras per model and task: how many replies it judged, how often it
     reads them as strict does, and the disagreeing samples (empty for runs never judged)."""
-    if not report.judge:
+    if not judged:
         return []
     rows, links, listed = [], {}, []
-    for i, row in enumerate(report.judge):
+    for i, row in enumerate(judged):
         rows.append(
             (
                 row.model,

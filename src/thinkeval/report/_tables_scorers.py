@@ -6,7 +6,7 @@ them as empty or cut off; the judge's section adds its agreement with strict."""
 from __future__ import annotations
 
 from thinkeval.report._format import Block, Section, percent, points, table
-from thinkeval.report._model import Report
+from thinkeval.report._model import JudgeRow, Report, ScorerRow
 from thinkeval.report._tables_repeats import JUDGE_ABOUT, judge_blocks
 from thinkeval.scoring.judge import NAME as JUDGE
 from thinkeval.scoring.scorers import active_scorers
@@ -25,13 +25,17 @@ _LENIENT_ABOUT = (
 )
 
 
-def scorer_sections(report: Report) -> list[Section]:
+def scorer_sections(
+    report: Report, scorers: list[ScorerRow], judged: list[JudgeRow]
+) -> list[Section]:
     """One section per recording scorer beside strict, in registry order."""
-    names = list(dict.fromkeys(row.scorer for row in report.scorers))
-    return [_scorer_section(report, name) for name in names]
+    names = list(dict.fromkeys(row.scorer for row in scorers))
+    return [_scorer_section(report, scorers, judged, name) for name in names]
 
 
-def _scorer_section(report: Report, name: str) -> Section:
+def _scorer_section(
+    report: Report, scorers: list[ScorerRow], judged: list[JudgeRow], name: str
+) -> Section:
     rows = [
         (
             r.model,
@@ -45,7 +49,7 @@ def _scorer_section(report: Report, name: str) -> Section:
             points(r.adaptive - r.strict_adaptive),
             str(r.on_cut_adaptive),
         )
-        for r in report.scorers
+        for r in scorers
         if r.scorer == name
     ]
     scorer = active_scorers().get(name)
@@ -77,6 +81,6 @@ def _scorer_section(report: Report, name: str) -> Section:
                     text_columns=2,
                 )
             ),
-            *(judge_blocks(report) if name == JUDGE else ()),
+            *(judge_blocks(judged) if name == JUDGE else ()),
         ],
     )

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from thinkeval.report._format import DASH, Block, Section, number, percent, table, tokens
-from thinkeval.report._model import Report, UsageRow
+from thinkeval.report._model import CurveRow, Report, TokenRow, UsageRow
 
 
-def curve_section(report: Report) -> Section:
+def curve_section(report: Report, budgets: dict[str, list[int]], curves: list[CurveRow]) -> Section:
     blocks = []
     for task in report.tasks:
         b1, b2 = report.budgets[task]
         rows = []
-        for c in report.curves:
+        for c in curves:
             if c.task != task:
                 continue
             rows.append(
@@ -28,9 +28,9 @@ def curve_section(report: Report) -> Section:
             blocks.append(
                 Block(text=f"Each of the {report.repeats[task]} replies to a question counts.")
             )
-        columns = ("model", *(str(b) for b in report.curve_budgets[task]))
+        columns = ("model", *(str(b) for b in budgets[task]))
         blocks.append(Block(table=table(columns, rows)))
-        for c in report.curves:
+        for c in curves:
             if c.task == task and c.unmeasured_correct:
                 blocks.append(
                     Block(
@@ -95,10 +95,10 @@ def _time_cells(row: UsageRow) -> tuple[str, ...]:
     )
 
 
-def usage_section(report: Report) -> Section:
+def usage_section(usage: list[UsageRow]) -> Section:
     blocks = []
     for phase in ("fixed", "retry"):
-        rows = [r for r in report.usage if r.phase == phase]
+        rows = [r for r in usage if r.phase == phase]
         if not rows:
             continue
         blocks.append(Block(heading=f"{phase} phase"))
@@ -162,9 +162,9 @@ def usage_section(report: Report) -> Section:
     )
 
 
-def tokens_section(report: Report) -> Section | None:
+def tokens_section(found: list[TokenRow]) -> Section | None:
     """What each phase cost the server in tokens, against the floor of one run at B2."""
-    if not report.tokens:
+    if not found:
         return None
     rows = [
         (
@@ -179,7 +179,7 @@ def tokens_section(report: Report) -> Section | None:
             str(r.floor),
             DASH if r.ratio is None else f"{r.ratio:.3f}",
         )
-        for r in report.tokens
+        for r in found
     ]
     columns = (
         "model",

@@ -26,4 +26,8 @@ def model_cards(report: Report) -> str:
     return "".join(parts)
 
 
-SECTION = ReportSection(key="context", place=130, shown=context_section, after=model_cards)
+# Its numbers are the report's own `context`: the header's run dates and simulated models
+# read them too.
+SECTION: ReportSection[None] = ReportSection(
+    key="context", place=130, shown=context_section, after=model_cards
+)

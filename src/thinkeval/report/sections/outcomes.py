@@ -5,17 +5,65 @@ from __future__ import annotations
 
 from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
 from thinkeval.report._categories import category_rows
+from thinkeval.report._cells import ModelTask
+from thinkeval.report._censoring import CensoringRow, censoring_rows
 from thinkeval.report._code_failures import HEADERS as CODE_HEADERS
+from thinkeval.report._code_failures import CodeFailuresRow, code_failure_rows
 from thinkeval.report._code_failures import table_rows as code_table_rows
 from thinkeval.report._format import Block, Section, percent, table
 from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
+from thinkeval.report._instructions import InstructionsRow, instruction_rows
 from thinkeval.report._instructions import table_rows as instruction_table_rows
-from thinkeval.report._model import BreakdownRow, Report
+from thinkeval.report._model import BreakdownRow, Report, RetryRates
 from thinkeval.report._plots import outcome_plots
-from thinkeval.report._section import ReportSection
+from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
 from thinkeval.report._tables_censoring import censoring_blocks
 from thinkeval.report._tables_repeats import units_note
 from thinkeval.results.summary import Counts
+
+
+class OutcomesNumbers(SectionNumbers, frozen=True):
+    breakdown: list[BreakdownRow]  # per model and task, then per subject
+    instructions: list[InstructionsRow]  # IFEval's four numbers (`instructions` tasks)
+    code_failures: list[CodeFailuresRow]  # why the wrong programs of code tasks failed
+    # Accuracy bounds with unfinished replies counted wrong, then right; empty when every
+    # reply finished by the last budget.
+    censoring: list[CensoringRow]
+
+
+def outcomes_numbers(inputs: SectionInputs) -> OutcomesNumbers:
+    data, counts = inputs.data, inputs.counts
+    return OutcomesNumbers(
+        breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts)],
+        instructions=instruction_rows(data),
+        code_failures=code_failure_rows(data),
+        censoring=censoring_rows(counts),
+    )
+
+
+def _rates(counts: Counts) -> RetryRates:
+    retry = counts.retry
+    return RetryRates(
+        recovery=retry.answered / retry.candidates if retry.candidates else None,
+        new_correct=retry.correct / retry.candidates if retry.candidates else None,
+        answered_accuracy=retry.correct / retry.answered if retry.answered else None,
+    )
+
+
+def _breakdown(mt: ModelTask, counts: dict[tuple[str, str], Counts]) -> list[BreakdownRow]:
+    whole = counts[(mt.model, mt.task)]
+    rows = [
+        BreakdownRow(model=mt.model, task=mt.task, subject=None, counts=whole, rates=_rates(whole))
+    ]
+    # Subjects in order of first appearance, as summary.json lists them.
+    assert mt.counted is not None, "counted in the read model's pass"
+    for subject, sub in (mt.counted.subjects or {}).items():
+        rows.append(
+            BreakdownRow(
+                model=mt.model, task=mt.task, subject=subject, counts=sub, rates=_rates(sub)
+            )
+        )
+    return rows
 
 
 def _outcome_cells(c: Counts) -> tuple[str, ...]:
@@ -51,10 +99,11 @@ def _retry_cells(row: BreakdownRow) -> tuple[str, ...]:
 
 
 def outcomes_section(report: Report) -> Section:
+    numbers = SECTION.numbers(report)
     blocks = []
     for task in report.tasks:
         b1, b2 = report.budgets[task]
-        rows = [r for r in report.breakdown if r.task == task]
+        rows = [r for r in numbers.breakdown if r.task == task]
         whole = [r for r in rows if r.subject is None]
         blocks.append(Block(heading=task))
         note = units_note(report, task)
@@ -136,12 +185,12 @@ def outcomes_section(report: Report) -> Section:
                     )
                 )
             )
-        if any(row.task == task for row in report.instructions):
+        if any(row.task == task for row in numbers.instructions):
             text = "IFEval: instructions followed, prompt level (all of a prompt's) and "
             blocks.append(Block(text=text + "instruction level, strict and loose:"))
-            followed = instruction_table_rows(report.instructions, task)
+            followed = instruction_table_rows(numbers.instructions, task)
             blocks.append(Block(table=table(INSTRUCTION_HEADERS, followed, text_columns=2)))
-        failures = code_table_rows(report.code_failures, task)
+        failures = code_table_rows(numbers.code_failures, task)
         if failures:
             text = "Code: why the wrong programs failed (each counts as wrong), fixed and adaptive:"
             blocks.append(Block(text=text))
@@ -162,7 +211,7 @@ def outcomes_section(report: Report) -> Section:
         "or unfinished. Answered means the retry formed a legal final answer (correct + wrong). "
         "Recovery = answered / candidates; new correct = retry correct / candidates; accuracy "
         "when answered = retry correct / answered.",
-        blocks + censoring_blocks(report.censoring, report.tasks),
+        blocks + censoring_blocks(numbers.censoring, report.tasks),
     )
 
 
@@ -190,4 +239,10 @@ def _incomplete_rows(rows: list[BreakdownRow]) -> frozenset[int]:
     return frozenset(i for i, r in enumerate(rows) if not r.counts.complete)
 
 
-SECTION = ReportSection(key="outcomes", place=40, shown=outcomes_section, plots=outcome_plots)
+def plots(report: Report) -> str:
+    return outcome_plots(report, SECTION.numbers(report).breakdown)
+
+
+SECTION = ReportSection(
+    key="outcomes", place=40, shown=outcomes_section, data=outcomes_numbers, plots=plots
+)

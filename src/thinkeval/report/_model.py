@@ -50,31 +50,6 @@ class RunInfo(_Frozen, frozen=True):
     pending: int  # units with no reply yet in a phase they need
 
 
-class HeadlineRow(_Frozen, frozen=True):
-    """One model on one task: fixed vs adaptive accuracy and the gain.
-
-    With repeats the counts are over the `questions * repeats` replies, so the accuracy is
-    avg@k."""
-
-    model: str
-    task: str
-    questions: int
-    repeats: int
-    total: int
-    fixed_correct: int
-    adaptive_correct: int
-    fixed_cell: str  # "1048/1319 = 79.45%", or "15/40 = 37.50% (incomplete: 21 errors)"
-    adaptive_cell: str
-    gain: str  # "+16.45 pp", "+0.00 pp (incomplete)"
-    complete: bool
-    fixed_errors: int
-    fixed_pending: int
-    adaptive_errors: int
-    adaptive_pending: int
-    # Where the server's max_model_len cut a budget: what was asked instead ("" when not).
-    clamped: str = ""
-
-
 class RetryRates(_Frozen, frozen=True):
     """What the single retry at B2 achieved for the retry candidates (None: no candidates)."""
 
@@ -91,16 +66,6 @@ class BreakdownRow(_Frozen, frozen=True):
     subject: str | None
     counts: Counts  # the same object `summary.json` holds for this model and task
     rates: RetryRates
-
-
-class BestOf(_Frozen, frozen=True):
-    """The most accurate model(s) of a task in one comparison; ties are listed together."""
-
-    task: str
-    phase: Comparison
-    models: list[str]
-    cells: list[str]  # one "correct/total = x%" per listed model, marked when incomplete
-    complete: bool  # every listed model's accuracy is complete
 
 
 class ScorerRow(_Frozen, frozen=True):
@@ -162,68 +127,6 @@ class PairRow(_Frozen, frozen=True):
     confidence: float
     on_intersection: bool  # the two models were asked different sample sets
     note: str | None
-
-
-class CurveRow(_Frozen, frozen=True):
-    """Accuracy one model would have had on a task at each completion-token budget."""
-
-    model: str
-    task: str
-    total: int  # units: samples, or (sample, repeat) pairs
-    correct_at: list[int]  # aligned with Report.curve_budgets[task]
-    grid: list[int]  # budgets for the plot, 0 .. B2
-    grid_correct: list[int]
-    unmeasured_correct: int  # correct replies without reported completion tokens: left out
-
-
-class Distribution(_Frozen, frozen=True):
-    """Mean, median and 90th percentile of some per-reply quantity."""
-
-    count: int
-    mean: float
-    p50: float
-    p90: float
-
-
-class UsageRow(_Frozen, frozen=True):
-    """Tokens and time of one model on one task (`task == "all"`: every task) in one phase."""
-
-    model: str
-    task: str
-    phase: Literal["fixed", "retry"]
-    budget: int | None  # None: task "all" over tasks asked at different budgets
-    replies: int  # counted replies without transport error
-    completion: Distribution | None
-    reasoning: Distribution | None  # None: the server did not report usage.reasoning_tokens
-    budget_share: float | None  # mean completion_tokens / budget
-    requests: int  # every recorded attempt, errors and superseded attempts included
-    errors: int
-    wall_s: float | None  # max(started_at + latency_s) - min(started_at)
-    requests_per_s: float | None
-    output_tokens_per_s: float | None
-    latency: dict[str, float | None]  # p50, p90, p99 seconds
-    ttft: dict[str, float | None] | None  # None: the run did not stream
-
-
-class TokenRow(_Frozen, frozen=True):
-    """What one model's requests on one task (`task == "all"`: every task) cost the server.
-
-    Prompt and generated tokens per phase, as the server processed them (a continuation
-    prefills its carried tokens again and generates only the new ones); `floor` is what a
-    single run at B2 would have generated for the same counted replies (each unit's last
-    reply, generated once); `ratio` is generated / floor.
-    """
-
-    model: str
-    task: str
-    retry: str  # "reask", "continue", or "-" when nothing was retried
-    fixed_prompt: int
-    fixed_generated: int
-    retry_prompt: int
-    retry_generated: int  # what the adaptive phase added
-    generated: int
-    floor: int
-    ratio: float | None
 
 
 class RepeatRow(_Frozen, frozen=True):
@@ -292,16 +195,6 @@ class JudgeRow(_Frozen, frozen=True):
     judge_correct: int  # adaptive outcome, judge
     judge_fixed_correct: int
     disagreeing_ids: list[str]  # in run order, each sample once
-
-
-class Histogram(_Frozen, frozen=True):
-    """Completion-token counts of one model on one task, in equal bins over 0 .. B2."""
-
-    model: str
-    task: str
-    edges: list[int]  # len(fixed) + 1 bin edges
-    fixed: list[int]
-    retry: list[int]
 
 
 class ModelContext(_Frozen, frozen=True):

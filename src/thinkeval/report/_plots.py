@@ -7,7 +7,7 @@ from html import escape
 
 import thinkeval.report._svg as _svg
 from thinkeval.records import STATUSES
-from thinkeval.report._model import BreakdownRow, CurveRow, Histogram, RepeatRow, Report
+from thinkeval.report._model import BreakdownRow, RepeatRow, Report
 
 OUTCOME_COLORS = {
     "correct": "#3a9a4a",
@@ -33,7 +33,7 @@ MODEL_COLORS = (
 PHASE_COLORS = {"fixed": "#4e79a7", "retry": "#f28e2b"}
 
 
-def _figure(caption: str, svg: str) -> str:
+def figure(caption: str, svg: str) -> str:
     return f"<figure><figcaption>{escape(caption)}</figcaption>{svg}</figure>"
 
 
@@ -51,7 +51,7 @@ def outcome_plots(report: Report, breakdown: list[BreakdownRow]) -> str:
                 for status in statuses:
                     values[status].append(getattr(block, status))
         layers = [_svg.Series(s, OUTCOME_COLORS[s], values[s]) for s in statuses]
-        figures.append(_figure(task, _svg.stacked_bars(f"Outcomes on {task}", labels, layers)))
+        figures.append(figure(task, _svg.stacked_bars(f"Outcomes on {task}", labels, layers)))
     return f'<div class="plots">{"".join(figures)}</div>'
 
 
@@ -72,51 +72,5 @@ def solve_rate_plots(repeated: list[RepeatRow]) -> str:
             x_label=f"times solved of {metrics.k}",
             y_label="questions",
         )
-        figures.append(_figure(f"{row.model} · {row.task}", svg))
-    return f'<div class="plots">{"".join(figures)}</div>'
-
-
-def curve_plots(report: Report, found: list[CurveRow]) -> str:
-    figures = []
-    for task in report.tasks:
-        b1, b2 = report.budgets[task]
-        curves = [c for c in found if c.task == task]
-        if not curves:
-            continue
-        series = [
-            _svg.Series(
-                c.model,
-                MODEL_COLORS[report.models.index(c.model) % len(MODEL_COLORS)],
-                [k / c.total if c.total else 0.0 for k in c.grid_correct],
-            )
-            for c in curves
-        ]
-        # Evenly spaced ticks: the table's budgets crowd together at the left of a long axis.
-        ticks = [round(b2 * i / 4) for i in range(5)]
-        svg = _svg.step_chart(
-            f"Accuracy by budget on {task}",
-            curves[0].grid,
-            series,
-            x_ticks=ticks,
-            x_marks=[(b1, f"B1 {b1}"), (b2, f"B2 {b2}")],
-        )
-        figures.append(_figure(task, svg))
-    return f'<div class="plots">{"".join(figures)}</div>'
-
-
-def histogram_plots(report: Report, histograms: list[Histogram]) -> str:
-    figures = []
-    for h in histograms:
-        b1, b2 = report.budgets[h.task]
-        layers = [
-            _svg.Series("fixed", PHASE_COLORS["fixed"], h.fixed),
-            _svg.Series("retry", PHASE_COLORS["retry"], h.retry),
-        ]
-        svg = _svg.histogram(
-            f"Completion tokens of {h.model} on {h.task}",
-            h.edges,
-            layers,
-            x_marks=[(b1, str(b1)), (b2, str(b2))],
-        )
-        figures.append(_figure(f"{h.model} · {h.task}", svg))
+        figures.append(figure(f"{row.model} · {row.task}", svg))
     return f'<div class="plots">{"".join(figures)}</div>'

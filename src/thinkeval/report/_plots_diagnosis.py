@@ -6,7 +6,7 @@ from __future__ import annotations
 import thinkeval.report._svg as _svg
 from thinkeval.report._diagnosis import DiagnosisRow, still_thinking
 from thinkeval.report._model import Report
-from thinkeval.report._plots import PHASE_COLORS, _figure
+from thinkeval.report._plots import PHASE_COLORS, figure
 
 
 def thinking_plots(report: Report, diagnosis: list[DiagnosisRow]) -> str:
@@ -29,5 +29,5 @@ def thinking_plots(report: Report, diagnosis: list[DiagnosisRow]) -> str:
             x_ticks=[round(grid[-1] * i / 4) for i in range(5)],
             x_marks=[(b1, f"B1 {b1}"), (b2, f"B2 {b2}")],
         )
-        figures.append(_figure(f"{row.model} · {row.task}", svg))
+        figures.append(figure(f"{row.model} · {row.task}", svg))
     return f'<div class="plots">{"".join(figures)}</div>'

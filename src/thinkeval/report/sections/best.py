@@ -5,9 +5,20 @@ from __future__ import annotations
 from fractions import Fraction
 
 from thinkeval.report._format import Block, Section, table
-from thinkeval.report._model import BestOf, Report
+from thinkeval.report._frozen import Frozen
+from thinkeval.report._model import Comparison, Report
 from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
 from thinkeval.results.wording import adaptive_cell, fixed_cell
+
+
+class BestOf(Frozen, frozen=True):
+    """The most accurate model(s) of a task in one comparison; ties are listed together."""
+
+    task: str
+    phase: Comparison
+    models: list[str]
+    cells: list[str]  # one "correct/total = x%" per listed model, marked when incomplete
+    complete: bool  # every listed model's accuracy is complete
 
 
 class BestNumbers(SectionNumbers, frozen=True):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from thinkeval.report._cells import ModelTask
 from thinkeval.report._format import Block, Section, table
-from thinkeval.report._model import HeadlineRow, Report
+from thinkeval.report._frozen import Frozen
+from thinkeval.report._model import Report
 from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
 from thinkeval.report._tables_repeats import units_note
 from thinkeval.results.summary import Counts
@@ -21,6 +22,31 @@ INCOMPLETE_EXPLAINED = (
     f"is a lower bound and not yet a result: {ERRORS_EXPLAINED}; pending samples have no reply "
     "yet."
 )
+
+
+class HeadlineRow(Frozen, frozen=True):
+    """One model on one task: fixed vs adaptive accuracy and the gain.
+
+    With repeats the counts are over the `questions * repeats` replies, so the accuracy is
+    avg@k."""
+
+    model: str
+    task: str
+    questions: int
+    repeats: int
+    total: int
+    fixed_correct: int
+    adaptive_correct: int
+    fixed_cell: str  # "1048/1319 = 79.45%", or "15/40 = 37.50% (incomplete: 21 errors)"
+    adaptive_cell: str
+    gain: str  # "+16.45 pp", "+0.00 pp (incomplete)"
+    complete: bool
+    fixed_errors: int
+    fixed_pending: int
+    adaptive_errors: int
+    adaptive_pending: int
+    # Where the server's max_model_len cut a budget: what was asked instead ("" when not).
+    clamped: str = ""
 
 
 class HeadlineNumbers(SectionNumbers, frozen=True):

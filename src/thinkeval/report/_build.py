@@ -14,8 +14,7 @@ from thinkeval.report._collect import collect
 from thinkeval.report._context import run_context
 from thinkeval.report._decide import decide_notes
 from thinkeval.report._embed import EMBED_BUDGET_BYTES, embed
-from thinkeval.report._model import Report, RunInfo
-from thinkeval.report._repeats import judge_rows
+from thinkeval.report._model import JudgeRow, Report, RunInfo
 from thinkeval.report._samples import Catalog
 from thinkeval.report._section import SectionInputs
 from thinkeval.results.counts import ScorerBlock
@@ -155,3 +154,33 @@ def _missing_notes(data: Collection, counts: dict[tuple[str, str], Counts]) -> l
             "samples both models answered. Run the same command again to ask them."
         )
     return notes
+
+
+def judge_rows(data: Collection) -> list[JudgeRow]:
+    """Strict vs the judge per model and task, for the runs that were judged."""
+    agreements = {}
+    for run in data.runs:
+        agreements.update(run.agreement)
+    rows = []
+    for task in data.tasks:
+        for model in data.models:
+            found = agreements.get((model, task))
+            if found is None:
+                continue
+            rows.append(
+                JudgeRow(
+                    model=model,
+                    task=task,
+                    judged=found.judged,
+                    agreed=found.agreed,
+                    disagreed=len(found.disagreements),
+                    not_judged=found.not_judged,
+                    agreement=found.agreed / found.judged if found.judged else None,
+                    units=found.units,
+                    strict_correct=found.strict_correct,
+                    judge_correct=found.judge_correct,
+                    judge_fixed_correct=found.judge_fixed_correct,
+                    disagreeing_ids=found.disagreeing_ids,
+                )
+            )
+    return rows

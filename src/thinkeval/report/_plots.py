@@ -7,7 +7,7 @@ from html import escape
 
 import thinkeval.report._svg as _svg
 from thinkeval.records import STATUSES
-from thinkeval.report._model import BreakdownRow, RepeatRow, Report
+from thinkeval.report._model import BreakdownRow, Report
 
 OUTCOME_COLORS = {
     "correct": "#3a9a4a",
@@ -52,25 +52,4 @@ def outcome_plots(report: Report, breakdown: list[BreakdownRow]) -> str:
                     values[status].append(getattr(block, status))
         layers = [_svg.Series(s, OUTCOME_COLORS[s], values[s]) for s in statuses]
         figures.append(figure(task, _svg.stacked_bars(f"Outcomes on {task}", labels, layers)))
-    return f'<div class="plots">{"".join(figures)}</div>'
-
-
-def solve_rate_plots(repeated: list[RepeatRow]) -> str:
-    """Per model and task asked more than once: how many questions were solved 0 .. k times,
-    fixed and adaptive side by side."""
-    figures = []
-    for row in repeated:
-        metrics = row.metrics
-        series = [
-            _svg.Series("fixed", PHASE_COLORS["fixed"], metrics.fixed.solved),
-            _svg.Series("adaptive", PHASE_COLORS["retry"], metrics.adaptive.solved),
-        ]
-        svg = _svg.grouped_bars(
-            f"Questions of {row.task} solved 0 to {metrics.k} times by {row.model}",
-            [str(c) for c in range(metrics.k + 1)],
-            series,
-            x_label=f"times solved of {metrics.k}",
-            y_label="questions",
-        )
-        figures.append(figure(f"{row.model} · {row.task}", svg))
     return f'<div class="plots">{"".join(figures)}</div>'

@@ -6,8 +6,8 @@ from thinkeval.report._cells import ModelTask
 from thinkeval.report._format import Block, Section, table
 from thinkeval.report._frozen import Frozen
 from thinkeval.report._model import Report
+from thinkeval.report._repeats import units_note
 from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
-from thinkeval.report._tables_repeats import units_note
 from thinkeval.results.summary import Counts
 from thinkeval.results.wording import (
     ERRORS_EXPLAINED,

@@ -16,9 +16,9 @@ from thinkeval.report._instructions import InstructionsRow, instruction_rows
 from thinkeval.report._instructions import table_rows as instruction_table_rows
 from thinkeval.report._model import BreakdownRow, Report, RetryRates
 from thinkeval.report._plots import outcome_plots
+from thinkeval.report._repeats import units_note
 from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
 from thinkeval.report._tables_censoring import censoring_blocks
-from thinkeval.report._tables_repeats import units_note
 from thinkeval.results.summary import Counts
 
 

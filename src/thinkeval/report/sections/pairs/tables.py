@@ -1,5 +1,5 @@
 """The pairwise comparisons as tables: every pair of models, its sentence and the samples behind
-it; tasks asked more than once per question are compared over questions (`_tables_repeats`)."""
+it; tasks asked more than once per question are compared over questions (`question_tables`)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from thinkeval.report._format import (
     signed,
     table,
 )
-from thinkeval.report._model import Comparison, PairRow, PairSide, RepeatPairRow, Report
-from thinkeval.report._tables_repeats import repeat_pair_blocks
+from thinkeval.report._model import Comparison, Report
+from thinkeval.report.sections.pairs.question_tables import repeat_pair_blocks
+from thinkeval.report.sections.pairs.rows import PairRow, PairSide, RepeatPairRow
 
 REPEATED_INTRO = (
     " A task asked k times per question is compared on avg@k over the questions both answered "

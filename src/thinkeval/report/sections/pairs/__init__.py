@@ -1,17 +1,23 @@
 """Section: every pair of models compared on the samples both answered (tasks asked once), or
 on avg@k over the questions both answered (tasks asked k times), with notes on the pairs that
-could not be compared."""
+could not be compared.
+
+A package: its rows (`rows`), the comparisons on samples (`samples`) and over questions
+(`questions`), and their tables (`tables`, `question_tables`).
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from thinkeval.report._format import Section
-from thinkeval.report._model import PairRow, RepeatPairRow, Report
-from thinkeval.report._pairs import pairs
-from thinkeval.report._repeats import details, repeat_pairs
+from thinkeval.report._model import Report
+from thinkeval.report._repeats import details
 from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
-from thinkeval.report._tables_pairs import pairs_section
+from thinkeval.report.sections.pairs.questions import repeat_pairs
+from thinkeval.report.sections.pairs.rows import PairRow, RepeatPairRow
+from thinkeval.report.sections.pairs.samples import pairs
+from thinkeval.report.sections.pairs.tables import pairs_section
 
 
 class PairsNumbers(SectionNumbers, frozen=True):

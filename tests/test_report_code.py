@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
 from thinkeval.report import build_report, render_html, render_markdown
-from thinkeval.report._code_failures import HEADERS
 from thinkeval.report.sections.outcomes import SECTION as OUTCOMES
+from thinkeval.report.sections.outcomes.code_failures import HEADERS
 from thinkeval.sim.behaviour import answer_key_from_samples
 from thinkeval.sim.config import SimConfig
 from thinkeval.store.journal import iter_attempts

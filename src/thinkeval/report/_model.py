@@ -18,7 +18,6 @@ import msgspec
 
 from thinkeval.report._frozen import Frozen as _Frozen
 from thinkeval.report._model_samples import Browser
-from thinkeval.results.summary import Counts
 
 # 2: pairs on the samples both answered (asked, n, left_out, discordant ids; sides count errors
 # and pending), completeness in runs and headline rows, the run context, simulated models.
@@ -47,24 +46,6 @@ class RunInfo(_Frozen, frozen=True):
     complete: bool
     errors: int  # units whose counted reply (fixed, or retry of a candidate) is an error
     pending: int  # units with no reply yet in a phase they need
-
-
-class RetryRates(_Frozen, frozen=True):
-    """What the single retry at B2 achieved for the retry candidates (None: no candidates)."""
-
-    recovery: float | None  # legal final answer formed (retry correct + wrong) / candidates
-    new_correct: float | None  # retry correct / candidates
-    answered_accuracy: float | None  # retry correct / answered
-
-
-class BreakdownRow(_Frozen, frozen=True):
-    """Outcome counts of one model on one task, or on one C-Eval subject (`subject` set)."""
-
-    model: str
-    task: str
-    subject: str | None
-    counts: Counts  # the same object `summary.json` holds for this model and task
-    rates: RetryRates
 
 
 class JudgeRow(_Frozen, frozen=True):

@@ -5,19 +5,6 @@ from __future__ import annotations
 
 from html import escape
 
-import thinkeval.report._svg as _svg
-from thinkeval.records import STATUSES
-from thinkeval.report._model import BreakdownRow, Report
-
-OUTCOME_COLORS = {
-    "correct": "#3a9a4a",
-    "wrong": "#d1493f",
-    "no_answer": "#f0a33a",
-    "empty": "#a3a3a3",
-    "unfinished": "#8a63c4",
-    "error": "#2b2b2b",
-    "pending": "#d5dbe3",
-}
 MODEL_COLORS = (
     "#4e79a7",
     "#f28e2b",
@@ -35,21 +22,3 @@ PHASE_COLORS = {"fixed": "#4e79a7", "retry": "#f28e2b"}
 
 def figure(caption: str, svg: str) -> str:
     return f"<figure><figcaption>{escape(caption)}</figcaption>{svg}</figure>"
-
-
-def outcome_plots(report: Report, breakdown: list[BreakdownRow]) -> str:
-    figures = []
-    statuses = [*STATUSES, "error", "pending"]
-    for task in report.tasks:
-        rows = [r for r in breakdown if r.task == task and r.subject is None]
-        labels = []
-        values: dict[str, list[float]] = {s: [] for s in statuses}
-        for row in rows:
-            for phase in ("fixed", "adaptive"):
-                block = row.counts.fixed if phase == "fixed" else row.counts.adaptive
-                labels.append(f"{row.model} · {phase}")
-                for status in statuses:
-                    values[status].append(getattr(block, status))
-        layers = [_svg.Series(s, OUTCOME_COLORS[s], values[s]) for s in statuses]
-        figures.append(figure(task, _svg.stacked_bars(f"Outcomes on {task}", labels, layers)))
-    return f'<div class="plots">{"".join(figures)}</div>'

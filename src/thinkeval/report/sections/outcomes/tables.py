@@ -1,69 +1,21 @@
-"""Section: every sample's strict verdict per model and task, the retry of the candidates, per
-subject and category, IFEval's four numbers and why code tasks' wrong programs failed."""
+"""The outcomes section's tables: per task, the fixed phase's verdicts, the retry of its
+candidates, per subject, IFEval's numbers, code failures and per category, then the censoring
+bounds."""
 
 from __future__ import annotations
 
-from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
-from thinkeval.report._categories import category_rows
-from thinkeval.report._cells import ModelTask
-from thinkeval.report._censoring import CensoringRow, censoring_rows
-from thinkeval.report._code_failures import HEADERS as CODE_HEADERS
-from thinkeval.report._code_failures import CodeFailuresRow, code_failure_rows
-from thinkeval.report._code_failures import table_rows as code_table_rows
 from thinkeval.report._format import Block, Section, percent, table
-from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
-from thinkeval.report._instructions import InstructionsRow, instruction_rows
-from thinkeval.report._instructions import table_rows as instruction_table_rows
-from thinkeval.report._model import BreakdownRow, Report, RetryRates
-from thinkeval.report._plots import outcome_plots
+from thinkeval.report._model import Report
 from thinkeval.report._repeats import units_note
-from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
-from thinkeval.report._tables_censoring import censoring_blocks
+from thinkeval.report.sections.outcomes.categories import HEADERS as CATEGORY_HEADERS
+from thinkeval.report.sections.outcomes.categories import category_rows
+from thinkeval.report.sections.outcomes.censoring_tables import censoring_blocks
+from thinkeval.report.sections.outcomes.code_failures import HEADERS as CODE_HEADERS
+from thinkeval.report.sections.outcomes.code_failures import table_rows as code_table_rows
+from thinkeval.report.sections.outcomes.instructions import HEADERS as INSTRUCTION_HEADERS
+from thinkeval.report.sections.outcomes.instructions import table_rows as instruction_table_rows
+from thinkeval.report.sections.outcomes.rows import BreakdownRow, OutcomesNumbers
 from thinkeval.results.summary import Counts
-
-
-class OutcomesNumbers(SectionNumbers, frozen=True):
-    breakdown: list[BreakdownRow]  # per model and task, then per subject
-    instructions: list[InstructionsRow]  # IFEval's four numbers (`instructions` tasks)
-    code_failures: list[CodeFailuresRow]  # why the wrong programs of code tasks failed
-    # Accuracy bounds with unfinished replies counted wrong, then right; empty when every
-    # reply finished by the last budget.
-    censoring: list[CensoringRow]
-
-
-def outcomes_numbers(inputs: SectionInputs) -> OutcomesNumbers:
-    data, counts = inputs.data, inputs.counts
-    return OutcomesNumbers(
-        breakdown=[row for mt in data.ordered() for row in _breakdown(mt, counts)],
-        instructions=instruction_rows(data),
-        code_failures=code_failure_rows(data),
-        censoring=censoring_rows(counts),
-    )
-
-
-def _rates(counts: Counts) -> RetryRates:
-    retry = counts.retry
-    return RetryRates(
-        recovery=retry.answered / retry.candidates if retry.candidates else None,
-        new_correct=retry.correct / retry.candidates if retry.candidates else None,
-        answered_accuracy=retry.correct / retry.answered if retry.answered else None,
-    )
-
-
-def _breakdown(mt: ModelTask, counts: dict[tuple[str, str], Counts]) -> list[BreakdownRow]:
-    whole = counts[(mt.model, mt.task)]
-    rows = [
-        BreakdownRow(model=mt.model, task=mt.task, subject=None, counts=whole, rates=_rates(whole))
-    ]
-    # Subjects in order of first appearance, as summary.json lists them.
-    assert mt.counted is not None, "counted in the read model's pass"
-    for subject, sub in (mt.counted.subjects or {}).items():
-        rows.append(
-            BreakdownRow(
-                model=mt.model, task=mt.task, subject=subject, counts=sub, rates=_rates(sub)
-            )
-        )
-    return rows
 
 
 def _outcome_cells(c: Counts) -> tuple[str, ...]:
@@ -98,8 +50,7 @@ def _retry_cells(row: BreakdownRow) -> tuple[str, ...]:
     )
 
 
-def outcomes_section(report: Report) -> Section:
-    numbers = SECTION.numbers(report)
+def outcomes_section(report: Report, numbers: OutcomesNumbers) -> Section:
     blocks = []
     for task in report.tasks:
         b1, b2 = report.budgets[task]
@@ -237,12 +188,3 @@ def _subject_cells(row: BreakdownRow) -> tuple[str, ...]:
 
 def _incomplete_rows(rows: list[BreakdownRow]) -> frozenset[int]:
     return frozenset(i for i, r in enumerate(rows) if not r.counts.complete)
-
-
-def plots(report: Report) -> str:
-    return outcome_plots(report, SECTION.numbers(report).breakdown)
-
-
-SECTION = ReportSection(
-    key="outcomes", place=40, shown=outcomes_section, data=outcomes_numbers, plots=plots
-)

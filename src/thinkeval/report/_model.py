@@ -2,9 +2,9 @@
 
 The renderers only format these values, so Markdown, HTML and JSON cannot disagree. The JSON
 format is this object dumped whole, except `browser` (the per-sample texts, HTML only), with
-each section's numbers (`plugins`, computed by the section plug-ins, `report.sections`) at its
-top level. The report itself holds what every section shares: the runs, tasks, budgets, notes
-and the runs' context; the row types below are the built-in sections' rows.
+each section's numbers (`plugins`, computed by the section plug-ins, `report.sections`, each
+with its own row types) at its top level. The report itself holds what the sections share: the
+runs, tasks, budgets, notes, the judge's rows and the runs' context.
 
 Counts are over units: a sample, or a (sample, repeat) pair of a task asked k times per
 question (`repeats: k`), so a task's `total` is its questions times k and its accuracy is avg@k.

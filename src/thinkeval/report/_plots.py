@@ -1,5 +1,6 @@
-"""The report's plots as inline SVG figures: outcome bars, solve rates, budget curves, token
-histograms."""
+"""What the report's plots share: the colours of models and phases, and the captioned figure each
+plot is drawn in (the plots themselves belong to their sections: outcome bars, solve rates,
+budget curves, token histograms, still-thinking curves)."""
 
 from __future__ import annotations
 

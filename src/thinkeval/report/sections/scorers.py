@@ -165,7 +165,7 @@ def _scorer_section(
 DISAGREE_COLUMN = 4
 
 
-# What the report says of the judge, in its "Strict vs judge" section (`_tables_scorers`).
+# What the report says of the judge, in its "Strict vs judge" section.
 JUDGE_ABOUT = (
     "thinkeval judge asked a judge model to extract the final answer of every finished "
     "reply that counts (empty and cut-off replies have none, so nothing is judge-correct on "

@@ -15,7 +15,7 @@ from thinkeval.report._format import (
     table,
 )
 from thinkeval.report._model import Comparison
-from thinkeval.report.sections.pairs.rows import RepeatPairRow
+from thinkeval.report.sections.pairs.rows import PairRow, RepeatPairRow
 
 # The columns that open the questions one model solved more often, in the sample browser.
 A_MORE_COLUMN, B_MORE_COLUMN = 8, 9
@@ -41,8 +41,9 @@ def _pair_cells(p: RepeatPairRow) -> tuple[str, ...]:
     )
 
 
-def more_link(p: RepeatPairRow, side: str) -> str:
-    """The sample browser showing the pair side by side on the questions one solved more."""
+def pair_link(p: PairRow | RepeatPairRow, side: str) -> str:
+    """The sample browser showing the pair side by side on one side's list: the discordant
+    samples (asked once), or the questions one model solved more often (asked k times)."""
     return samples_link(
         task=p.task, view="pair", a=p.a.model, b=p.b.model, phase=p.phase, disc=side
     )
@@ -58,8 +59,8 @@ def repeat_pair_blocks(
     k = rows[0].k
     links = {}
     for i, p in enumerate(rows):
-        links[(i, A_MORE_COLUMN)] = more_link(p, "a")
-        links[(i, B_MORE_COLUMN)] = more_link(p, "b")
+        links[(i, A_MORE_COLUMN)] = pair_link(p, "a")
+        links[(i, B_MORE_COLUMN)] = pair_link(p, "b")
     columns = (
         "A",
         "B",

@@ -10,13 +10,12 @@ from thinkeval.report._format import (
     p_value,
     percent,
     points,
-    samples_link,
     shown_ids,
     signed,
     table,
 )
 from thinkeval.report._model import Comparison, Report
-from thinkeval.report.sections.pairs.question_tables import repeat_pair_blocks
+from thinkeval.report.sections.pairs.question_tables import pair_link, repeat_pair_blocks
 from thinkeval.report.sections.pairs.rows import PairRow, PairSide, RepeatPairRow
 
 REPEATED_INTRO = (
@@ -51,13 +50,6 @@ def _pair_cells(p: PairRow) -> tuple[str, ...]:
     )
 
 
-def discordant_link(p: PairRow, side: str) -> str:
-    """The page's sample browser showing the pair side by side on one discordant list."""
-    return samples_link(
-        task=p.task, view="pair", a=p.a.model, b=p.b.model, phase=p.phase, disc=side
-    )
-
-
 def _ids(p: PairRow) -> str:
     parts = [
         f"{p.a.model} right, {p.b.model} wrong ({p.a_only}): {shown_ids(p.a_only_ids) or 'none'}",
@@ -85,8 +77,8 @@ def pairs_section(
                 continue
             links = {}
             for i, p in enumerate(rows):
-                links[(i, A_ONLY_COLUMN)] = discordant_link(p, "a")
-                links[(i, B_ONLY_COLUMN)] = discordant_link(p, "b")
+                links[(i, A_ONLY_COLUMN)] = pair_link(p, "a")
+                links[(i, B_ONLY_COLUMN)] = pair_link(p, "b")
             blocks.append(Block(heading=f"{task}, {label}"))
             blocks.append(
                 Block(

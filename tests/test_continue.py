@@ -15,6 +15,7 @@ import pytest
 from conftest import kill_and_resume, write_config
 from thinkeval.cli import main
 from thinkeval.report import build_report, render_markdown
+from thinkeval.report.sections.tokens import SECTION as TOKENS
 from thinkeval.store.journal import iter_attempts
 
 TASKS = [{"name": "gsm8k", "limit": 40}, {"name": "ceval", "limit": 40}]
@@ -92,8 +93,14 @@ def test_continue_gives_the_reask_replies_and_generates_each_token_once(tmp_path
     assert s_cont["continuations_diverged"] == 0
 
     # The report's token accounting says which retry was used and what it cost the server.
-    rows = {(r.task, r.retry): r for r in build_report([cont]).tokens if r.task != "all"}
-    again = {(r.task, r.retry): r for r in build_report([reask]).tokens if r.task != "all"}
+    rows = {
+        (r.task, r.retry): r for r in TOKENS.numbers(build_report([cont])).tokens if r.task != "all"
+    }
+    again = {
+        (r.task, r.retry): r
+        for r in TOKENS.numbers(build_report([reask])).tokens
+        if r.task != "all"
+    }
     assert {retry for _, retry in rows} == {"continue"} and {r for _, r in again} == {"reask"}
     for (task, _), row in rows.items():
         other = again[(task, "reask")]

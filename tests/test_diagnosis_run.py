@@ -9,6 +9,7 @@ from typing import Any
 
 from conftest import write_config
 from thinkeval.cli import main
+from thinkeval.report.sections.diagnosis import SECTION as DIAGNOSIS
 
 
 def _run(tmp_path: Path, sim: Any, name: str, **knobs: Any) -> dict[str, Any]:
@@ -84,7 +85,7 @@ def test_the_report_shows_the_diagnosis_table_findings_and_plot(tmp_path: Path, 
 
     _run(tmp_path, sim, "mixed", p_never=0.6, p_loop=0.5, p_hesitate=0.25, parser_off=0)
     report = build_report([tmp_path / "mixed"], resamples=100)
-    (row,) = report.diagnosis
+    (row,) = DIAGNOSIS.numbers(report).diagnosis
     assert row.block.phases["fixed"].labels.get("loop", 0) >= 1
     markdown = render_markdown(report)
     assert "Why replies did not finish" in markdown
@@ -95,7 +96,10 @@ def test_the_report_shows_the_diagnosis_table_findings_and_plot(tmp_path: Path, 
     assert page.count("still thinking</title>") == 2  # fixed and retry
     # Without summary.json (or with a stale one) the report diagnoses the journal itself.
     (tmp_path / "mixed" / "summary.json").unlink()
-    assert build_report([tmp_path / "mixed"], resamples=100).diagnosis == report.diagnosis
+    assert (
+        DIAGNOSIS.numbers(build_report([tmp_path / "mixed"], resamples=100)).diagnosis
+        == DIAGNOSIS.numbers(report).diagnosis
+    )
 
 
 def test_sweep_runs_a_2x2_grid_and_prints_the_per_variant_table(

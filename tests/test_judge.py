@@ -13,6 +13,7 @@ import pytest
 from conftest import write_config
 from thinkeval.cli import main
 from thinkeval.report import build_report, render_markdown
+from thinkeval.report.sections.scorers import SECTION as SCORERS
 from thinkeval.results.judge import judge_agreement
 from thinkeval.results.summary import Summary, summarize
 from thinkeval.scoring.judge import JudgeReplyError, judge_prompt, parse_judge_reply
@@ -94,7 +95,7 @@ def test_a_faithful_judge_agrees_with_strict_and_changes_nothing(tmp_path: Path,
     table = results_table(summarize(run_dir))
     assert [c.header for c in table.columns][-3:] == ["lenient fixed", "judge fixed", "errors"]
     report = build_report([run_dir])
-    shown = {(r.model, r.task): r for r in report.scorers if r.scorer == "judge"}
+    shown = {(r.model, r.task): r for r in SCORERS.numbers(report).scorers if r.scorer == "judge"}
     for row in summarize(run_dir).results:
         assert shown[row.model, row.task].fixed == row.scorers["judge"].fixed_accuracy
         assert shown[row.model, row.task].on_cut_fixed == 0  # it reads finished replies only

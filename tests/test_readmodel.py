@@ -18,6 +18,7 @@ import numpy as np
 from test_report_runs import B1, B2, T0, gsm8k_sample, make_run, reply
 from thinkeval.records import Attempt
 from thinkeval.report import build_report, render_json, render_markdown
+from thinkeval.report.sections.diagnosis import SECTION as DIAGNOSIS
 from thinkeval.results.columns import CODE, PENDING, ReplyColumns
 from thinkeval.results.measures import MEASURES, NONE, Measure, measure
 from thinkeval.results.readmodel import TaskColumns, read_model
@@ -132,7 +133,8 @@ def test_a_stale_summary_gives_the_report_a_fresh_one_gives(tmp_path: Path) -> N
     run = make_run(tmp_path / "run", {"gsm8k": samples}, attempts, [MODEL])
     write_summary(run)
     fresh = build_report([run], resamples=100)
-    assert fresh.diagnosis and fresh.diagnosis[0].block.phases["fixed"].examples
+    rows = DIAGNOSIS.numbers(fresh).diagnosis
+    assert rows and rows[0].block.phases["fixed"].examples
     later = os.stat(run / "summary.json").st_mtime + 10
     for journal in (run / "journal").iterdir():
         os.utime(journal, (later, later))

@@ -23,6 +23,13 @@ from test_report_runs import (
 from thinkeval.errors import JournalError, ThinkevalError
 from thinkeval.records import Attempt, Usage
 from thinkeval.report import build_report, render_html, render_json, render_markdown
+from thinkeval.report.sections.best import SECTION as BEST
+from thinkeval.report.sections.curve import SECTION as CURVE
+from thinkeval.report.sections.headline import SECTION as HEADLINE
+from thinkeval.report.sections.outcomes import SECTION as OUTCOMES
+from thinkeval.report.sections.pairs import SECTION as PAIRS
+from thinkeval.report.sections.scorers import SECTION as SCORERS
+from thinkeval.report.sections.usage import SECTION as USAGE
 from thinkeval.results.stats import budget_curve, paired_bootstrap, wilson_interval
 from thinkeval.results.summary import Counts, TaskResult, summarize
 from thinkeval.results.wording import cell, gain
@@ -63,7 +70,7 @@ def test_headline_cells_1048_fixed_1265_adaptive_of_1319(tmp_path: Path) -> None
 
     report = build_report([run])
 
-    row = _row(report.headline, model="qwen3-8b", task="gsm8k")
+    row = _row(HEADLINE.numbers(report).headline, model="qwen3-8b", task="gsm8k")
     # The gain is 217/1319 = 16.452 pp rounded, not the difference of the rounded cells (16.46).
     assert (row.fixed_cell, row.adaptive_cell, row.gain) == (
         "1048/1319 = 79.45%",
@@ -111,7 +118,7 @@ def _breakdown_run(tmp_path: Path) -> Path:
 def test_outcome_breakdown_counts_and_retry_rates(tmp_path: Path) -> None:
     report = build_report([_breakdown_run(tmp_path)])
 
-    whole = _row(report.breakdown, task="gsm8k", subject=None)
+    whole = _row(OUTCOMES.numbers(report).breakdown, task="gsm8k", subject=None)
     fixed, retry, adaptive = whole.counts.fixed, whole.counts.retry, whole.counts.adaptive
     assert (fixed.correct, fixed.wrong, fixed.no_answer, fixed.empty, fixed.unfinished) == (
         4,
@@ -127,8 +134,8 @@ def test_outcome_breakdown_counts_and_retry_rates(tmp_path: Path) -> None:
     assert whole.rates.new_correct == pytest.approx(1 / 3)
     assert whole.rates.answered_accuracy == pytest.approx(1 / 2)
 
-    law = _row(report.breakdown, task="ceval", subject="law")
-    accountant = _row(report.breakdown, task="ceval", subject="accountant")
+    law = _row(OUTCOMES.numbers(report).breakdown, task="ceval", subject="law")
+    accountant = _row(OUTCOMES.numbers(report).breakdown, task="ceval", subject="accountant")
     assert (law.counts.total, law.counts.fixed.correct, law.counts.adaptive.correct) == (3, 1, 2)
     assert (law.counts.retry.candidates, law.counts.retry.correct) == (1, 1)
     assert (accountant.counts.fixed.empty, accountant.counts.fixed.pending) == (1, 1)
@@ -165,12 +172,16 @@ def test_counts_are_the_summary_counts(tmp_path: Path) -> None:
     report = build_report([run])
     summary = summarize(run)
     for result in summary.results:
-        ours = _row(report.breakdown, model=result.model, task=result.task, subject=None)
+        ours = _row(
+            OUTCOMES.numbers(report).breakdown, model=result.model, task=result.task, subject=None
+        )
         assert ours.counts == counts_of(result)
         for subject, counts in (result.subjects or {}).items():
-            mine = _row(report.breakdown, task=result.task, subject=subject)
+            mine = _row(OUTCOMES.numbers(report).breakdown, task=result.task, subject=subject)
             assert mine.counts == counts
-    assert _row(report.headline, task="gsm8k").fixed_correct == 5  # 4 + the recovered error
+    assert (
+        _row(HEADLINE.numbers(report).headline, task="gsm8k").fixed_correct == 5
+    )  # 4 + the recovered error
 
 
 # --- 3. best-of -------------------------------------------------------------------------------
@@ -191,8 +202,8 @@ def test_best_of_lists_ties_together(tmp_path: Path) -> None:
 
     report = build_report([run], resamples=1000)
 
-    fixed = _row(report.best_of, task="boolq", phase="fixed")
-    adaptive = _row(report.best_of, task="boolq", phase="adaptive")
+    fixed = _row(BEST.numbers(report).best_of, task="boolq", phase="fixed")
+    adaptive = _row(BEST.numbers(report).best_of, task="boolq", phase="adaptive")
     assert fixed.models == ["alpha", "beta"]
     assert fixed.cells == ["2/4 = 50.00%", "2/4 = 50.00%"]
     assert adaptive.models == ["beta"]
@@ -220,7 +231,7 @@ def test_lenient_counts_answers_read_out_of_cut_replies(tmp_path: Path) -> None:
 
     report = build_report([run])
 
-    row = _row(report.scorers, scorer="lenient", model="m", task="gsm8k")
+    row = _row(SCORERS.numbers(report).scorers, scorer="lenient", model="m", task="gsm8k")
     assert (row.on_cut_fixed, row.on_cut_adaptive) == (2, 1)
     assert (row.strict_fixed, row.fixed) == (0.25, 0.75)
     assert (row.strict_adaptive, row.adaptive) == (0.5, 0.75)
@@ -266,7 +277,7 @@ def test_pairwise_numbers_equal_the_stats_functions(tmp_path: Path) -> None:
 
     report = build_report([run], seed=7, resamples=10_000)
 
-    pair = _row(report.pairs, task="boolq", phase="fixed")
+    pair = _row(PAIRS.numbers(report).pairs, task="boolq", phase="fixed")
     expected = paired_bootstrap(a, b, resamples=10_000, seed=7)
     assert (pair.a.model, pair.b.model, pair.asked, pair.n, pair.left_out) == (
         "w8a8",
@@ -324,8 +335,8 @@ def test_budget_curve_from_recorded_completion_tokens(tmp_path: Path) -> None:
 
     report = build_report([run])
 
-    assert report.curve_budgets == {"gsm8k": [512, 1024, 2048, 4096, 8192]}
-    curve = _row(report.curves, model="m", task="gsm8k")
+    assert CURVE.numbers(report).curve_budgets == {"gsm8k": [512, 1024, 2048, 4096, 8192]}
+    curve = _row(CURVE.numbers(report).curves, model="m", task="gsm8k")
     assert curve.correct_at == [0, 1, 2, 2, 3]
     assert curve.total == 5
     assert curve.grid[0] == 0 and curve.grid[-1] == B2
@@ -340,7 +351,7 @@ def test_budget_curve_from_recorded_completion_tokens(tmp_path: Path) -> None:
         curve.grid,
     )
     # At B1 and B2 the curve is the headline's fixed and adaptive count.
-    head = _row(report.headline, task="gsm8k")
+    head = _row(HEADLINE.numbers(report).headline, task="gsm8k")
     assert (curve.correct_at[2], curve.correct_at[4]) == (head.fixed_correct, head.adaptive_correct)
     assert "| m | 0/5 = 0.00% | 1/5 = 20.00% | 2/5 = 40.00% | 2/5 = 40.00% | 3/5 = 60.00% |" in (
         render_markdown(report)
@@ -356,8 +367,8 @@ def test_curve_budgets_add_b1_and_b2_and_stop_at_b2(tmp_path: Path) -> None:
         budgets=(3000, 6000),
     )
     report = build_report([run])
-    assert report.curve_budgets == {"gsm8k": [512, 1024, 2048, 3000, 4096, 6000]}
-    assert report.curves[0].correct_at == [0, 1, 1, 1, 1, 1]
+    assert CURVE.numbers(report).curve_budgets == {"gsm8k": [512, 1024, 2048, 3000, 4096, 6000]}
+    assert CURVE.numbers(report).curves[0].correct_at == [0, 1, 1, 1, 1, 1]
 
 
 def test_curve_leaves_out_correct_replies_without_token_counts(tmp_path: Path) -> None:
@@ -365,8 +376,8 @@ def test_curve_leaves_out_correct_replies_without_token_counts(tmp_path: Path) -
     attempt = msgspec.structs.replace(reply("m", sample, "fixed", "correct"), usage=Usage())
     run = make_run(tmp_path / "no-usage", {"gsm8k": [sample]}, [attempt], ["m"])
     report = build_report([run])
-    assert report.curves[0].correct_at == [0, 0, 0, 0, 0]
-    assert report.curves[0].unmeasured_correct == 1
+    assert CURVE.numbers(report).curves[0].correct_at == [0, 0, 0, 0, 0]
+    assert CURVE.numbers(report).curves[0].unmeasured_correct == 1
     assert "1 correct replies have no reported completion tokens" in render_markdown(report)
 
 
@@ -394,7 +405,7 @@ def test_token_and_time_statistics(tmp_path: Path) -> None:
 
     report = build_report([run])
 
-    row = _row(report.usage, model="m", task="gsm8k", phase="fixed")
+    row = _row(USAGE.numbers(report).usage, model="m", task="gsm8k", phase="fixed")
     assert (row.replies, row.requests, row.errors, row.budget) == (4, 5, 1, B1)
     assert row.completion is not None and row.reasoning is not None
     assert (row.completion.mean, row.completion.p50, row.completion.p90) == (250.0, 250.0, 370.0)
@@ -405,8 +416,8 @@ def test_token_and_time_statistics(tmp_path: Path) -> None:
     assert row.output_tokens_per_s == pytest.approx(1000 / 5.0)
     assert row.latency == {"p50": 2.0, "p90": 2.0, "p99": 2.0}
     assert row.ttft is None
-    assert _row(report.usage, model="m", task="all", phase="fixed").replies == 4
-    assert not [r for r in report.usage if r.phase == "retry"]  # no retry: no row
+    assert _row(USAGE.numbers(report).usage, model="m", task="all", phase="fixed").replies == 4
+    assert not [r for r in USAGE.numbers(report).usage if r.phase == "retry"]  # no retry: no row
     markdown = render_markdown(report)
     # Means keep a decimal; percentiles of whole tokens print whole.
     assert "| m | gsm8k | 2048 | 4 | 250.0 | 250 | 370 | 200.0 | 200 | 320 | 12.21% |" in markdown
@@ -420,7 +431,7 @@ def test_reasoning_tokens_not_reported_and_ttft_when_streamed(tmp_path: Path) ->
     ]
     run = make_run(tmp_path / "streamed", {"gsm8k": samples}, attempts, ["m"])
     report = build_report([run])
-    row = _row(report.usage, model="m", task="gsm8k", phase="fixed")
+    row = _row(USAGE.numbers(report).usage, model="m", task="gsm8k", phase="fixed")
     assert row.reasoning is None
     assert row.ttft == pytest.approx({"p50": 0.2, "p90": 0.28, "p99": 0.298})
     assert "| not reported | not reported | not reported |" in render_markdown(report)
@@ -449,7 +460,7 @@ def test_two_runs_one_model_each_combine(tmp_path: Path) -> None:
     assert report.models == ["qwen3-8b-w8a8", "qwen3-8b-bf16"]
     assert [r.name for r in report.runs] == ["w8a8", "bf16"]
     assert report.notes == []
-    pair = _row(report.pairs, task="boolq", phase="fixed")
+    pair = _row(PAIRS.numbers(report).pairs, task="boolq", phase="fixed")
     assert (pair.n, pair.on_intersection) == (20, False)
     assert (pair.a.correct, pair.b.correct) == (15, 16)
 
@@ -493,12 +504,12 @@ def test_differing_sample_sets_are_reported_and_compared_on_the_intersection(
     assert len(report.notes) == 1
     assert "Sample sets differ on boolq" in report.notes[0]
     assert "30 samples" in report.notes[0] and "20 are common to all" in report.notes[0]
-    pair = _row(report.pairs, task="boolq", phase="fixed")
+    pair = _row(PAIRS.numbers(report).pairs, task="boolq", phase="fixed")
     assert (pair.n, pair.on_intersection) == (20, True)
     assert pair.note == (
         "compared on the 20 samples both were asked (full-model: 30, part-model: 30)"
     )
-    headline = _row(report.headline, model="full-model")
+    headline = _row(HEADLINE.numbers(report).headline, model="full-model")
     assert headline.total == 30  # each model's own accuracy stays on its own samples
     markdown = render_markdown(report)
     assert "## Notes" in markdown and "Sample sets differ on boolq" in markdown
@@ -540,9 +551,9 @@ def test_json_carries_every_number_but_no_sample_texts(tmp_path: Path) -> None:
     assert "browser" not in data
     assert data["budgets"] == {"boolq": [B1, B2]}
     assert data["repeats"] == {"boolq": 1}
-    assert data["pairs"][0]["sentence"] == report.pairs[0].sentence
-    assert data["pairs"][0]["ci_low"] == report.pairs[0].ci_low
-    assert data["curves"][0]["correct_at"] == report.curves[0].correct_at
+    assert data["pairs"][0]["sentence"] == PAIRS.numbers(report).pairs[0].sentence
+    assert data["pairs"][0]["ci_low"] == PAIRS.numbers(report).pairs[0].ci_low
+    assert data["curves"][0]["correct_at"] == CURVE.numbers(report).curves[0].correct_at
     assert data["breakdown"][0]["counts"]["fixed"]["correct"] == 20
     text = render_json(report)
     assert "The passage says" not in text and "Persian language" not in text
@@ -569,7 +580,7 @@ def test_attempts_outside_the_selection_are_ignored(tmp_path: Path) -> None:
     )
     report = build_report([run])
     assert report.models == ["m"]
-    assert _row(report.headline, model="m").fixed_cell == "0/1 = 0.00%"
+    assert _row(HEADLINE.numbers(report).headline, model="m").fixed_cell == "0/1 = 0.00%"
 
 
 def test_imported_replies_follow_the_summary_rules(tmp_path: Path) -> None:
@@ -593,7 +604,7 @@ def test_imported_replies_follow_the_summary_rules(tmp_path: Path) -> None:
 
     report = build_report([run])
 
-    counts = _row(report.breakdown, task="gsm8k", subject=None).counts
+    counts = _row(OUTCOMES.numbers(report).breakdown, task="gsm8k", subject=None).counts
     assert (counts.fixed.correct, counts.fixed.unfinished, counts.retry.candidates) == (1, 1, 1)
     summary = summarize(run).results[0]
     assert counts == counts_of(summary)

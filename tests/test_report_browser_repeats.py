@@ -29,6 +29,7 @@ from browsing import (
 from reported_runs import DEMO_MODELS, HOSTILE_ANSWER, QUESTIONS, K, demo, hostile_reply, judged
 from test_report_browser import choose, matches
 from thinkeval.report import Report, build_report, render_html
+from thinkeval.report.sections.pairs import SECTION as PAIRS
 
 __all__ = ["browser", "demo", "judged"]  # the fixtures, imported for pytest
 A, B = DEMO_MODELS
@@ -107,7 +108,7 @@ def test_question_cards_sort_by_the_tokens_of_all_their_replies(
 
 
 def test_pairs_over_questions_open_side_by_side(browser: Browser, url: str, report: Report) -> None:
-    row = next(p for p in report.repeat_pairs if p.phase == "fixed")
+    row = next(p for p in PAIRS.numbers(report).repeat_pairs if p.phase == "fixed")
     page = open_samples(browser, url, width=1000)
     page.locator("#pairs a[href*='task=aime25'][href*='phase=fixed'][href*='disc=a']").click()
     page.wait_for_url(lambda address: "disc=a" in address)

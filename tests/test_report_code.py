@@ -10,7 +10,8 @@ from pathlib import Path
 from conftest import ThreadedSim, write_config
 from thinkeval.cli import main
 from thinkeval.report import build_report, render_html, render_markdown
-from thinkeval.report._code_failures import HEADERS
+from thinkeval.report.sections.outcomes import SECTION as OUTCOMES
+from thinkeval.report.sections.outcomes.code_failures import HEADERS
 from thinkeval.sim.behaviour import answer_key_from_samples
 from thinkeval.sim.config import SimConfig
 from thinkeval.store.journal import iter_attempts
@@ -48,7 +49,7 @@ def test_wrong_programs_are_counted_by_reason_per_model_task_and_phase(
     assert wrong and set(expected) <= {"failed_test", "crash", "timeout", "memory"}
 
     report = build_report([run_dir], seed=1, resamples=200)
-    rows = {(r.model, r.task, r.phase): r for r in report.code_failures}
+    rows = {(r.model, r.task, r.phase): r for r in OUTCOMES.numbers(report).code_failures}
     assert set(rows) == {("coder", "humaneval", "fixed"), ("coder", "humaneval", "adaptive")}
     for row in rows.values():
         assert row.wrong == len(wrong)
@@ -71,6 +72,6 @@ def test_wrong_programs_are_counted_by_reason_per_model_task_and_phase(
 def test_a_run_without_code_tasks_has_no_code_table(tmp_path: Path, data_dir: Path) -> None:
     run_dir = _run(tmp_path, data_dir, [{"name": "gsm8k", "limit": 3}], "plain")
     report = build_report([run_dir], seed=1, resamples=200)
-    assert report.code_failures == []
+    assert OUTCOMES.numbers(report).code_failures == []
     assert "Code: why the wrong programs failed" not in render_markdown(report)
     assert "Code: why the wrong programs failed" not in render_html(report)

@@ -18,6 +18,8 @@ from test_report_runs import gsm8k_sample, make_run, reply
 from thinkeval.ops.status import read_status
 from thinkeval.ops.verify import verify_run
 from thinkeval.report import build_report, render_html, render_markdown
+from thinkeval.report.sections.headline import SECTION as HEADLINE
+from thinkeval.report.sections.pairs import SECTION as PAIRS
 from thinkeval.results.summary import summarize
 from thinkeval.ui.status import render as render_status
 from thinkeval.ui.tables import results_table
@@ -57,8 +59,8 @@ def test_header_notes_and_headline_say_incomplete(run: Path) -> None:
 
     assert not report.complete and not report.runs[0].complete
     assert (report.runs[0].errors, report.runs[0].pending) == (21, 0)
-    flaky = next(r for r in report.headline if r.model == FLAKY)
-    steady = next(r for r in report.headline if r.model == STEADY)
+    flaky = next(r for r in HEADLINE.numbers(report).headline if r.model == FLAKY)
+    steady = next(r for r in HEADLINE.numbers(report).headline if r.model == STEADY)
     assert flaky.fixed_cell == "15/40 = 37.50% (incomplete: 21 errors)"
     assert flaky.adaptive_cell == "15/40 = 37.50% (incomplete: 21 errors)"
     assert flaky.gain == "+0.00 pp (incomplete)"
@@ -77,7 +79,7 @@ def test_header_notes_and_headline_say_incomplete(run: Path) -> None:
 def test_pairwise_sentence_uses_only_the_samples_both_answered(run: Path) -> None:
     report = build_report([run], resamples=2000)
 
-    pair = next(p for p in report.pairs if p.phase == "fixed")
+    pair = next(p for p in PAIRS.numbers(report).pairs if p.phase == "fixed")
     # 19 samples have an answer from both: flaky 15 right, 4 wrong; steady 6 right, 13 wrong.
     assert (pair.asked, pair.n, pair.left_out) == (40, 19, 21)
     assert (pair.a.correct, pair.b.correct) == (15, 6)
@@ -110,7 +112,7 @@ def test_terminal_table_status_summary_and_verify_agree(run: Path) -> None:
 def test_a_run_without_errors_is_complete_everywhere(tmp_path: Path) -> None:
     run = _error_run(tmp_path, errors=False)
     report = build_report([run], resamples=500)
-    assert report.complete and all(r.complete for r in report.headline)
+    assert report.complete and all(r.complete for r in HEADLINE.numbers(report).headline)
     assert "incomplete" not in render_markdown(report).lower()
     summary = summarize(run)
     assert summary.complete and "INCOMPLETE" not in _printed(results_table(summary))

@@ -21,6 +21,7 @@ from test_report_runs import (
     reply,
 )
 from thinkeval.report import _embed, _html, build_report, render_html
+from thinkeval.report.sections.pairs import SECTION as PAIRS
 
 ATTACK_SCRIPT = "</script><script>alert(1)</script>"
 ATTACK_IMG = "<img src=x onerror=alert(1)>"
@@ -218,7 +219,7 @@ def test_a_large_run_embeds_the_telling_samples_within_the_budget(tmp_path: Path
     assert browser is not None
     data = DATA_BLOCK.search(page)
     assert data is not None and len(data.group(1)) <= 60_000
-    discordant = {q for p in report.pairs for q in p.a_only_ids + p.b_only_ids}
+    discordant = {q for p in PAIRS.numbers(report).pairs for q in p.a_only_ids + p.b_only_ids}
     held = set(browser.index.question_id)
     assert 0 < len(held) < len(discordant) and held <= discordant
     assert [(p.total, p.embedded) for p in browser.parts] == [

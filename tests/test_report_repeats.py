@@ -19,6 +19,13 @@ from test_report_runs import boolq_sample, gsm8k_sample, make_run, reply
 from thinkeval.errors import ThinkevalError
 from thinkeval.report import build_report, render_html, render_json, render_markdown
 from thinkeval.report._model_samples import Judgement
+from thinkeval.report.sections.curve import SECTION as CURVE
+from thinkeval.report.sections.headline import SECTION as HEADLINE
+from thinkeval.report.sections.outcomes import SECTION as OUTCOMES
+from thinkeval.report.sections.pairs import SECTION as PAIRS
+from thinkeval.report.sections.repeated import SECTION as REPEATED
+from thinkeval.report.sections.scorers import SECTION as SCORERS
+from thinkeval.report.sections.usage import SECTION as USAGE
 from thinkeval.results.judge import judge_agreement, judge_path
 from thinkeval.results.questions import compare_models, repeat_details
 from thinkeval.results.stats import mcnemar_exact
@@ -50,31 +57,36 @@ def test_repeated_metrics_and_counts_equal_summary_json(demo: Path) -> None:
     summary = _summary(demo)
     assert report.repeats == {"boolq": 1, "ceval": 1, "gsm8k": 1, "aime25": K}
     assert report.budgets["aime25"] == (16384, 32768) and report.budgets["gsm8k"] == (2048, 8192)
-    assert [(r.model, r.task) for r in report.repeated] == [(A, "aime25"), (B, "aime25")]
-    for row in report.repeated:
+    assert [(r.model, r.task) for r in REPEATED.numbers(report).repeated] == [
+        (A, "aime25"),
+        (B, "aime25"),
+    ]
+    for row in REPEATED.numbers(report).repeated:
         assert msgspec.to_builtins(row.metrics) == summary[row.model, row.task]["repeated"]
         assert row.complete
-    for head in report.headline:
+    for head in HEADLINE.numbers(report).headline:
         found = summary[head.model, head.task]
         assert (head.total, head.fixed_correct, head.adaptive_correct) == (
             found["total"], found["fixed"]["correct"], found["adaptive"]["correct"],
         )  # fmt: skip
         assert (head.questions, head.repeats) == (found["samples"], found["repeats"])
-    for row in report.breakdown:
+    for row in OUTCOMES.numbers(report).breakdown:
         if row.subject is None:
             found = summary[row.model, row.task]
             assert msgspec.to_builtins(row.counts.fixed) == found["fixed"]
             assert msgspec.to_builtins(row.counts.retry) == found["retry"]
-    aime = [h for h in report.headline if h.task == "aime25"]
+    aime = [h for h in HEADLINE.numbers(report).headline if h.task == "aime25"]
     assert {h.total for h in aime} == {QUESTIONS * K}
 
 
 def test_models_are_compared_over_questions(demo: Path) -> None:
     report = build_report([demo], resamples=500)
     details = repeat_details(demo)
-    assert not [p for p in report.pairs if p.task == "aime25"]  # not as independent samples
-    assert [p.phase for p in report.repeat_pairs] == ["fixed", "adaptive"]
-    for row in report.repeat_pairs:
+    assert not [
+        p for p in PAIRS.numbers(report).pairs if p.task == "aime25"
+    ]  # not as independent samples
+    assert [p.phase for p in PAIRS.numbers(report).repeat_pairs] == ["fixed", "adaptive"]
+    for row in PAIRS.numbers(report).repeat_pairs:
         adaptive = row.phase == "adaptive"
         versus = compare_models(details[A, "aime25"], details[B, "aime25"], adaptive=adaptive)
         assert (row.difference, row.ci_low, row.ci_high) == (versus.value, versus.low, versus.high)
@@ -90,7 +102,7 @@ def test_models_are_compared_over_questions(demo: Path) -> None:
         assert row.significant == ((row.ci_low > 0 or row.ci_high < 0) and row.p_value < 0.05)
     markdown = render_markdown(report)
     assert "### aime25, fixed 16384 (avg@4, compared over questions)" in markdown
-    assert report.repeat_pairs[0].sentence in markdown.replace("\\", "")
+    assert PAIRS.numbers(report).repeat_pairs[0].sentence in markdown.replace("\\", "")
 
 
 def test_the_browser_holds_every_repeat_of_a_question(demo: Path) -> None:
@@ -124,18 +136,30 @@ def test_the_browser_holds_every_repeat_of_a_question(demo: Path) -> None:
 
 def test_curves_usage_and_plots_read_each_task_at_its_budgets(demo: Path) -> None:
     report = build_report([demo], resamples=500)
-    assert report.curve_budgets["aime25"] == [512, 1024, 2048, 4096, 8192, 16384, 32768]
-    assert report.curve_budgets["gsm8k"] == [512, 1024, 2048, 4096, 8192]
-    for curve in report.curves:
-        head = next(h for h in report.headline if (h.model, h.task) == (curve.model, curve.task))
-        b1 = report.curve_budgets[curve.task].index(report.budgets[curve.task][0])
+    assert CURVE.numbers(report).curve_budgets["aime25"] == [
+        512,
+        1024,
+        2048,
+        4096,
+        8192,
+        16384,
+        32768,
+    ]
+    assert CURVE.numbers(report).curve_budgets["gsm8k"] == [512, 1024, 2048, 4096, 8192]
+    for curve in CURVE.numbers(report).curves:
+        head = next(
+            h
+            for h in HEADLINE.numbers(report).headline
+            if (h.model, h.task) == (curve.model, curve.task)
+        )
+        b1 = CURVE.numbers(report).curve_budgets[curve.task].index(report.budgets[curve.task][0])
         assert curve.total == head.total
         assert curve.correct_at[b1] == head.fixed_correct
         assert curve.grid[-1] == report.budgets[curve.task][1]
-    budgets = {(u.model, u.task, u.phase): u.budget for u in report.usage}
+    budgets = {(u.model, u.task, u.phase): u.budget for u in USAGE.numbers(report).usage}
     assert budgets[A, "aime25", "fixed"] == 16384 and budgets[A, "aime25", "retry"] == 32768
     assert budgets[A, "gsm8k", "fixed"] == 2048 and budgets[A, "all", "fixed"] is None
-    for histogram in report.histograms:
+    for histogram in USAGE.numbers(report).histograms:
         assert histogram.edges[-1] == report.budgets[histogram.task][1]
     markdown = render_markdown(report)
     assert "### aime25 (B1 16384, B2 32768)" in markdown
@@ -189,18 +213,18 @@ def _hand_made(folder: Path, name: str = "hand", models: tuple[str, ...] = ("a",
 def test_exact_numbers_with_repeats_an_error_and_two_budget_pairs(tmp_path: Path) -> None:
     run = _hand_made(tmp_path)
     report = build_report([run], resamples=500)
-    head = {(h.model, h.task): h for h in report.headline}
+    head = {(h.model, h.task): h for h in HEADLINE.numbers(report).headline}
     assert (head["a", "gsm8k"].fixed_cell, head["a", "gsm8k"].adaptive_cell) == (
         "6/12 = 50.00% (incomplete: 1 error)", "7/12 = 58.33% (incomplete: 1 error)"
     )  # fmt: skip
     assert head["b", "gsm8k"].fixed_cell == "8/12 = 66.67%"
     assert report.budgets == {"gsm8k": (2048, 8192), "boolq": BOOLQ_BUDGETS}
     summary = summarize(run)
-    for row in report.repeated:
+    for row in REPEATED.numbers(report).repeated:
         found = next(r for r in summary.results if (r.model, r.task) == (row.model, row.task))
         assert row.metrics == found.repeated
-    assert [row.complete for row in report.repeated] == [False, True]
-    fixed = next(p for p in report.repeat_pairs if p.phase == "fixed")
+    assert [row.complete for row in REPEATED.numbers(report).repeated] == [False, True]
+    fixed = next(p for p in PAIRS.numbers(report).repeat_pairs if p.phase == "fixed")
     # a's q3 has a transport error: left out; on q0-q2 a solved 3, 1, 0 and b 1, 3, 1 of 3.
     assert (fixed.asked, fixed.n, fixed.left_out) == (4, 3, 1)
     assert (fixed.a.errors, fixed.a.pending, fixed.b.errors) == (1, 0, 0)
@@ -213,7 +237,7 @@ def test_exact_numbers_with_repeats_an_error_and_two_budget_pairs(tmp_path: Path
         "Not conclusive for all 4: 1 are left out (a: 1 error); run the same command again to "
         "re-ask them."
     )
-    adaptive = next(p for p in report.repeat_pairs if p.phase == "adaptive")
+    adaptive = next(p for p in PAIRS.numbers(report).repeat_pairs if p.phase == "adaptive")
     assert adaptive.a.solved == 5  # the retry of q1's third repeat
     markdown = render_markdown(report)
     assert "| model | fixed 1024 | adaptive 1024→4096 | gain |" in markdown
@@ -223,17 +247,19 @@ def test_exact_numbers_with_repeats_an_error_and_two_budget_pairs(tmp_path: Path
     outcomes = markdown.split("## 3. Outcomes")[1]
     assert "| model | replies | correct |" in outcomes
     assert "| model | samples | correct |" in outcomes
-    assert report.curve_budgets == {
+    assert CURVE.numbers(report).curve_budgets == {
         "gsm8k": [512, 1024, 2048, 4096, 8192], "boolq": [512, 1024, 2048, 4096],
     }  # fmt: skip
-    assert {u.budget for u in report.usage if u.task == "all" and u.phase == "fixed"} == {None}
+    assert {
+        u.budget for u in USAGE.numbers(report).usage if u.task == "all" and u.phase == "fixed"
+    } == {None}
 
 
 def test_runs_combine_when_each_task_has_the_same_budgets_and_repeats(tmp_path: Path) -> None:
     first = _hand_made(tmp_path, "first", ("a",))
     second = _hand_made(tmp_path, "second", ("b",))
     report = build_report([first, second], resamples=500)
-    assert report.models == ["a", "b"] and len(report.repeat_pairs) == 2
+    assert report.models == ["a", "b"] and len(PAIRS.numbers(report).repeat_pairs) == 2
     assert report.budgets == {"gsm8k": (2048, 8192), "boolq": BOOLQ_BUDGETS}
     other_budgets = _hand_made(tmp_path, "other-budgets", ("b",), boolq=(2048, 8192))
     with pytest.raises(ThinkevalError, match=r"boolq at budgets \[1024, 4096\]\) with .*boolq at"):
@@ -249,10 +275,10 @@ def test_runs_combine_when_each_task_has_the_same_budgets_and_repeats(tmp_path: 
 def test_judge_agreement_per_task_equals_the_judges_own(judged: Path, demo: Path) -> None:
     report = build_report([judged], resamples=300)
     agreement = judge_agreement(judged)
-    rows = {(r.model, r.task): r for r in report.judge}
+    rows = {(r.model, r.task): r for r in SCORERS.numbers(report).judge}
     assert set(rows) == set(agreement)
-    assert [r.task for r in report.judge] == sorted(
-        (r.task for r in report.judge), key=report.tasks.index
+    assert [r.task for r in SCORERS.numbers(report).judge] == sorted(
+        (r.task for r in SCORERS.numbers(report).judge), key=report.tasks.index
     )
     summary = {(r.model, r.task): r for r in summarize(judged).results}
     for key, found in agreement.items():
@@ -264,12 +290,17 @@ def test_judge_agreement_per_task_equals_the_judges_own(judged: Path, demo: Path
         block = summary[key].judge
         assert block is not None and row.agreement == pytest.approx(block.agreement)
         assert row.judge_correct / row.units == pytest.approx(block.adaptive_accuracy)
-    assert any(r.disagreed for r in report.judge) and report.context[0].judges == ["judge"]
+    assert any(r.disagreed for r in SCORERS.numbers(report).judge) and report.context[0].judges == [
+        "judge"
+    ]
     markdown = render_markdown(report)
     assert "## 7. Strict vs judge" in markdown
     # Strict numbers are untouched by the judge.
     plain = build_report([demo], resamples=300)
-    assert report.headline == plain.headline and report.repeated == plain.repeated
+    assert (
+        HEADLINE.numbers(report).headline == HEADLINE.numbers(plain).headline
+        and REPEATED.numbers(report).repeated == REPEATED.numbers(plain).repeated
+    )
 
 
 def test_the_browser_lists_the_disagreements_with_both_readings(judged: Path) -> None:
@@ -316,7 +347,7 @@ def test_replies_not_judged_yet_are_marked(judged: Path, tmp_path: Path) -> None
     judge_path(partial).write_text("".join(lines[: len(lines) // 2]))
     report = build_report([partial], resamples=300)
     assert report.browser is not None
-    waiting = sum(r.not_judged for r in report.judge)
+    waiting = sum(r.not_judged for r in SCORERS.numbers(report).judge)
     assert waiting > 0
     assert list(report.browser.index.row_judge).count(0) == waiting
     pending = [v.judge for views in report.browser.rows for v in views
@@ -326,8 +357,8 @@ def test_replies_not_judged_yet_are_marked(judged: Path, tmp_path: Path) -> None
 
 def test_a_run_without_judge_verdicts_shows_nothing_of_the_judge(demo: Path) -> None:
     report = build_report([demo], resamples=300)
-    assert report.judge == [] and report.context[0].judges == []
+    assert SCORERS.numbers(report).judge == [] and report.context[0].judges == []
     assert "judge" not in render_markdown(report).lower()
     assert report.browser is not None and not report.browser.index.judged
     assert set(report.browser.index.row_judge) == {-1}
-    assert math.isfinite(report.repeat_pairs[0].difference)
+    assert math.isfinite(PAIRS.numbers(report).repeat_pairs[0].difference)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import msgspec
 import numpy as np
@@ -19,7 +20,7 @@ from test_report_runs import gsm8k_sample, make_run, reply
 from thinkeval.report import build_report, render_html, render_json, render_markdown
 from thinkeval.report._format import Block, Section, table
 from thinkeval.report._model import Report
-from thinkeval.report._section import ReportSection, SectionInputs
+from thinkeval.report._section import ReportSection, SectionInputs, SectionNumbers
 
 BUILT_IN = (
     "headline", "compare", "repeated", "outcomes", "best", "scorers", "pairs", "curve", "usage",
@@ -108,3 +109,75 @@ def test_a_key_or_place_used_twice_and_a_key_the_report_has_are_refused(
     monkeypatch.setattr(section_plugins, "registry", lambda: plugged)
     with pytest.raises(ValueError, match="overwrite the report's 'notes'"):
         render_json(build_report([run], resamples=50))
+
+
+# report.json's top-level keys (schema version 4, docs/reports.md): the report's shared fields
+# and the built-in sections' numbers; `replicas` only when a model has several base URLs.
+PUBLISHED_KEYS = (
+    "best_of", "breakdown", "budgets", "censoring", "code_failures", "comparison", "complete",
+    "context", "curve_budgets", "curves", "diagnosis", "headline", "histograms", "instructions",
+    "judge", "models", "notes", "pairs", "reasoning", "repeat_pairs", "repeated", "repeats",
+    "resamples", "runs", "schema_version", "scorers", "seed", "simulated", "tasks",
+    "thinkeval_version", "tokens", "usage",
+)  # fmt: skip
+
+
+def test_report_json_keeps_its_published_top_level_keys(tmp_path: Path) -> None:
+    report = build_report([_run(tmp_path)], resamples=50)
+    numbers = json.loads(render_json(report))
+    assert tuple(numbers) == PUBLISHED_KEYS  # sorted, and no section key lost or added
+    # Each section's numbers are its own: the report object holds none of them itself.
+    shared = set(msgspec.structs.asdict(report)) - {"browser", "plugins"}
+    assert shared.isdisjoint({"headline", "pairs", "usage", "scorers", "diagnosis"})
+    assert shared < set(PUBLISHED_KEYS)
+
+
+class _Spread(SectionNumbers, frozen=True):
+    longest: dict[str, int]
+    shortest: dict[str, int]
+    why: list[str]  # for the report's Notes only
+
+    unwritten: ClassVar[tuple[str, ...]] = ("why",)
+
+
+def _spread(inputs: SectionInputs) -> _Spread:
+    cells = inputs.data.ordered()
+    tokens = {c.task: c.fixed.completion[c.fixed.completion >= 0] for c in cells}
+    return _Spread(
+        longest={task: int(t.max()) for task, t in tokens.items()},
+        shortest={task: int(t.min()) for task, t in tokens.items()},
+        why=[
+            f"{c.model} on {c.task}: {inputs.counts[(c.model, c.task)].total} samples."
+            for c in cells
+        ],
+    )
+
+
+def test_section_numbers_struct_writes_each_field_at_the_top_level_and_adds_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _run(tmp_path)
+    spread: ReportSection[_Spread] = ReportSection(
+        key="spread", place=96, shown=lambda r: None, data=_spread, notes=lambda n: n.why
+    )
+    plugged = section_plugins.ordered((*section_plugins.registry(), spread))
+    monkeypatch.setattr(section_plugins, "registry", lambda: plugged)
+    report = build_report([run], resamples=50)
+    assert spread.numbers(report).longest == {"gsm8k": 300}
+    numbers = json.loads(render_json(report))
+    assert numbers["longest"] == {"gsm8k": 300} and numbers["shortest"] == {"gsm8k": 100}
+    assert "spread" not in numbers and "why" not in numbers
+    # Its notes join the report's Notes, after the report's own.
+    assert numbers["notes"][-1] == "m on gsm8k: 3 samples."
+    assert "- m on gsm8k: 3 samples." in render_markdown(report)
+    # A field named like one of the report's keys is refused, as a key is.
+    clash = ReportSection(key="clash", place=97, shown=lambda r: None, data=lambda i: _Runs([]))
+    monkeypatch.setattr(
+        section_plugins, "registry", lambda: section_plugins.ordered((*plugged, clash))
+    )
+    with pytest.raises(ValueError, match="section 'clash' would overwrite the report's 'runs'"):
+        render_json(build_report([run], resamples=50))
+
+
+class _Runs(SectionNumbers, frozen=True):
+    runs: list[int]

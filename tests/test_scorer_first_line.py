@@ -14,6 +14,7 @@ from thinkeval.cli import main
 from thinkeval.report import build_report, render_markdown
 from thinkeval.report._collect import collect
 from thinkeval.report._samples import Catalog
+from thinkeval.report.sections.scorers import SECTION as SCORERS
 from thinkeval.report.viewer.export import record
 from thinkeval.results.summary import summarize
 from thinkeval.scoring import first_line
@@ -94,7 +95,7 @@ def test_a_registered_scorer_is_journalled_counted_and_reported(tmp_path: Path, 
         assert row["scorers"]["strict"]["fixed_correct"] == row["fixed"]["correct"]
         assert row["scorers"]["lenient"]["fixed_accuracy"] == row["lenient"]["fixed_accuracy"]
         report = build_report([run_dir])
-        (shown,) = [r for r in report.scorers if r.scorer == "first_line"]
+        (shown,) = [r for r in SCORERS.numbers(report).scorers if r.scorer == "first_line"]
         assert shown.fixed == block["fixed_accuracy"]
         assert "Strict vs first_line" in render_markdown(report)
         # The terminal's end-of-run table has its column, and the sample export its fields.

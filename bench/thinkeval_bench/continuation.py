@@ -101,6 +101,7 @@ def measure(
 ) -> Measured:
     """Run `shape` once in `mode` against a fresh simulator."""
     from thinkeval.report import build_report
+    from thinkeval.report.sections.tokens import SECTION as TOKENS
     from thinkeval.store.journal import iter_attempts
 
     folder = work / f"{shape.task}-{mode}"
@@ -135,7 +136,11 @@ def measure(
         stats: dict[str, Any] = sim.stats()
     finally:
         sim.stop()
-    floor = sum(row.floor for row in build_report([run_dir]).tokens if row.task == shape.task)
+    floor = sum(
+        row.floor
+        for row in TOKENS.numbers(build_report([run_dir])).tokens
+        if row.task == shape.task
+    )
     statuses: dict[tuple[str, int, str], str | None] = {
         (x.sample_id, x.repeat, x.phase): x.recorded_status()
         for x in iter_attempts(run_dir)

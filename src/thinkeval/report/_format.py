@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 DASH = "–"  # shown where a number does not exist (no candidates, nothing timed)
+ALL_TASKS = "all"  # the task of a row over every task of a model (usage, tokens)
 SHOWN_IDS = 10  # sample ids listed under a comparison or a table; the browser has them all
 
 

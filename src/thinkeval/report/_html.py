@@ -109,7 +109,7 @@ def _block(block: Block) -> str:
     return "".join(parts)
 
 
-def _section(plugin: ReportSection, section: Section, report: Report) -> str:
+def _section(plugin: ReportSection[Any], section: Section, report: Report) -> str:
     parts = [
         f'<section id="{section.key}"><h2>{escape(section.title)}</h2>',
         f'<p class="intro">{escape(section.intro)}</p>',

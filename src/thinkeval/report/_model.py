@@ -1,7 +1,10 @@
 """The report as data: every number each format shows, computed once by `build_report`.
 
 The renderers only format these values, so Markdown, HTML and JSON cannot disagree. The JSON
-format is this object dumped whole, except `browser` (the per-sample texts, HTML only).
+format is this object dumped whole, except `browser` (the per-sample texts, HTML only), with
+each section's numbers (`plugins`, computed by the section plug-ins, `report.sections`, each
+with its own row types) at its top level. The report itself holds what the sections share: the
+runs, tasks, budgets, notes, the judge's rows and the runs' context.
 
 Counts are over units: a sample, or a (sample, repeat) pair of a task asked k times per
 question (`repeats: k`), so a task's `total` is its questions times k and its accuracy is avg@k.
@@ -13,16 +16,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from thinkeval.report._censoring import CensoringRow
-from thinkeval.report._code_failures import CodeFailuresRow
-from thinkeval.report._diagnosis import DiagnosisRow
 from thinkeval.report._frozen import Frozen as _Frozen
-from thinkeval.report._instructions import InstructionsRow
 from thinkeval.report._model_samples import Browser
-from thinkeval.results.compare_model import CompareResult
-from thinkeval.results.repeats import RepeatsBlock
-from thinkeval.results.replicas import ReplicaRow
-from thinkeval.results.summary import Counts
 
 # 2: pairs on the samples both answered (asked, n, left_out, discordant ids; sides count errors
 # and pending), completeness in runs and headline rows, the run context, simulated models.
@@ -53,232 +48,6 @@ class RunInfo(_Frozen, frozen=True):
     pending: int  # units with no reply yet in a phase they need
 
 
-class HeadlineRow(_Frozen, frozen=True):
-    """One model on one task: fixed vs adaptive accuracy and the gain.
-
-    With repeats the counts are over the `questions * repeats` replies, so the accuracy is
-    avg@k."""
-
-    model: str
-    task: str
-    questions: int
-    repeats: int
-    total: int
-    fixed_correct: int
-    adaptive_correct: int
-    fixed_cell: str  # "1048/1319 = 79.45%", or "15/40 = 37.50% (incomplete: 21 errors)"
-    adaptive_cell: str
-    gain: str  # "+16.45 pp", "+0.00 pp (incomplete)"
-    complete: bool
-    fixed_errors: int
-    fixed_pending: int
-    adaptive_errors: int
-    adaptive_pending: int
-    # Where the server's max_model_len cut a budget: what was asked instead ("" when not).
-    clamped: str = ""
-
-
-class RetryRates(_Frozen, frozen=True):
-    """What the single retry at B2 achieved for the retry candidates (None: no candidates)."""
-
-    recovery: float | None  # legal final answer formed (retry correct + wrong) / candidates
-    new_correct: float | None  # retry correct / candidates
-    answered_accuracy: float | None  # retry correct / answered
-
-
-class BreakdownRow(_Frozen, frozen=True):
-    """Outcome counts of one model on one task, or on one C-Eval subject (`subject` set)."""
-
-    model: str
-    task: str
-    subject: str | None
-    counts: Counts  # the same object `summary.json` holds for this model and task
-    rates: RetryRates
-
-
-class BestOf(_Frozen, frozen=True):
-    """The most accurate model(s) of a task in one comparison; ties are listed together."""
-
-    task: str
-    phase: Comparison
-    models: list[str]
-    cells: list[str]  # one "correct/total = x%" per listed model, marked when incomplete
-    complete: bool  # every listed model's accuracy is complete
-
-
-class ScorerRow(_Frozen, frozen=True):
-    """The strict verdicts beside another scorer's (lenient: what AISBench reports by default;
-    any registered recording scorer; the judge, once a run is judged), one row per model, task
-    and scorer."""
-
-    scorer: str
-    model: str
-    task: str
-    total: int
-    strict_fixed: float
-    fixed: float
-    strict_adaptive: float
-    adaptive: float
-    # Samples the scorer counts correct although the strict verdict is `empty` or
-    # `unfinished`: answers read out of a cut-off reply or out of the reasoning.
-    on_cut_fixed: int
-    on_cut_adaptive: int
-
-
-class PairSide(_Frozen, frozen=True):
-    """One model's side of a pairwise comparison, on the compared samples only."""
-
-    model: str
-    correct: int
-    accuracy: float
-    wilson_low: float
-    wilson_high: float
-    # Samples both were asked that this model has no answer for (an `error`, or nothing yet):
-    # left out of the comparison, so that a failed request is never scored as a wrong answer.
-    errors: int
-    pending: int
-
-
-class PairRow(_Frozen, frozen=True):
-    """Model `a` against model `b` on the samples both answered, in one comparison."""
-
-    task: str
-    phase: Comparison
-    a: PairSide
-    b: PairSide
-    asked: int  # samples both were asked
-    n: int  # samples both answered (verdicts on both sides): the compared samples
-    left_out: int  # asked - n: an error or no reply yet on at least one side
-    point_weight: float  # 100 / n: percentage points one question is worth
-    difference: float  # accuracy a - accuracy b, as a proportion
-    ci_low: float
-    ci_high: float
-    p_value: float
-    a_only: int
-    b_only: int
-    a_only_ids: list[str]  # the discordant samples: a right and b wrong
-    b_only_ids: list[str]  # b right and a wrong
-    significant: bool  # on the compared samples
-    sentence: str
-    resamples: int
-    seed: int
-    confidence: float
-    on_intersection: bool  # the two models were asked different sample sets
-    note: str | None
-
-
-class CurveRow(_Frozen, frozen=True):
-    """Accuracy one model would have had on a task at each completion-token budget."""
-
-    model: str
-    task: str
-    total: int  # units: samples, or (sample, repeat) pairs
-    correct_at: list[int]  # aligned with Report.curve_budgets[task]
-    grid: list[int]  # budgets for the plot, 0 .. B2
-    grid_correct: list[int]
-    unmeasured_correct: int  # correct replies without reported completion tokens: left out
-
-
-class Distribution(_Frozen, frozen=True):
-    """Mean, median and 90th percentile of some per-reply quantity."""
-
-    count: int
-    mean: float
-    p50: float
-    p90: float
-
-
-class UsageRow(_Frozen, frozen=True):
-    """Tokens and time of one model on one task (`task == "all"`: every task) in one phase."""
-
-    model: str
-    task: str
-    phase: Literal["fixed", "retry"]
-    budget: int | None  # None: task "all" over tasks asked at different budgets
-    replies: int  # counted replies without transport error
-    completion: Distribution | None
-    reasoning: Distribution | None  # None: the server did not report usage.reasoning_tokens
-    budget_share: float | None  # mean completion_tokens / budget
-    requests: int  # every recorded attempt, errors and superseded attempts included
-    errors: int
-    wall_s: float | None  # max(started_at + latency_s) - min(started_at)
-    requests_per_s: float | None
-    output_tokens_per_s: float | None
-    latency: dict[str, float | None]  # p50, p90, p99 seconds
-    ttft: dict[str, float | None] | None  # None: the run did not stream
-
-
-class TokenRow(_Frozen, frozen=True):
-    """What one model's requests on one task (`task == "all"`: every task) cost the server.
-
-    Prompt and generated tokens per phase, as the server processed them (a continuation
-    prefills its carried tokens again and generates only the new ones); `floor` is what a
-    single run at B2 would have generated for the same counted replies (each unit's last
-    reply, generated once); `ratio` is generated / floor.
-    """
-
-    model: str
-    task: str
-    retry: str  # "reask", "continue", or "-" when nothing was retried
-    fixed_prompt: int
-    fixed_generated: int
-    retry_prompt: int
-    retry_generated: int  # what the adaptive phase added
-    generated: int
-    floor: int
-    ratio: float | None
-
-
-class RepeatRow(_Frozen, frozen=True):
-    """Repeated sampling of one model on one task: summary.json's `repeated` block."""
-
-    model: str
-    task: str
-    metrics: RepeatsBlock  # avg@k, pass@j, maj@k with intervals; solve rates; no vote, ties
-    complete: bool  # every (question, repeat) has its replies (else metrics are lower bounds)
-
-
-class RepeatSide(_Frozen, frozen=True):
-    """One model's side of a comparison over questions, on the compared questions only."""
-
-    model: str
-    solved: int  # correct replies over the compared questions' k repeats
-    replies: int  # compared questions times k
-    avg: float  # solved / replies: avg@k on the compared questions
-    # Units of the questions both were asked that have no answer (an error, or nothing yet).
-    errors: int
-    pending: int
-
-
-class RepeatPairRow(_Frozen, frozen=True):
-    """Model `a` against model `b` on a task asked k times per question: avg@k difference with a
-    paired bootstrap interval that resamples questions (`results.questions.compare_models`)."""
-
-    task: str
-    phase: Comparison
-    k: int
-    a: RepeatSide
-    b: RepeatSide
-    asked: int  # questions both were asked
-    n: int  # questions both answered in every repeat: the compared questions
-    left_out: int  # asked - n
-    difference: float  # avg@k of a - avg@k of b on the compared questions
-    ci_low: float
-    ci_high: float
-    # Questions one model solved in more of its k repeats than the other; with k = 1 these are
-    # McNemar's discordant samples, and the exact test on them is the sign test over questions.
-    a_more: int
-    b_more: int
-    a_more_ids: list[str]
-    b_more_ids: list[str]
-    p_value: float
-    significant: bool  # the interval excludes 0 and p < 0.05
-    sentence: str
-    resamples: int
-    seed: int
-    confidence: float
-
-
 class JudgeRow(_Frozen, frozen=True):
     """Strict vs the judge scorer (`thinkeval judge`) on one model's finished replies to a task
     (`results.judge.judge_agreement`); accuracies over all units, as summary.json's `judge`."""
@@ -295,16 +64,6 @@ class JudgeRow(_Frozen, frozen=True):
     judge_correct: int  # adaptive outcome, judge
     judge_fixed_correct: int
     disagreeing_ids: list[str]  # in run order, each sample once
-
-
-class Histogram(_Frozen, frozen=True):
-    """Completion-token counts of one model on one task, in equal bins over 0 .. B2."""
-
-    model: str
-    task: str
-    edges: list[int]  # len(fixed) + 1 bin edges
-    fixed: list[int]
-    retry: list[int]
 
 
 class ModelContext(_Frozen, frozen=True):
@@ -366,35 +125,9 @@ class Report(_Frozen, frozen=True, kw_only=True):
     seed: int
     resamples: int
     notes: list[str]  # sample-set differences and other caveats, in plain sentences
-    headline: list[HeadlineRow]
-    repeated: list[RepeatRow]  # tasks asked more than once per question
-    breakdown: list[BreakdownRow]
-    best_of: list[BestOf]
-    # Per recording scorer beside strict (registry order), per model and task.
-    scorers: list[ScorerRow]
-    judge: list[JudgeRow]  # runs judged by `thinkeval judge`
-    pairs: list[PairRow]  # tasks asked once per question
-    repeat_pairs: list[RepeatPairRow]  # tasks asked more than once: compared over questions
-    curve_budgets: dict[str, list[int]]  # per task
-    curves: list[CurveRow]
-    usage: list[UsageRow]
-    tokens: list[TokenRow] = msgspec.field(default_factory=list)  # server tokens, the floor
-    histograms: list[Histogram]
+    # The circumstances of each run: shown by the context section, and read by the header
+    # (run dates, simulated models), so the report holds it for all.
     context: list[RunContext]
-    # Why replies did not finish, per model and task (`report._diagnosis`).
-    diagnosis: list[DiagnosisRow] = msgspec.field(default_factory=list)
     browser: Browser | None  # HTML only (None for `thinkeval view`): left out of the JSON format
-    comparison: CompareResult | None = None  # a run names a baseline (`baseline:`)
-    # IFEval's four numbers (`instructions` tasks).
-    instructions: list[InstructionsRow] = msgspec.field(default_factory=list)
-    # Why the wrong programs of code tasks failed (`code` tasks).
-    code_failures: list[CodeFailuresRow] = msgspec.field(default_factory=list)
-    # Accuracy bounds with unfinished replies counted wrong, then right (`report._censoring`);
-    # empty when every reply finished by the last budget.
-    censoring: list[CensoringRow] = msgspec.field(default_factory=list)
-    # Per replica of a model with several base URLs (`report._replicas`); left out of the JSON
-    # when empty.
-    replicas: list[ReplicaRow] = msgspec.field(default_factory=list)
-    # Numbers section plug-ins computed themselves, by section key (report.json: top level):
-    # `reasoning` (the reasoning controls asked and the budget check, `sections/reasoning.py`).
+    # Each section plug-in's numbers, by its key (`report.sections`; report.json: top level).
     plugins: dict[str, Any] = msgspec.field(default_factory=dict)

@@ -1,37 +1,13 @@
-"""Repeated sampling and the judge scorer in the report, from the results' own functions.
-
-A task asked k times per question (`repeats: k`) gets summary.json's `repeated` block per model
-(`results.questions.QuestionsFold`, folded in the read model's pass: avg@k, pass@j, maj@k with
-intervals that resample questions, the solve-rate distribution, no-vote and tie counts), and
-every pair of models is compared on avg@k by `results.questions.compare_models`, which
-resamples questions, never single replies. As in the comparisons of tasks asked once, only
-questions both models answered (every repeat has a verdict, no transport error, nothing
-pending) are compared, and what is left out is said. The judge scorer's agreement with strict
-is `results.judge.AgreementFold`'s, folded in the same pass.
+"""What the sections share about tasks asked k times per question (`repeats: k`): each model and
+task's questions and metrics (the read model's `QuestionsFold`), read by the repeated-sampling
+section and the pairs section, and the note the headline and outcomes put under such a task.
 """
 
 from __future__ import annotations
 
-import itertools
-
-import msgspec
-
 from thinkeval.report._cells import Collection
-from thinkeval.report._format import points, signed
-from thinkeval.report._model import (
-    Comparison,
-    JudgeRow,
-    RepeatPairRow,
-    RepeatRow,
-    RepeatSide,
-)
-from thinkeval.results.counts import Counts
-from thinkeval.results.questions import QuestionRow, RepeatDetails, compare_models
-from thinkeval.results.repeats import CONFIDENCE, RESAMPLES
-from thinkeval.results.stats import mcnemar_exact
-from thinkeval.results.wording import missing
-
-PHASES: tuple[Comparison, ...] = ("fixed", "adaptive")
+from thinkeval.report._model import Report
+from thinkeval.results.questions import RepeatDetails
 
 
 def details(data: Collection) -> dict[tuple[str, str], RepeatDetails]:
@@ -42,183 +18,13 @@ def details(data: Collection) -> dict[tuple[str, str], RepeatDetails]:
     return found
 
 
-def repeat_rows(
-    data: Collection,
-    found: dict[tuple[str, str], RepeatDetails],
-    counts: dict[tuple[str, str], Counts],
-) -> list[RepeatRow]:
-    """summary.json's `repeated` block of every model on every task asked more than once."""
-    rows = []
-    for task in data.tasks:
-        for model in data.models:
-            detail = found.get((model, task))
-            if detail is not None and detail.metrics is not None:
-                complete = counts[(model, task)].complete
-                rows.append(RepeatRow(model=model, task=task, metrics=detail.metrics,
-                                      complete=complete))  # fmt: skip
-    return rows
-
-
-def _outcomes(row: QuestionRow, phase: Comparison) -> list[str | None]:
-    return [r.fixed if phase == "fixed" else r.adaptive for r in row.repeats]
-
-
-def _answered(row: QuestionRow, phase: Comparison) -> bool:
-    """Every repeat has a verdict in this phase (no transport error, nothing pending)."""
-    return all(status not in (None, "error") for status in _outcomes(row, phase))
-
-
-def _solved(row: QuestionRow, phase: Comparison) -> int:
-    return row.solved_fixed if phase == "fixed" else row.solved_adaptive
-
-
-def _side(
-    detail: RepeatDetails, asked: list[QuestionRow], compared: list[QuestionRow], phase: Comparison
-) -> RepeatSide:
-    solved = sum(_solved(row, phase) for row in compared)
-    replies = len(compared) * detail.k
-    statuses = [s for row in asked for s in _outcomes(row, phase)]
-    return RepeatSide(
-        model=detail.model,
-        solved=solved,
-        replies=replies,
-        avg=solved / replies,
-        errors=statuses.count("error"),
-        pending=statuses.count(None),
-    )
-
-
-def _sentence(row: RepeatPairRow) -> str:
-    """One plain sentence, worded like the comparisons of tasks asked once."""
-    a, b, gap = row.a.model, row.b.model, 100.0 * row.difference
-    shown = points(abs(row.difference)).lstrip("+").removesuffix(" pp")
-    if shown == "0.00":
-        head = f"On avg@{row.k}, {a} scores the same as {b}"
-    else:
-        head = f"On avg@{row.k}, {a} is {shown} pp {'above' if gap > 0 else 'below'} {b}"
-    ci = (
-        f"{100 * row.confidence:g}% CI {signed(row.ci_low)} to {signed(row.ci_high)} pp, "
-        "resampling questions"
-    )
-    p = "sign test p < 0.001" if row.p_value < 0.001 else f"sign test p = {row.p_value:.3f}"
-    if row.significant:
-        text = f"{head} ({ci}; {p}): the difference is unlikely to be noise."
-    elif not (row.ci_low > 0 or row.ci_high < 0):
-        text = f"{head}, which cannot be told apart from noise ({ci}, includes 0; {p})."
-    else:
-        text = f"{head}, which cannot be told apart from noise ({ci}; but {p} is not below 0.05)."
-    if row.left_out:
-        why = "; ".join(
-            f"{side.model}: {missing(side.errors, side.pending)}"
-            for side in (row.a, row.b)
-            if side.errors or side.pending
-        )
-        text = (
-            f"On the {row.n} of {row.asked} questions both answered in every repeat: {text} Not "
-            f"conclusive for all {row.asked}: {row.left_out} are left out ({why}); run the same "
-            "command again to re-ask them."
-        )
-    return text
-
-
-def _pair(
-    task: str, phase: Comparison, a: RepeatDetails, b: RepeatDetails, notes: list[str]
-) -> RepeatPairRow | None:
-    by_id = {row.id: row for row in b.questions}
-    shared = [(x, by_id[x.id]) for x in a.questions if x.id in by_id]
-    if not shared:
-        if phase == "fixed":
-            notes.append(f"{a.model} and {b.model} share no {task} questions: not compared.")
+def units_note(report: Report, task: str) -> str | None:
+    """For a task asked k times per question: what its counts count."""
+    k = report.repeats[task]
+    if k == 1:
         return None
-    both = [(x, y) for x, y in shared if _answered(x, phase) and _answered(y, phase)]
-    if not both:
-        notes.append(
-            f"{a.model} and {b.model}: no {task} question has an answer from both in every "
-            f"repeat ({phase}), so they are not compared yet; run the same command again to "
-            "re-ask the replies with errors or no reply."
-        )
-        return None
-    versus = compare_models(
-        RepeatDetails(a.model, task, a.k, [x for x, _ in both]),
-        RepeatDetails(b.model, task, b.k, [y for _, y in both]),
-        adaptive=phase == "adaptive",
+    return (
+        f"{task} is asked {k} times per question: these counts are over (question, repeat) "
+        f"replies (questions × {k}), each through the protocol on its own, so the accuracy is "
+        f"avg@{k}; pass@k, maj@k and their intervals are in Repeated sampling."
     )
-    a_more = [x.id for x, y in both if _solved(x, phase) > _solved(y, phase)]
-    b_more = [x.id for x, y in both if _solved(y, phase) > _solved(x, phase)]
-    p_value = mcnemar_exact(len(a_more), len(b_more))
-    excludes_zero = versus.low > 0 or versus.high < 0
-    row = RepeatPairRow(
-        task=task,
-        phase=phase,
-        k=a.k,
-        a=_side(a, [x for x, _ in shared], [x for x, _ in both], phase),
-        b=_side(b, [y for _, y in shared], [y for _, y in both], phase),
-        asked=len(shared),
-        n=len(both),
-        left_out=len(shared) - len(both),
-        difference=versus.value,
-        ci_low=versus.low,
-        ci_high=versus.high,
-        a_more=len(a_more),
-        b_more=len(b_more),
-        a_more_ids=a_more,
-        b_more_ids=b_more,
-        p_value=p_value,
-        significant=excludes_zero and p_value < 1 - CONFIDENCE,
-        sentence="",
-        resamples=RESAMPLES,
-        seed=0,
-        confidence=CONFIDENCE,
-    )
-    return msgspec.structs.replace(row, sentence=_sentence(row))
-
-
-def repeat_pairs(
-    data: Collection, found: dict[tuple[str, str], RepeatDetails]
-) -> tuple[list[RepeatPairRow], list[str]]:
-    """Every pair of models on every task asked more than once, fixed and adaptive; notes on
-    pairs not compared."""
-    rows: list[RepeatPairRow] = []
-    notes: list[str] = []
-    for task in data.tasks:
-        if data.repeats[task] < 2:
-            continue
-        for phase in PHASES:
-            for a, b in itertools.combinations(data.models, 2):
-                first, second = found.get((a, task)), found.get((b, task))
-                if first is None or second is None:
-                    continue
-                row = _pair(task, phase, first, second, notes)
-                if row is not None:
-                    rows.append(row)
-    return rows, notes
-
-
-def judge_rows(data: Collection) -> list[JudgeRow]:
-    """Strict vs the judge per model and task, for the runs that were judged."""
-    agreements = {}
-    for run in data.runs:
-        agreements.update(run.agreement)
-    rows = []
-    for task in data.tasks:
-        for model in data.models:
-            found = agreements.get((model, task))
-            if found is None:
-                continue
-            rows.append(
-                JudgeRow(
-                    model=model,
-                    task=task,
-                    judged=found.judged,
-                    agreed=found.agreed,
-                    disagreed=len(found.disagreements),
-                    not_judged=found.not_judged,
-                    agreement=found.agreed / found.judged if found.judged else None,
-                    units=found.units,
-                    strict_correct=found.strict_correct,
-                    judge_correct=found.judge_correct,
-                    judge_fixed_correct=found.judge_fixed_correct,
-                    disagreeing_ids=found.disagreeing_ids,
-                )
-            )
-    return rows

@@ -20,9 +20,8 @@ import orjson
 
 from thinkeval.records import Attempt, Phase, Verdict
 from thinkeval.report._cells import Collection, ModelTask, RunData
-from thinkeval.report._code_failures import REASONS
 from thinkeval.report._model_samples import Judgement, QuestionView, ReplyView, SampleIndex, Text
-from thinkeval.report._samples_code import code_column, is_code, with_code_failure
+from thinkeval.report._samples_code import REASONS, code_column, is_code, with_code_failure
 from thinkeval.report._samples_diagnosis import (
     DIAGNOSES,
     Diagnosed,

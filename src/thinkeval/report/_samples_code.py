@@ -3,10 +3,10 @@ crash, timeout, memory), as an index column to filter on and a badge with the ex
 stderr or stdout the verdict quotes.
 
 The reason is the start of the strict verdict's rule (`scoring.kinds.code`), as the report's
-code table reads it (`_code_failures`): only wrong replies of code tasks are read back from the
-journal, and a verdict recorded by an older scorer is scored again. Long golds (a
-LiveCodeBench problem's tests) are shortened in the index (`_golds.shown_gold`); the whole gold
-stays in the run's samples file.
+code table reads it (`sections/outcomes/code_failures.py`, which takes `REASONS` from here):
+only wrong replies of code tasks are read back from the journal, and a verdict recorded by an
+older scorer is scored again. Long golds (a LiveCodeBench problem's tests) are shortened in the
+index (`_golds.shown_gold`); the whole gold stays in the run's samples file.
 """
 
 from __future__ import annotations
@@ -16,13 +16,15 @@ import numpy as np
 
 from thinkeval.records import Verdict
 from thinkeval.report._cells import ModelTask
-from thinkeval.report._code_failures import REASONS
 from thinkeval.report._golds import shown_gold
 from thinkeval.report._model_samples import ReplyView
 from thinkeval.results.columns import CODE, ReplyColumns
 
 NO_REASON = -1
 __all__ = ["shown_gold"]  # kept here too, where the browser's code columns are
+
+# Why a wrong program failed: the start of the strict verdict's rule (`scoring.kinds.code`).
+REASONS = ("failed_test", "crash", "timeout", "memory")
 
 
 def is_code(cell: ModelTask) -> bool:

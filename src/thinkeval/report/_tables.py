@@ -7,6 +7,7 @@ with nothing to show (no task asked more than once, no judge verdicts) are left 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import thinkeval.report.sections as section_plugins
 from thinkeval.report._format import Section
@@ -69,7 +70,7 @@ def header_lines(report: Report) -> list[str]:
     return lines
 
 
-def shown_sections(report: Report) -> list[tuple[ReportSection, Section]]:
+def shown_sections(report: Report) -> list[tuple[ReportSection[Any], Section]]:
     """Every section that has something to show, numbered in reading order, with the plug-in
     it comes from (`report.sections.registry`)."""
     shown = [

@@ -18,7 +18,6 @@ from thinkeval.report._format import (
     tokens,
 )
 from thinkeval.report._tables_compare_deltas import REFUSED, deltas_blocks, parity_phrase
-from thinkeval.report._tables_diagnosis import loop_bullets
 from thinkeval.results.compare_model import AGGREGATE, Candidate, CompareResult, PhaseComparison
 
 NOT_LIKE_FOR_LIKE = "not like for like"
@@ -231,3 +230,22 @@ def compare_section(result: CompareResult) -> Section:
         level=f"{100 * (1 - 2 * result.alpha):g}%", alpha=result.alpha, power=100 * result.power
     )
     return Section("compare", f"Against the baseline {result.baseline}", intro, blocks)
+
+
+def loop_bullets(candidate: Candidate, baseline: str) -> list[str]:
+    """`thinkeval compare`: per task, how many more samples the candidate's replies loop on."""
+    bullets = []
+    for row in candidate.rows:
+        if row.phase != "adaptive" or row.baseline is None or row.candidate is None:
+            continue
+        mine, theirs = row.candidate.extra, row.baseline.extra
+        if "loops" not in mine or "loops" not in theirs:
+            continue
+        more = mine["loops"] - theirs["loops"]
+        fixed = mine.get("loops_fixed", 0) - theirs.get("loops_fixed", 0)
+        bullets.append(
+            f"{row.task}: {candidate.model} loops on {more:+d} samples against {baseline} "
+            f"after the retry ({mine['loops']} vs {theirs['loops']}; fixed phase {fixed:+d}), "
+            "counted over every sample of each side (docs/diagnosis.md)."
+        )
+    return bullets

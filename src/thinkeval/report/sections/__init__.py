@@ -11,6 +11,7 @@ import importlib
 import pkgutil
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 from thinkeval.report._section import ReportSection
 
@@ -18,9 +19,9 @@ __all__ = ["ordered", "registry"]
 
 
 @cache
-def registry() -> tuple[ReportSection, ...]:
+def registry() -> tuple[ReportSection[Any], ...]:
     """Every section of this package, in reading order."""
-    found: list[ReportSection] = []
+    found: list[ReportSection[Any]] = []
     for module in pkgutil.iter_modules(__path__):
         section = importlib.import_module(f"{__name__}.{module.name}").SECTION
         if not isinstance(section, ReportSection):
@@ -29,7 +30,7 @@ def registry() -> tuple[ReportSection, ...]:
     return ordered(found)
 
 
-def ordered(found: Iterable[ReportSection]) -> tuple[ReportSection, ...]:
+def ordered(found: Iterable[ReportSection[Any]]) -> tuple[ReportSection[Any], ...]:
     """`found` in reading order; a key or place used twice is a programming error."""
     found = list(found)
     for what in ("key", "place"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from thinkeval.report._format import percent
-from thinkeval.report._model import BreakdownRow
+from thinkeval.report.sections.outcomes.rows import BreakdownRow
 from thinkeval.results.categories import categories_block
 from thinkeval.tasks import find_task
 

@@ -1,5 +1,5 @@
 """The pairwise comparisons as tables: every pair of models, its sentence and the samples behind
-it; tasks asked more than once per question are compared over questions (`_tables_repeats`)."""
+it; tasks asked more than once per question are compared over questions (`question_tables`)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from thinkeval.report._format import (
     p_value,
     percent,
     points,
-    samples_link,
     shown_ids,
     signed,
     table,
 )
-from thinkeval.report._model import Comparison, PairRow, PairSide, Report
-from thinkeval.report._tables_repeats import repeat_pair_blocks
+from thinkeval.report._model import Comparison, Report
+from thinkeval.report.sections.pairs.question_tables import pair_link, repeat_pair_blocks
+from thinkeval.report.sections.pairs.rows import PairRow, PairSide, RepeatPairRow
 
 REPEATED_INTRO = (
     " A task asked k times per question is compared on avg@k over the questions both answered "
@@ -50,13 +50,6 @@ def _pair_cells(p: PairRow) -> tuple[str, ...]:
     )
 
 
-def discordant_link(p: PairRow, side: str) -> str:
-    """The page's sample browser showing the pair side by side on one discordant list."""
-    return samples_link(
-        task=p.task, view="pair", a=p.a.model, b=p.b.model, phase=p.phase, disc=side
-    )
-
-
 def _ids(p: PairRow) -> str:
     parts = [
         f"{p.a.model} right, {p.b.model} wrong ({p.a_only}): {shown_ids(p.a_only_ids) or 'none'}",
@@ -65,7 +58,9 @@ def _ids(p: PairRow) -> str:
     return "Discordant samples: " + "; ".join(parts) + "."
 
 
-def pairs_section(report: Report) -> Section:
+def pairs_section(
+    report: Report, pairs: list[PairRow], repeat_pairs: list[RepeatPairRow]
+) -> Section:
     blocks = []
     for task in report.tasks:
         b1, b2 = report.budgets[task]
@@ -75,15 +70,15 @@ def pairs_section(report: Report) -> Section:
         )
         for phase, label in phases:
             if report.repeats[task] > 1:
-                blocks += repeat_pair_blocks(report, task, phase, label)
+                blocks += repeat_pair_blocks(repeat_pairs, task, phase, label)
                 continue
-            rows = [p for p in report.pairs if p.task == task and p.phase == phase]
+            rows = [p for p in pairs if p.task == task and p.phase == phase]
             if not rows:
                 continue
             links = {}
             for i, p in enumerate(rows):
-                links[(i, A_ONLY_COLUMN)] = discordant_link(p, "a")
-                links[(i, B_ONLY_COLUMN)] = discordant_link(p, "b")
+                links[(i, A_ONLY_COLUMN)] = pair_link(p, "a")
+                links[(i, B_ONLY_COLUMN)] = pair_link(p, "b")
             blocks.append(Block(heading=f"{task}, {label}"))
             blocks.append(
                 Block(

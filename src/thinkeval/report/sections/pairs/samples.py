@@ -12,8 +12,9 @@ import itertools
 
 import numpy as np
 
-from thinkeval.report._model import Comparison, PairRow, PairSide
+from thinkeval.report._model import Comparison
 from thinkeval.report._samples import Catalog, discordant
+from thinkeval.report.sections.pairs.rows import PairRow, PairSide
 from thinkeval.results.columns import CORRECT, ERROR, PENDING
 from thinkeval.results.stats import paired_bootstrap, wilson_interval
 from thinkeval.results.wording import missing
@@ -24,7 +25,7 @@ PHASE_COLUMNS: dict[Comparison, str] = {"fixed": "row_fixed", "adaptive": "row_f
 
 def pairs(catalog: Catalog, seed: int, resamples: int) -> tuple[list[PairRow], list[str]]:
     """Every pair of models per task asked once per question, fixed and adaptive; notes on pairs
-    not compared (tasks asked more than once are compared over questions: `_repeats`)."""
+    not compared (tasks asked more than once are compared over questions: `questions`)."""
     rows: list[PairRow] = []
     notes: list[str] = []
     tables = {phase: catalog.outcomes(column) for phase, column in PHASE_COLUMNS.items()}

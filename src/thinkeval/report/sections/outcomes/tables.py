@@ -1,20 +1,20 @@
-"""Section: every sample's strict verdict per model and task, the retry of the candidates, per
-subject and category, IFEval's four numbers and why code tasks' wrong programs failed."""
+"""The outcomes section's tables: per task, the fixed phase's verdicts, the retry of its
+candidates, per subject, IFEval's numbers, code failures and per category, then the censoring
+bounds."""
 
 from __future__ import annotations
 
-from thinkeval.report._categories import HEADERS as CATEGORY_HEADERS
-from thinkeval.report._categories import category_rows
-from thinkeval.report._code_failures import HEADERS as CODE_HEADERS
-from thinkeval.report._code_failures import table_rows as code_table_rows
 from thinkeval.report._format import Block, Section, percent, table
-from thinkeval.report._instructions import HEADERS as INSTRUCTION_HEADERS
-from thinkeval.report._instructions import table_rows as instruction_table_rows
-from thinkeval.report._model import BreakdownRow, Report
-from thinkeval.report._plots import outcome_plots
-from thinkeval.report._section import ReportSection
-from thinkeval.report._tables_censoring import censoring_blocks
-from thinkeval.report._tables_repeats import units_note
+from thinkeval.report._model import Report
+from thinkeval.report._repeats import units_note
+from thinkeval.report.sections.outcomes.categories import HEADERS as CATEGORY_HEADERS
+from thinkeval.report.sections.outcomes.categories import category_rows
+from thinkeval.report.sections.outcomes.censoring_tables import censoring_blocks
+from thinkeval.report.sections.outcomes.code_failures import HEADERS as CODE_HEADERS
+from thinkeval.report.sections.outcomes.code_failures import table_rows as code_table_rows
+from thinkeval.report.sections.outcomes.instructions import HEADERS as INSTRUCTION_HEADERS
+from thinkeval.report.sections.outcomes.instructions import table_rows as instruction_table_rows
+from thinkeval.report.sections.outcomes.rows import BreakdownRow, OutcomesNumbers
 from thinkeval.results.summary import Counts
 
 
@@ -50,11 +50,11 @@ def _retry_cells(row: BreakdownRow) -> tuple[str, ...]:
     )
 
 
-def outcomes_section(report: Report) -> Section:
+def outcomes_section(report: Report, numbers: OutcomesNumbers) -> Section:
     blocks = []
     for task in report.tasks:
         b1, b2 = report.budgets[task]
-        rows = [r for r in report.breakdown if r.task == task]
+        rows = [r for r in numbers.breakdown if r.task == task]
         whole = [r for r in rows if r.subject is None]
         blocks.append(Block(heading=task))
         note = units_note(report, task)
@@ -136,12 +136,12 @@ def outcomes_section(report: Report) -> Section:
                     )
                 )
             )
-        if any(row.task == task for row in report.instructions):
+        if any(row.task == task for row in numbers.instructions):
             text = "IFEval: instructions followed, prompt level (all of a prompt's) and "
             blocks.append(Block(text=text + "instruction level, strict and loose:"))
-            followed = instruction_table_rows(report.instructions, task)
+            followed = instruction_table_rows(numbers.instructions, task)
             blocks.append(Block(table=table(INSTRUCTION_HEADERS, followed, text_columns=2)))
-        failures = code_table_rows(report.code_failures, task)
+        failures = code_table_rows(numbers.code_failures, task)
         if failures:
             text = "Code: why the wrong programs failed (each counts as wrong), fixed and adaptive:"
             blocks.append(Block(text=text))
@@ -162,7 +162,7 @@ def outcomes_section(report: Report) -> Section:
         "or unfinished. Answered means the retry formed a legal final answer (correct + wrong). "
         "Recovery = answered / candidates; new correct = retry correct / candidates; accuracy "
         "when answered = retry correct / answered.",
-        blocks + censoring_blocks(report.censoring, report.tasks),
+        blocks + censoring_blocks(numbers.censoring, report.tasks),
     )
 
 
@@ -188,6 +188,3 @@ def _subject_cells(row: BreakdownRow) -> tuple[str, ...]:
 
 def _incomplete_rows(rows: list[BreakdownRow]) -> frozenset[int]:
     return frozenset(i for i, r in enumerate(rows) if not r.counts.complete)
-
-
-SECTION = ReportSection(key="outcomes", place=40, shown=outcomes_section, plots=outcome_plots)

@@ -12,9 +12,9 @@ import numpy as np
 
 from thinkeval.report._cells import Collection, ModelTask
 from thinkeval.report._frozen import Frozen
+from thinkeval.report._samples_code import REASONS
 from thinkeval.results.columns import CODE
 
-REASONS = ("failed_test", "crash", "timeout", "memory")
 HEADERS = ("model", "phase", "wrong", *REASONS)
 
 

@@ -4,8 +4,8 @@ accuracy as bounds (unfinished counted wrong, then right) and on the finished re
 
 from __future__ import annotations
 
-from thinkeval.report._censoring import CensoringRow
 from thinkeval.report._format import Block, percent, table
+from thinkeval.report.sections.outcomes.censoring import CensoringRow
 from thinkeval.results.censoring import CensoredAccuracy
 
 HEADING = "Unfinished replies: accuracy bounds"

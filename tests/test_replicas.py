@@ -28,6 +28,7 @@ from thinkeval.client.replicas import (
     rendezvous_rank,
 )
 from thinkeval.config import ModelConfig
+from thinkeval.generation import GenerationSettings
 from thinkeval.sim import serve
 from thinkeval.sim.config import SimConfig
 from thinkeval.store.journal import iter_attempts
@@ -124,7 +125,11 @@ async def test_a_replica_at_its_shared_cap_is_passed_over_while_another_has_room
             probe_interval_s=None, deadline_factor=None,
         )  # fmt: skip
         body = get_profile("vllm").request(
-            config.model, [{"role": "user", "content": "What is 2 plus 2?"}], 64, {}, False
+            config.model,
+            [{"role": "user", "content": "What is 2 plus 2?"}],
+            64,
+            GenerationSettings(),
+            False,
         )
         async with Dispatcher(model, limits=EndpointLimits({a: 1, b: 1})) as dispatcher:
             outcomes = await asyncio.gather(

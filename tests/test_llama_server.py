@@ -8,7 +8,8 @@ fresh server on the same port, the run finishes within 4 minutes and `verify` is
 run against a server with `--no-jinja` (which refuses `tools`) stops in one line; with a chat
 template that renders tools (`TOOLS_TEMPLATE`), llama.cpp's own parser returns `tool_calls`
 that BFCL's checker scores, a call cut by the budget is asked again, and a call written only in
-the reasoning is no answer.
+the reasoning is no answer; output llama.cpp cannot parse in the template's format (its HTTP
+500) is one `no_answer` by rule `server-unparsed`, asked once.
 """
 
 from __future__ import annotations
@@ -396,3 +397,22 @@ def test_a_call_llamacpp_leaves_in_the_reasoning_is_no_answer(llama: Start, tmp_
         "no_answer",
         "no call",
     )
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("stream", [False, True])
+def test_output_llamacpp_cannot_parse_is_no_answer_asked_once(
+    llama: Start, tmp_path: Path, stream: bool
+) -> None:
+    """The `<response>` template with `tool_choice` auto: SmolLM2 writes `</think>` twice, which
+    the format llama.cpp's autoparser derived cannot parse, so it answers HTTP 500 "does not
+    match the expected peg-native format" (an error event, streamed) instead of a reply. That is
+    the model's finished reply without a readable answer: asked once, `no_answer` by rule
+    `server-unparsed`, never asked again, the run complete (`_bfcl_run` asserts exit 0)."""
+    attempts, raw = _bfcl_run(llama, tmp_path, True, [96, 128], stream=stream)
+    fixed = attempts["fixed"]
+    assert "retry" not in attempts
+    assert fixed.error is None and fixed.tries == 1 and fixed.state == "finished"
+    assert "does not match the expected peg-native format" in raw["fixed"]["unparsed"]
+    verdict = fixed.verdicts["strict"]
+    assert (verdict.status, verdict.rule) == ("no_answer", "server-unparsed")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 from thinkeval.errors import ArgumentError
 from thinkeval.records import ToolCall, Verdict
-from thinkeval.scoring.scorers import ReplyText, get_scorer
+from thinkeval.scoring.scorers import ReplyText, get_scorer, verdict_of
 from thinkeval.tasks.registry import find_task, task_names
 from thinkeval.tasks.spec import TaskSpec
 
@@ -45,10 +45,13 @@ def score(
     reasoning: str | None = None,
     scorer: str = "strict",
     tool_calls: list[ToolCall] | None = None,
+    unparsed: bool = False,
 ) -> Verdict:
     """Score one reply to a `task` sample (a built-in task's name, or the spec of a task of your
     own, e.g. from `tasks.user.load_task_file`) against its `gold` answer with `scorer`;
-    `tool_calls` are the reply's parsed calls (a tool-calling task's answer, `bfcl`).
+    `tool_calls` are the reply's parsed calls (a tool-calling task's answer, `bfcl`);
+    `unparsed`: the server answered that the model's finished output does not parse in its
+    format (llama.cpp's HTTP 500), so there is no text: `no_answer`, rule `server-unparsed`.
 
     Raises `thinkeval.ArgumentError` (a ValueError) for an unknown task or scorer or a
     finish_reason no server sends; never for the reply's text.
@@ -72,8 +75,8 @@ def score(
         chosen = get_scorer(scorer)
     except ValueError as error:
         raise ArgumentError(str(error)) from None
-    reply = ReplyText(content, reasoning, finish_reason, tool_calls=tool_calls)
-    return chosen.score(spec, reply, gold)
+    reply = ReplyText(content, reasoning, finish_reason, tool_calls=tool_calls, unparsed=unparsed)
+    return verdict_of(chosen, spec, reply, gold)
 
 
 class RunSettings(TypedDict, total=False):

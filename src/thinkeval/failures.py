@@ -26,6 +26,10 @@ FailureKind = Literal[
     "context_overflow",  # the prompt and the budget are over the model's context window
     "wrong_api",  # the server speaks another API than the model's `api:` (OpenAI's 400)
     "no_tool_parser",  # a request with tools, to a server started without tool-call parsing
+    # The server could not deliver the model's finished output in its template's format
+    # (llama.cpp's "does not match the expected peg-native format"): the model's reply, with
+    # no readable answer; recorded as one (`Attempt.unparsed`), never asked again.
+    "unparsed_output",
     "imported",  # a failure another harness recorded (AISBench), its cause unknown
     "abandoned",  # a watchdog gave up on the request in flight (client/watchdog.py), asked again
 ]

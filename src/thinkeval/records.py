@@ -206,6 +206,11 @@ class Attempt(Record, kw_only=True, forbid_unknown_fields=True):
     # only when it made some (UNSET is left out of the line: journals without tool calls keep
     # their bytes). A call written only in the reasoning is never here.
     tool_calls: list[ToolCall] | msgspec.UnsetType = msgspec.UNSET
+    # The server's words when it could not deliver the model's finished output in its format
+    # (failure kind `unparsed_output`, llama.cpp's HTTP 500): recorded as a reply, not an
+    # error, since the model did finish; no content, state `finished`, every verdict
+    # `no_answer` by rule `server-unparsed`. Left out of every other line (UNSET).
+    unparsed: str | msgspec.UnsetType = msgspec.UNSET
     # Version-1 journals recorded these; they are read, never written, and always re-scored.
     verdict: Status | None = None
     answer: str | None = None

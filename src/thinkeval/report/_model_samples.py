@@ -43,6 +43,9 @@ class ReplyView(_Frozen, frozen=True, omit_defaults=True):
     tool_calls: str | None = msgspec.field(default=None, name="tc")
     reasoning: Text | None = msgspec.field(default=None, name="r")
     reasoning_chars: int = msgspec.field(default=0, name="rl")  # before shortening
+    # The server's words when it could not deliver the finished output in its format
+    # (`Attempt.unparsed`, rule server-unparsed; the page shows them as text, never markup).
+    unparsed: str | None = msgspec.field(default=None, name="up")
     # The judge scorer's reading (status, answer, the judge's model id as the rule): None where
     # it reads nothing (not a finished reply, or a run not judged); status "pending" until read.
     judge: Judgement | None = msgspec.field(default=None, name="j")

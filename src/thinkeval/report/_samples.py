@@ -390,4 +390,5 @@ def _reply_view(attempt: Attempt, verdicts: dict[str, Verdict], limits: Limits) 
         if attempt.reasoning is None
         else shorten(attempt.reasoning, limits.reasoning),
         reasoning_chars=len(attempt.reasoning or ""),
+        unparsed=attempt.unparsed if isinstance(attempt.unparsed, str) else None,
     )

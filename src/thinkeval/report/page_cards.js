@@ -117,6 +117,12 @@ function replyBox(a, scorers) {
   box.appendChild(el("div", "label", "Content"));
   box.appendChild(a.c == null ? el("div", "empty-list", "(no content)") :
     textBlock(a.c, null, a.lb));
+  if (a.up != null) {  // the server's words: it could not deliver the output (as text)
+    box.appendChild(el("div", "label error-label",
+      "The server could not parse the model's finished output in its format and returned " +
+      "none of it: counted no_answer (server-unparsed), never asked again. It said:"));
+    box.appendChild(textBlock(a.up));
+  }
   if (a.tc != null) {  // the server's parsed tool calls, as text (never markup)
     box.appendChild(el("div", "label", "Tool calls"));
     box.appendChild(textBlock(a.tc));

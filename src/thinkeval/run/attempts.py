@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from thinkeval.client.dispatch import Outcome
+from thinkeval.client.replies import RequestFailed
 from thinkeval.records import (
     Abandoned,
     Attempt,
@@ -24,6 +25,9 @@ from thinkeval.scoring.scorers import ReplyText
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.store.protocol_rules import stored_verdicts
 from thinkeval.tasks.spec import TaskSpec
+
+# The server's words an unparsed reply keeps: its error line, as long as a reply's error may be.
+UNPARSED_MAX_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,27 @@ async def verdicts_for(spec: TaskSpec, reply: Reply, gold: str) -> dict[str, Sto
         reply.content, reply.reasoning, reply.finish_reason, tool_calls=reply.tool_calls
     )
     return stored_verdicts(spec, await pooled_verdicts(spec, text, gold))
+
+
+async def unparsed_attempt(
+    common: dict[str, Any], spec: TaskSpec, sample: Sample, failure: RequestFailed
+) -> Attempt:
+    """The model finished, but the server could not deliver its output in its format
+    (`unparsed_output`): a reply without content, journalled with the server's words (capped),
+    `finished` and scored `no_answer` by rule `server-unparsed`, so it is never asked again.
+    A reply, not an error, so journals without such a line read exactly as before."""
+    text = ReplyText(None, None, None, unparsed=True)
+    gold, digest = journal_gold(sample.gold)
+    return Attempt(
+        **common,
+        http_status=failure.http_status,
+        unparsed=failure.message[:UNPARSED_MAX_CHARS],
+        usage=Usage(prompt_tokens=failure.prompt_tokens),
+        state=reply_state(None, None, unparsed=True).state,
+        gold=gold,
+        gold_digest=digest,
+        verdicts=stored_verdicts(spec, await pooled_verdicts(spec, text, sample.gold)),
+    )
 
 
 async def attempt_from(
@@ -76,6 +101,8 @@ async def attempt_from(
     }
     if outcome.timed is None:
         assert outcome.failure is not None
+        if outcome.failure.kind == "unparsed_output":
+            return await unparsed_attempt(common, spec, sample, outcome.failure)
         return Attempt(
             **common,
             http_status=outcome.failure.http_status,

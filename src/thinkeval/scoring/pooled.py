@@ -21,6 +21,7 @@ from thinkeval.scoring.scorers import (
     Scorer,
     TaskScoring,
     recording_scorers,
+    verdict_of,
 )
 
 if TYPE_CHECKING:
@@ -54,10 +55,11 @@ def _split(
     here: dict[str, Verdict] = {}
     away: list[tuple[Scorer, Any]] = []
     for scorer in scorers:
-        if scorer.pooled_for(task) and scorer.needs_worker(task, reply, gold):
+        pooled = not reply.unparsed and scorer.pooled_for(task)
+        if pooled and scorer.needs_worker(task, reply, gold):
             away.append((scorer, scorer.shipped(task, reply)))
         else:
-            here[scorer.name] = scorer.score(task, reply, gold)
+            here[scorer.name] = verdict_of(scorer, task, reply, gold)
     return here, ((TaskScoring.of(task), tuple(away), gold) if away else None)
 
 

@@ -40,18 +40,37 @@ from thinkeval.scoring.text import fold_width
 @dataclass(frozen=True, slots=True)
 class ReplyText:
     """What a scorer may read of a reply. `state` is set only where it was recorded rather than
-    read from the text (imported replies); `tool_calls` are the calls the server parsed."""
+    read from the text (imported replies); `tool_calls` are the calls the server parsed;
+    `unparsed`: the server could not deliver the finished output in its format (no text)."""
 
     content: str | None
     reasoning: str | None
     finish_reason: str | None
     state: ReplyState | None = None
     tool_calls: list[ToolCall] | None = None
+    unparsed: bool = False
 
     @classmethod
     def of(cls, attempt: Attempt, state: ReplyState | None = None) -> ReplyText:
         """What a scorer reads of a journalled attempt (`state`: the one judged for it)."""
-        return cls(attempt.content, attempt.reasoning, attempt.finish_reason, state, attempt.calls)
+        return cls(
+            attempt.content,
+            attempt.reasoning,
+            attempt.finish_reason,
+            state,
+            attempt.calls,
+            isinstance(attempt.unparsed, str),
+        )
+
+
+# Every scorer's verdict on a reply the server could not deliver in its format (`unparsed`):
+# the model finished, but no scorer has a word of it to read.
+UNPARSED = Verdict("no_answer", rule="server-unparsed")
+
+
+def verdict_of(scorer: Scorer, spec: ScoredTask, reply: ReplyText, gold: str) -> Verdict:
+    """`scorer`'s verdict on `reply`; `UNPARSED` for an unparsed reply, whatever the scorer."""
+    return UNPARSED if reply.unparsed else scorer.score(spec, reply, gold)
 
 
 class ScoredTask(Protocol):

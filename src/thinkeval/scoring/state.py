@@ -14,6 +14,11 @@ A reply that made tool calls (`message.tool_calls`, from the server's tool parse
 whatever its content: it is `finished` when it ended normally (finish_reason `tool_calls`,
 `function_call`, `stop` or none), `unfinished` otherwise (the token limit cut the call, ...).
 Calls written only in the reasoning are no calls.
+
+A reply the server could not deliver in its tool-call/reasoning format (llama.cpp's HTTP 500
+"does not match the expected peg-native format": `unparsed`) is `finished`, rule
+`server-unparsed`: the model ended its turn, so asking it again would give it a second chance
+no other reply gets (and at temperature 0 the same output); it has no readable answer.
 """
 
 from __future__ import annotations
@@ -41,7 +46,10 @@ class StateOfReply(NamedTuple):
 
 
 def reply_state(
-    content: str | None, finish_reason: str | None, tool_calls: Sequence[ToolCall] | None = None
+    content: str | None,
+    finish_reason: str | None,
+    tool_calls: Sequence[ToolCall] | None = None,
+    unparsed: bool = False,
 ) -> StateOfReply:
     """Classify a reply from its `content`, `finish_reason` and tool calls alone.
 
@@ -57,7 +65,11 @@ def reply_state(
     'empty'
     >>> reply_state(None, "tool_calls", [ToolCall(name="f", arguments="{}")]).state
     'finished'
+    >>> reply_state(None, None, unparsed=True)
+    StateOfReply(state='finished', visible='', rule='server-unparsed')
     """
+    if unparsed:
+        return StateOfReply("finished", "", "server-unparsed")
     if tool_calls:
         visible, _ = split_think(content or "")
         if finish_reason not in _TOOL_CALL_ENDS:

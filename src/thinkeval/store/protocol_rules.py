@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from thinkeval.records import Attempt, Phase, ReplyState, StoredVerdict, Verdict
-from thinkeval.scoring.scorers import STRICT, ReplyText, recording_scorers
+from thinkeval.scoring.scorers import STRICT, ReplyText, recording_scorers, verdict_of
 from thinkeval.scoring.state import RETRY_STATES, reply_state
 from thinkeval.tasks.spec import TaskSpec
 
@@ -68,7 +68,9 @@ def attempt_state(attempt: Attempt, spec: TaskSpec, gold: str) -> ReplyState | N
         return None
     if attempt.state is not None:
         return attempt.state
-    state = reply_state(attempt.content, attempt.finish_reason, attempt.calls).state
+    state = reply_state(
+        attempt.content, attempt.finish_reason, attempt.calls, isinstance(attempt.unparsed, str)
+    ).state
     if state == "finished" and attempt.imported_from is not None and attempt.finish_reason is None:
         reply = ReplyText.of(attempt)
         if STRICT.score(spec, reply, gold).status == "no_answer":
@@ -222,8 +224,8 @@ def score_attempt(
     known = given or {}
     verdicts: dict[str, Verdict] = {}
     for scorer in recording_scorers():
-        verdict = known.get(scorer.name)
-        verdicts[scorer.name] = scorer.score(spec, reply, gold) if verdict is None else verdict
+        verdict = known.get(scorer.name) or verdict_of(scorer, spec, reply, gold)
+        verdicts[scorer.name] = verdict
     first = verdicts[STRICT.name]
     correct = tuple(verdict.status == "correct" for verdict in verdicts.values())
     return Scored(Outcome(first.status, correct, tokens, first.answer), verdicts)
@@ -303,7 +305,7 @@ def recorded_verdicts(spec: TaskSpec, reply: ReplyText, gold: str) -> dict[str, 
     """The verdicts of every recording scorer, scored here, as an attempt stores them (a run
     scores in the pool where a scorer needs a worker: `stored_verdicts` of its verdicts)."""
     return stored_verdicts(
-        spec, {scorer.name: scorer.score(spec, reply, gold) for scorer in recording_scorers()}
+        spec, {scorer.name: verdict_of(scorer, spec, reply, gold) for scorer in recording_scorers()}
     )
 
 

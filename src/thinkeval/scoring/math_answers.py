@@ -30,7 +30,7 @@ from thinkeval.scoring.numbers import (
     canonical_number,
     last_number,
 )
-from thinkeval.scoring.sentences import REFERS_BACK, Questions, closing_sentence, sentence_before
+from thinkeval.scoring.sentences import Questions, closing_sentence, refers_back, sentence_before
 from thinkeval.scoring.text import answer_regions, ascii_lower
 
 # What may stand between a marker and its number: a modal (`the answer should be 1`) and
@@ -122,7 +122,7 @@ def _statement(text: str) -> tuple[str, str] | None:
             candidate = (found.start(1), -_BOXED_PRIORITY, answer, "boxed")
             best = candidate if best is None or candidate[:2] > best[:2] else best
     # The last back-referring cue with a number is the only one that can win: newest first.
-    for found in reversed(list(REFERS_BACK.finditer(lowered))):
+    for found in reversed(refers_back(lowered)):
         if best is not None and found.start() < best[0]:
             break
         sentence = sentence_before(text, found.start())

@@ -29,9 +29,9 @@ from thinkeval.scoring.json_answer import json_answer
 from thinkeval.scoring.latex import last_boxed
 from thinkeval.scoring.numbers import number_word_at, word_value
 from thinkeval.scoring.sentences import (
-    REFERS_BACK,
     Questions,
     closing_sentence,
+    refers_back,
     sentence_before,
 )
 from thinkeval.scoring.text import ascii_lower
@@ -115,7 +115,7 @@ def stated_answer(text: str) -> tuple[str, str] | None:
     """
     lowered = ascii_lower(text)
     cues = [(m.start(), m.end(), "final-answer") for m in _STATEMENT.finditer(lowered)]
-    cues += [(m.start(), m.end(), "cue-refers-back") for m in REFERS_BACK.finditer(lowered)]
+    cues += [(m.start(), m.end(), "cue-refers-back") for m in refers_back(lowered)]
     questions = Questions(text)
     for start, end, rule in sorted(cues, reverse=True)[:_MAX_CUES]:
         if rule == "cue-refers-back":

@@ -24,15 +24,41 @@ _QUESTION = ("?", "？")
 _SENTENCE_LIMIT = 400
 # A cue that closes its own sentence and so names the sentence before it, never the next one:
 # "I think that's the final answer.", "That is my final answer!", "这就是最终答案。"
-# The lookahead on the cues' first characters lets the scan skip at once where none starts
-# (the alternation alone is tried at every position: half of a math reply's scoring time).
-REFERS_BACK = re.compile(
-    r"(?=[twi这那此])"
-    r"(?:\b(?:that|this|which|it)(?:'s|’s|\s+is|\s+was|\s+(?:should|must|will)\s+be)"
+# Searched by `refers_back`: the English cue without its leading word boundary (a pattern that
+# starts with literal words is scanned for them in C; `\b` or a lookahead in front made the
+# scan try the alternation at most positions, half of a math reply's scoring time), the
+# boundary checked on each match; the Chinese one only in text that is not ASCII.
+_BACK_ENGLISH = re.compile(
+    r"(?:that|this|which|it)(?:'s|’s|\s+is|\s+was|\s+(?:should|must|will)\s+be)"
     r"\s+(?:indeed\s+|definitely\s+|clearly\s+)?(?:my|the|our)\s+(?:final\s+)?answer"
     r"[\s*_]*[.!](?=\s|$)"
-    r"|(?:这|那|此)(?:就|便|也)?(?:是|为)(?:我的)?(?:最终|最后的?)?答案[\s*_]*[。！])"
 )
+_BACK_CHINESE = re.compile(
+    r"(?:这|那|此)(?:就|便|也)?(?:是|为)(?:我的)?(?:最终|最后的?)?答案[\s*_]*[。！]"
+)
+
+
+def refers_back(lowered: str) -> list[re.Match[str]]:
+    """The back-referring cues of an ASCII-lower-cased text, in order. A match not at a word
+    boundary ("bit's the answer.") is no cue; no cue can start inside one, and the English and
+    Chinese cues never overlap, so this finds what one `\b`-anchored alternation would.
+
+    >>> [m.group() for m in refers_back("so 5. that's the final answer. bit's the answer.")]
+    ["that's the final answer."]
+    """
+    found = [
+        m
+        for m in _BACK_ENGLISH.finditer(lowered)
+        if not m.start() or not _is_word(lowered[m.start() - 1])
+    ]
+    if not lowered.isascii():
+        found += _BACK_CHINESE.finditer(lowered)
+        found.sort(key=lambda m: m.start())
+    return found
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what `\w` matches in a str pattern
 
 
 class Questions:
